@@ -1,0 +1,160 @@
+"""The game contract shared by every bluffsim game: base classes, state fields and errors.
+
+A game is a batched, vectorised environment::
+
+    game = bluffsim.make("qdv", num_players=4)
+    state = game.init(seeds)            # one game per seed
+    state = game.step(state, actions)   # int[B], -1 (ignored) for finished games
+    obs = game.observe(state)           # current player's information set
+    x = game.observation_tensor(state)  # float32[B, D]
+
+Shared state fields (batch-first, B games, P seats, A actions):
+
+| field               | dtype / shape   | meaning                                         |
+|---------------------|-----------------|-------------------------------------------------|
+| `current_player`    | int8[B]         | seat to decide; -1 once the game is over        |
+| `legal_action_mask` | bool[B, A]      | legal actions of the current player             |
+| `terminated`        | bool[B]         | the game ended by its rules                     |
+| `truncated`         | bool[B]         | the game hit its safety cap                     |
+| `placements`        | int8[B, P]      | 1 = best, ties share; 0 until the game is over  |
+| `num_decisions`     | int32[B]        | decisions applied so far                        |
+| `num_rounds`        | int32[B]        | rounds completed so far                         |
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Sequence
+from dataclasses import dataclass, fields
+from typing import Any, ClassVar
+
+import numpy as np
+
+
+class BluffsimError(Exception):
+    """Base class of the errors bluffsim raises for bad input."""
+
+
+class RulesError(BluffsimError, ValueError):
+    """A rules option is unknown or out of range; the message names it and what is allowed."""
+
+
+class IllegalActionError(BluffsimError, ValueError):
+    """An action is not legal in the state it was applied to."""
+
+
+class SeedError(BluffsimError, ValueError):
+    """Seeds are not a 1-D array of non-negative integers."""
+
+
+@dataclass
+class State:
+    """Fields every game state has; games subclass it and add their own (see module table)."""
+
+    current_player: np.ndarray
+    legal_action_mask: np.ndarray
+    terminated: np.ndarray
+    truncated: np.ndarray
+    placements: np.ndarray
+    num_decisions: np.ndarray
+    num_rounds: np.ndarray
+
+    @property
+    def done(self) -> np.ndarray:
+        """bool[B]: the game is over (terminated or truncated)."""
+        return self.terminated | self.truncated
+
+    @property
+    def batch_size(self) -> int:
+        """Number of games in the batch."""
+        return int(self.current_player.shape[0])
+
+    def copy(self) -> State:
+        """A deep snapshot: later steps on ``self`` do not change it."""
+        return copy.deepcopy(self)
+
+    def take(self, index: np.ndarray | Sequence[int] | slice) -> State:
+        """The sub-batch at ``index`` (a copy), e.g. ``state.take([3])`` for game 3 alone."""
+        kwargs = {}
+        for f in fields(self):
+            v = getattr(self, f.name)
+            kwargs[f.name] = v[index].copy() if isinstance(v, np.ndarray) else v
+        return type(self)(**kwargs)
+
+    def nbytes(self) -> int:
+        """Bytes held by the state's arrays (all games)."""
+        return sum(v.nbytes for v in vars(self).values() if isinstance(v, np.ndarray))
+
+
+def check_seeds(seeds: Any) -> np.ndarray:
+    """Validate seeds: a 1-D array (or sequence) of non-negative integers; returns uint64[B]."""
+    arr = np.asarray(seeds)
+    if arr.ndim != 1:
+        raise SeedError(f"seeds must be a 1-D integer array, one per game; got shape {arr.shape}")
+    if arr.size == 0:
+        raise SeedError("seeds must hold at least one seed; got an empty array")
+    if not np.issubdtype(arr.dtype, np.integer):
+        raise SeedError(f"seeds must be integers (e.g. np.arange(n)); got dtype {arr.dtype}")
+    if np.issubdtype(arr.dtype, np.signedinteger) and (arr < 0).any():
+        raise SeedError("seeds must be non-negative integers; got a negative seed")
+    return arr.astype(np.uint64)
+
+
+class Game:
+    """Base of the vectorised games: action naming, seed and action validation."""
+
+    game_id: ClassVar[str] = ""
+    rules: Any
+    action_names: tuple[str, ...]
+
+    @property
+    def num_players(self) -> int:
+        """Seats at the table."""
+        return int(self.rules.num_players)
+
+    @property
+    def num_actions(self) -> int:
+        """Size of the action space (length of ``action_names``)."""
+        return len(self.action_names)
+
+    def action_id(self, name: str) -> int:
+        """Action id of an action name; raises ``KeyError`` listing valid names if unknown."""
+        try:
+            return self._action_index[name]
+        except AttributeError:
+            self._action_index = {n: i for i, n in enumerate(self.action_names)}
+            return self.action_id(name)
+        except KeyError:
+            raise KeyError(
+                f"unknown {self.game_id} action {name!r}; valid: {', '.join(self.action_names)}"
+            ) from None
+
+    def check_actions(self, state: State, actions: Any) -> np.ndarray:
+        """Validate a batch of actions against the legal mask; returns int64[B].
+
+        Finished games ignore their action (any value is accepted there).
+        """
+        a = np.asarray(actions)
+        if a.shape != (state.batch_size,) or not np.issubdtype(a.dtype, np.integer):
+            raise IllegalActionError(
+                f"actions must be an integer array of shape ({state.batch_size},); "
+                f"got {a.dtype} {a.shape}"
+            )
+        a = a.astype(np.int64)
+        live = ~state.done
+        in_range = (a >= 0) & (a < self.num_actions)
+        ok = ~live | (in_range & state.legal_action_mask[
+            np.arange(a.size), np.clip(a, 0, self.num_actions - 1)])
+        if not ok.all():
+            b = int(np.flatnonzero(~ok)[0])
+            raise IllegalActionError(self.describe_illegal(state, b, int(a[b])))
+        return a
+
+    def describe_illegal(self, state: State, b: int, action: int) -> str:
+        """One-line message for an illegal action at batch index ``b``."""
+        name = self.action_names[action] if 0 <= action < self.num_actions else "out of range"
+        legal = [self.action_names[i] for i in np.flatnonzero(state.legal_action_mask[b])]
+        return (
+            f"illegal {self.game_id} action {action} ({name}) at batch index {b} "
+            f"for seat {int(state.current_player[b])}; legal: {', '.join(legal)}"
+        )

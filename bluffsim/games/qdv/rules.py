@@ -1,0 +1,215 @@
+"""Rules object of ``qdv`` (Qui dit vrai ?): options, defaults, validation, deck and actions.
+
+Options (all keyword arguments of ``bluffsim.make("qdv", num_players, ...)``):
+
+| option                 | default                      | allowed                                   |
+|------------------------|------------------------------|-------------------------------------------|
+| `num_players`          | 4                            | 2..6                                      |
+| `starting_tokens`      | seed table: 2p 9 … 6p 5      | 1..60                                     |
+| `fruit_multipliers`    | (1, 1, 1, 1, 1, 2, 2, 3)     | 1..12 values in 1..3, the cards per fruit |
+| `salads`               | 4                            | 0..8 Fruit salad jokers                   |
+| `challenge_deck`       | two of each of the 6 effects | 0..60 effect names (empty = no challenges)|
+| `challenge_on_landing` | True                         | bool; False = only passing beyond triggers|
+| `max_rounds`           | 300                          | 1..100000 rounds before truncation        |
+| `first_dealer`         | 0                            | a seat                                    |
+
+Card kinds (index / meaning): ``3*f + (m-1)`` is fruit ``f`` with multiplier
+``m`` (names ``strawberry``, ``strawberry x2``, ``strawberry x3``); 18 is
+``salad``.  Fruits in circle order (clockwise): strawberry, grape, watermelon,
+apricot, cherry, banana.
+
+Action ids (index / meaning), ``S = salads``, ``P = num_players``:
+
+| ids                  | names                 | meaning                                         |
+|----------------------|-----------------------|-------------------------------------------------|
+| 0..5                 | `+1 <fruit>`          | raise the count by 1, with that fruit           |
+| 6..11                | `+2 <fruit>`          | raise the count by 2, with that fruit           |
+| 12                   | `vrai`                | the last bid is exact                           |
+| 13                   | `menteur`             | the last bid is too high                        |
+| 14..19               | `start <fruit>`       | dealer picks the start fruit (centre salad)     |
+| 20..20+S             | `salads <k>`          | k of my salads count as the called fruit        |
+| 21+S                 | `gain`                | exact-call reward: gain 1 token                 |
+| 22+S..20+S+P         | `punish <k>`          | exact-call reward: seat k clockwise loses 1     |
+
+Decisions made here where RULES.md and the seed are silent:
+- an exhausted challenge deck draws nothing for the rest of the round;
+- ``skip`` with two players in the round gives the bidder another turn;
+- ``punish`` may only target a player who still has tokens;
+- a ``reveal`` picks among the bidder's face-down cards, a ``discard`` among all
+  their cards (unrevealed copies of a kind before revealed ones).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from functools import cached_property
+from typing import Any
+
+from bluffsim.api import RulesError
+
+FRUITS = ("strawberry", "grape", "watermelon", "apricot", "cherry", "banana")
+NUM_FRUITS = len(FRUITS)
+MAX_MULT = 3
+SALAD = NUM_FRUITS * MAX_MULT  # kind index of the Fruit salad joker
+NUM_KINDS = SALAD + 1
+EFFECTS = ("reveal", "discard", "draw", "skip", "reverse", "token")
+NUM_EFFECTS = len(EFFECTS)
+SEED_TOKENS = {2: 9, 3: 8, 4: 7, 5: 6, 6: 5}
+
+# phases (int8)
+PHASE_START, PHASE_BID, PHASE_SALADS, PHASE_REWARD, PHASE_OVER = 0, 1, 2, 3, 4
+# calls (int8)
+CALL_NONE, CALL_VRAI, CALL_MENTEUR = -1, 0, 1
+
+# fixed action ids
+VRAI = 12
+MENTEUR = 13
+START0 = 14
+SALADS0 = 20
+
+
+def kind_name(kind: int) -> str:
+    """Card name of a kind index, e.g. 4 -> 'grape x2', 18 -> 'salad'."""
+    if kind == SALAD:
+        return "salad"
+    fruit, mult = divmod(kind, MAX_MULT)
+    return FRUITS[fruit] if mult == 0 else f"{FRUITS[fruit]} x{mult + 1}"
+
+
+KIND_NAMES = tuple(kind_name(k) for k in range(NUM_KINDS))
+KIND_INDEX = {n: k for k, n in enumerate(KIND_NAMES)}
+KIND_FRUIT = tuple(-1 if k == SALAD else k // MAX_MULT for k in range(NUM_KINDS))
+KIND_MULT = tuple(1 if k == SALAD else k % MAX_MULT + 1 for k in range(NUM_KINDS))
+
+
+def _default_challenges() -> tuple[str, ...]:
+    return tuple(e for e in EFFECTS for _ in range(2))
+
+
+def _fail(option: str, value: Any, allowed: str) -> RulesError:
+    return RulesError(f"qdv option {option}={value!r} is invalid; allowed: {allowed}")
+
+
+@dataclass(frozen=True)
+class Rules:
+    """Validated options of one ``qdv`` game; see the module table for meaning and ranges."""
+
+    num_players: int = 4
+    starting_tokens: int | None = None
+    fruit_multipliers: tuple[int, ...] = (1, 1, 1, 1, 1, 2, 2, 3)
+    salads: int = 4
+    challenge_deck: tuple[str, ...] = field(default_factory=_default_challenges)
+    challenge_on_landing: bool = True
+    max_rounds: int = 300
+    first_dealer: int = 0
+
+    def __post_init__(self) -> None:
+        self._validate()
+
+    @classmethod
+    def from_options(cls, num_players: int = 4, **options: Any) -> Rules:
+        """Build rules from keyword options; unknown names raise ``RulesError``."""
+        known = {f.name for f in fields(cls)}
+        for name in options:
+            if name not in known:
+                raise RulesError(
+                    f"unknown qdv option {name!r}; allowed: {', '.join(sorted(known))}"
+                )
+        for name in ("fruit_multipliers", "challenge_deck"):
+            if name in options and isinstance(options[name], list):
+                options[name] = tuple(options[name])
+        return cls(num_players=num_players, **options)
+
+    def _validate(self) -> None:
+        p = self.num_players
+        if not _is_int(p) or not 2 <= p <= 6:
+            raise _fail("num_players", p, "2..6")
+        if self.starting_tokens is None:
+            object.__setattr__(self, "starting_tokens", SEED_TOKENS[p])
+        elif not _is_int(self.starting_tokens) or not 1 <= self.starting_tokens <= 60:
+            raise _fail("starting_tokens", self.starting_tokens, "1..60 (default: seed table)")
+        fm = self.fruit_multipliers
+        if (not isinstance(fm, tuple) or not 1 <= len(fm) <= 12
+                or not all(_is_int(m) and 1 <= m <= MAX_MULT for m in fm)):
+            raise _fail("fruit_multipliers", fm, "a tuple of 1..12 multipliers, each 1..3")
+        if not _is_int(self.salads) or not 0 <= self.salads <= 8:
+            raise _fail("salads", self.salads, "0..8")
+        cd = self.challenge_deck
+        if (not isinstance(cd, tuple) or len(cd) > 60
+                or not all(isinstance(e, str) and e in EFFECTS for e in cd)):
+            raise _fail("challenge_deck", cd, f"up to 60 names among {', '.join(EFFECTS)}")
+        if not isinstance(self.challenge_on_landing, bool):
+            raise _fail("challenge_on_landing", self.challenge_on_landing, "true or false")
+        if not _is_int(self.max_rounds) or not 1 <= self.max_rounds <= 100_000:
+            raise _fail("max_rounds", self.max_rounds, "1..100000")
+        if not _is_int(self.first_dealer) or not 0 <= self.first_dealer < p:
+            raise _fail("first_dealer", self.first_dealer, f"a seat 0..{p - 1}")
+
+    # ------------------------------------------------------------ derived
+    @cached_property
+    def deck(self) -> tuple[int, ...]:
+        """The fruit deck as card kinds in canonical order (fruit by fruit, then salads)."""
+        cards = [f * MAX_MULT + m - 1 for f in range(NUM_FRUITS)
+                 for m in sorted(self.fruit_multipliers)]
+        return tuple(cards + [SALAD] * self.salads)
+
+    @property
+    def deck_size(self) -> int:
+        """Number of fruit cards (52 by default)."""
+        return len(self.deck)
+
+    @cached_property
+    def challenge_ids(self) -> tuple[int, ...]:
+        """The challenge deck as effect ids, in option order."""
+        return tuple(EFFECTS.index(e) for e in self.challenge_deck)
+
+    @property
+    def max_count(self) -> int:
+        """Highest count a bid may reach: one fruit's total plus all salads (16 by default)."""
+        return sum(self.fruit_multipliers) + self.salads
+
+    @property
+    def history_len(self) -> int:
+        """Room for this many bids in a round's history (bids rise by at least 1)."""
+        return self.max_count
+
+    def deal_cap(self, players_in: int) -> int:
+        """Most cards one player may be dealt: floor((deck size - 1) / players still in)."""
+        return (self.deck_size - 1) // players_in
+
+    @cached_property
+    def action_names(self) -> tuple[str, ...]:
+        """Action names, index = action id (see the module table)."""
+        names = [f"+1 {f}" for f in FRUITS] + [f"+2 {f}" for f in FRUITS]
+        names += ["vrai", "menteur"] + [f"start {f}" for f in FRUITS]
+        names += [f"salads {k}" for k in range(self.salads + 1)]
+        names += ["gain"] + [f"punish {k}" for k in range(1, self.num_players)]
+        return tuple(names)
+
+    @property
+    def gain_id(self) -> int:
+        """Action id of ``gain``."""
+        return SALADS0 + self.salads + 1
+
+    @property
+    def punish0(self) -> int:
+        """Action id of ``punish 1``."""
+        return self.gain_id + 1
+
+    @classmethod
+    def describe(cls) -> list[tuple[str, str, str]]:
+        """(option, default, allowed) rows for ``bluffsim games``."""
+        return [
+            ("num_players", "4", "2..6"),
+            ("starting_tokens", "seed table 2p:9 3p:8 4p:7 5p:6 6p:5", "1..60"),
+            ("fruit_multipliers", "(1, 1, 1, 1, 1, 2, 2, 3)", "1..12 values in 1..3"),
+            ("salads", "4", "0..8"),
+            ("challenge_deck", "2 x each of " + "/".join(EFFECTS), "up to 60 effect names"),
+            ("challenge_on_landing", "true", "true/false"),
+            ("max_rounds", "300", "1..100000"),
+            ("first_dealer", "0", "a seat"),
+        ]
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)

@@ -1,0 +1,531 @@
+"""Batched numpy engine of ``qdv``: the fast path, bit-identical to ``reference.py``.
+
+Every rule works on a whole batch with masks, fancy indexing and ``np.where``;
+the only Python loops run over action kinds and seats, never over games.  A
+step splits the batch by what each game's action does (bid, call, salad
+declaration, reward, start choice), applies each rule to its sub-batch, then
+ends rounds and deals again for the games whose round finished.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from bluffsim import rng
+from bluffsim.api import Game, State, check_seeds
+from bluffsim.games.qdv import observe as O
+from bluffsim.games.qdv import rules as R
+from bluffsim.games.qdv.reference import PLACE_SURVIVOR, RefState
+from bluffsim.games.qdv.rules import Rules
+
+I8, I16, I32 = np.int8, np.int16, np.int32
+KIND_FRUIT = np.asarray(R.KIND_FRUIT, dtype=np.int64)
+KIND_MULT = np.asarray(R.KIND_MULT, dtype=np.int64)
+
+
+@dataclass
+class QdvState(State):
+    """Batch of qdv games.  Game-specific fields (B games, P seats, K kinds, D deck, C challenges):"""
+
+    seed: np.ndarray            # uint64[B] game seed (all randomness derives from it)
+    phase: np.ndarray           # int8[B] 0 start choice, 1 bid, 2 salads, 3 reward, 4 over
+    tokens: np.ndarray          # int16[B,P] tokens per seat
+    in_round: np.ndarray        # bool[B,P] seat plays this round (had tokens at the deal)
+    elim_round: np.ndarray      # int32[B,P] round in which the seat was eliminated, -1 if not
+    dealer: np.ndarray          # int8[B] dealer seat
+    direction: np.ndarray       # int8[B] +1 clockwise, -1 reversed
+    hands: np.ndarray           # int8[B,P,K] cards in hand per kind
+    revealed: np.ndarray        # int8[B,P,K] face-up cards still in hand
+    discarded: np.ndarray       # int8[B,P,K] discarded face-up cards
+    deck: np.ndarray            # int8[B,D] this round's shuffled fruit deck (kinds)
+    deck_ptr: np.ndarray        # int16[B] next undealt card of `deck`
+    centre: np.ndarray          # int8[B] centre card kind
+    chal_deck: np.ndarray       # int8[B,C] this round's shuffled challenge deck (effects)
+    chal_ptr: np.ndarray        # int16[B] next challenge card
+    start: np.ndarray           # int8[B] start fruit (-1 while the dealer chooses)
+    bid_count: np.ndarray       # int8[B] standing bid's count
+    bid_fruit: np.ndarray       # int8[B] standing bid's fruit = position marker
+    bidder: np.ndarray          # int8[B] seat of the standing bid (-1 = initial bid)
+    num_bids: np.ndarray        # int8[B] bids this round
+    bid_history: np.ndarray     # int8[B,H,3] (seat, count, fruit) per bid, -1 padding
+    drawn: np.ndarray           # int8[B,P] cards drawn by `draw` challenges this round
+    challenges: np.ndarray      # int8[B,E] challenge cards turned this round per effect
+    call: np.ndarray            # int8[B] -1 none, 0 vrai, 1 menteur
+    caller: np.ndarray          # int8[B] calling seat (-1 none)
+    declared: np.ndarray        # int8[B,P] salads declared at the latest showdown (-1 none)
+    showdown_hands: np.ndarray  # int8[B,P,K] hands shown at the latest showdown
+    showdown_count: np.ndarray  # int8[B] called fruit's count at the latest showdown
+    round_over: np.ndarray      # bool[B] a round ended during the last step
+    last_round: np.ndarray      # int16[B,9] record of the last finished round, see LAST_ROUND
+
+
+LAST_ROUND = ("caller", "call", "bidder", "bid_count", "bid_fruit", "true_count", "loser",
+              "amount", "gainer")
+LR = {name: i for i, name in enumerate(LAST_ROUND)}
+
+
+class QdvGame(Game):
+    """Vectorised Qui dit vrai ? (see ``rules.py`` for options and action ids)."""
+
+    game_id = "qdv"
+
+    def __init__(self, rules: Rules):
+        self.rules = rules
+        self.action_names = rules.action_names
+        self._deck = np.asarray(rules.deck, dtype=I8)
+        self._chal = np.asarray(rules.challenge_ids, dtype=I8)
+        self._gain = rules.gain_id
+        self._punish0 = rules.punish0
+        self.observation_size = O.tensor_size(rules)
+
+    # ================================================================ set-up
+    def empty_state(self, seeds: np.ndarray) -> QdvState:
+        """Zeroed arrays for ``len(seeds)`` games (before the first deal)."""
+        r = self.rules
+        b, p, k = len(seeds), r.num_players, R.NUM_KINDS
+        z = np.zeros
+        return QdvState(
+            current_player=z(b, I8), legal_action_mask=z((b, self.num_actions), bool),
+            terminated=z(b, bool), truncated=z(b, bool), placements=z((b, p), I8),
+            num_decisions=z(b, I32), num_rounds=z(b, I32), seed=seeds.astype(np.uint64),
+            phase=z(b, I8), tokens=np.full((b, p), r.starting_tokens, I16),
+            in_round=np.ones((b, p), bool), elim_round=np.full((b, p), -1, I32),
+            dealer=np.full(b, r.first_dealer, I8), direction=np.ones(b, I8),
+            hands=z((b, p, k), I8), revealed=z((b, p, k), I8), discarded=z((b, p, k), I8),
+            deck=z((b, r.deck_size), I8), deck_ptr=z(b, I16), centre=z(b, I8),
+            chal_deck=z((b, len(self._chal)), I8), chal_ptr=z(b, I16),
+            start=z(b, I8), bid_count=z(b, I8), bid_fruit=z(b, I8), bidder=z(b, I8),
+            num_bids=z(b, I8), bid_history=np.full((b, r.history_len, 3), -1, I8),
+            drawn=z((b, p), I8), challenges=z((b, R.NUM_EFFECTS), I8),
+            call=np.full(b, -1, I8), caller=np.full(b, -1, I8),
+            declared=np.full((b, p), -1, I8), showdown_hands=z((b, p, k), I8),
+            showdown_count=np.full(b, -1, I8), round_over=z(b, bool),
+            last_round=np.full((b, len(LAST_ROUND)), -1, I16),
+        )
+
+    def init(self, seeds: Any) -> QdvState:
+        """New games, one per seed: starting tokens and the first round dealt."""
+        st = self.empty_state(check_seeds(seeds))
+        self.start_round(st, np.arange(st.batch_size))
+        self.update_legal_mask(st)
+        return st
+
+    def start_round(self, st: QdvState, idx: np.ndarray) -> None:
+        """Shuffle, deal (capped), turn up the centre card, open the bidding, for games ``idx``."""
+        if idx.size == 0:
+            return
+        r = self.rules
+        st.deck[idx] = self._deck[rng.permutations(st.seed[idx], rng.Stream.DEAL,
+                                                   st.num_rounds[idx], r.deck_size)]
+        if self._chal.size:
+            st.chal_deck[idx] = self._chal[rng.permutations(
+                st.seed[idx], rng.Stream.CHALLENGE_DECK, st.num_rounds[idx], self._chal.size)]
+        self.reset_round_fields(st, idx)
+        self.deal(st, idx)
+        self.open_bidding(st, idx)
+
+    def reset_round_fields(self, st: QdvState, idx: np.ndarray) -> None:
+        """Clear the per-round fields of games ``idx``."""
+        st.in_round[idx] = st.tokens[idx] > 0
+        st.direction[idx] = 1
+        st.revealed[idx] = 0
+        st.discarded[idx] = 0
+        st.drawn[idx] = 0
+        st.challenges[idx] = 0
+        st.chal_ptr[idx] = 0
+        st.bid_history[idx] = -1
+        st.num_bids[idx] = 0
+        st.bidder[idx] = -1
+        st.call[idx] = -1
+        st.caller[idx] = -1
+
+    def deal(self, st: QdvState, idx: np.ndarray) -> None:
+        """Blocks of min(tokens, cap) cards per seat from the dealer's left; then the centre card."""
+        r = self.rules
+        n, p, k, d = idx.size, r.num_players, R.NUM_KINDS, r.deck_size
+        inr = st.in_round[idx]
+        cap = (d - 1) // inr.sum(axis=1)
+        ncards = np.where(inr, np.minimum(st.tokens[idx], cap[:, None]), 0)
+        order = (st.dealer[idx].astype(np.int64)[:, None] + 1 + np.arange(p)) % p
+        rows = np.arange(n)[:, None]
+        ends = np.cumsum(ncards[rows, order], axis=1)  # [n, P] in deal order
+        pos = np.arange(d)
+        block = (pos[None, None, :] >= ends[:, :, None]).sum(axis=1)  # [n, D] 0..P
+        seat = np.where(block < p, order[rows, np.minimum(block, p - 1)], p)
+        key = seat * k + st.deck[idx].astype(np.int64)
+        key = np.where(block < p, key, p * k)
+        flat = (np.arange(n)[:, None] * (p * k + 1) + key).ravel()
+        counts = np.bincount(flat, minlength=n * (p * k + 1)).reshape(n, p * k + 1)
+        st.hands[idx] = counts[:, : p * k].reshape(n, p, k)
+        dealt = ends[:, -1]
+        st.centre[idx] = st.deck[idx, dealt]
+        st.deck_ptr[idx] = dealt + 1
+
+    def open_bidding(self, st: QdvState, idx: np.ndarray) -> None:
+        """The centre card is the initial bid; a centre salad hands the dealer the start choice."""
+        centre = st.centre[idx].astype(np.int64)
+        salad = centre == R.SALAD
+        fruit = KIND_FRUIT[centre]
+        st.start[idx] = fruit
+        st.bid_fruit[idx] = fruit
+        st.bid_count[idx] = KIND_MULT[centre]
+        st.phase[idx] = np.where(salad, R.PHASE_START, R.PHASE_BID)
+        left = self.next_seat(st.in_round[idx], st.dealer[idx], 1)
+        st.current_player[idx] = np.where(salad, st.dealer[idx], left)
+
+    # ================================================================ seating
+    def next_seat(self, in_round: np.ndarray, seat: np.ndarray, direction: Any) -> np.ndarray:
+        """Next seat in ``direction`` (+1 clockwise) that is in the round, per game."""
+        p = self.rules.num_players
+        steps = np.arange(1, p + 1)
+        cand = (seat.astype(np.int64)[:, None]
+                + np.asarray(direction, dtype=np.int64).reshape(-1, 1) * steps) % p
+        ok = np.take_along_axis(in_round, cand, axis=1)
+        return cand[np.arange(cand.shape[0]), ok.argmax(axis=1)]
+
+    # ================================================================ step
+    def step(self, st: QdvState, actions: Any) -> QdvState:
+        """Apply one decision per game (in place); finished games ignore their action."""
+        a = self.check_actions(st, actions)
+        live = ~st.done
+        st.round_over[:] = False
+        st.num_decisions += live
+        resolve: list[np.ndarray] = []
+        end: list[np.ndarray] = []
+        bids = np.flatnonzero(live & (a < 2 * R.NUM_FRUITS))
+        if bids.size:
+            self.bid(st, bids, a[bids])
+        calls = np.flatnonzero(live & ((a == R.VRAI) | (a == R.MENTEUR)))
+        if calls.size:
+            resolve.append(self.call(st, calls, a[calls]))
+        starts = np.flatnonzero(live & (a >= R.START0) & (a < R.SALADS0))
+        if starts.size:
+            self.set_start(st, starts, a[starts] - R.START0)
+        decl = np.flatnonzero(live & (a >= R.SALADS0) & (a < self._gain))
+        if decl.size:
+            resolve.append(self.declare_salads(st, decl, a[decl] - R.SALADS0))
+        if resolve:
+            end.append(self.resolve(st, np.concatenate(resolve)))
+        gains = np.flatnonzero(live & (a == self._gain))
+        if gains.size:
+            self.reward_gain(st, gains)
+            end.append(gains)
+        pun = np.flatnonzero(live & (a >= self._punish0))
+        if pun.size:
+            self.reward_punish(st, pun, a[pun] - self._punish0 + 1)
+            end.append(pun)
+        if end:
+            self.end_round(st, np.concatenate(end))
+        self.update_legal_mask(st)
+        return st
+
+    # ================================================================ bidding
+    def set_start(self, st: QdvState, idx: np.ndarray, fruit: np.ndarray) -> None:
+        """The dealer puts the markers on ``fruit`` (centre salad = 1 of it); bidding opens."""
+        st.start[idx] = fruit
+        st.bid_fruit[idx] = fruit
+        st.bid_count[idx] = 1
+        st.phase[idx] = R.PHASE_BID
+        st.current_player[idx] = self.next_seat(st.in_round[idx], st.dealer[idx], 1)
+
+    def bid(self, st: QdvState, idx: np.ndarray, a: np.ndarray) -> None:
+        """Raise by 1 or 2 with a fruit; moving the marker onto/past start draws a challenge."""
+        raise_by = a // R.NUM_FRUITS + 1
+        fruit = a % R.NUM_FRUITS
+        me = st.current_player[idx].astype(np.int64)
+        old = st.bid_fruit[idx].astype(np.int64)
+        steps = (fruit - old) % R.NUM_FRUITS
+        dist = (st.start[idx].astype(np.int64) - old) % R.NUM_FRUITS
+        last = steps if self.rules.challenge_on_landing else steps - 1
+        crosses = (fruit != old) & (dist >= 1) & (dist <= last)
+        count = st.bid_count[idx] + raise_by
+        st.bid_count[idx] = count
+        st.bid_fruit[idx] = fruit
+        st.bidder[idx] = me
+        nb = st.num_bids[idx].astype(np.int64)
+        st.bid_history[idx, nb] = np.stack([me, count, fruit], axis=1)
+        st.num_bids[idx] = nb + 1
+        skip = np.zeros(idx.size, dtype=bool)
+        draw = crosses & (st.chal_ptr[idx] < self._chal.size)
+        if draw.any():
+            skip[draw] = self.draw_challenge(st, idx[draw], me[draw])
+        nxt = self.next_seat(st.in_round[idx], me, st.direction[idx])
+        if skip.any():
+            nxt[skip] = self.next_seat(st.in_round[idx[skip]], nxt[skip], st.direction[idx[skip]])
+        st.current_player[idx] = nxt
+
+    def draw_challenge(self, st: QdvState, idx: np.ndarray, me: np.ndarray) -> np.ndarray:
+        """Turn the top challenge card for each game and apply it; returns the ``skip`` mask."""
+        ptr = st.chal_ptr[idx].astype(np.int64)
+        effect = st.chal_deck[idx, ptr].astype(np.int64)
+        st.chal_ptr[idx] = ptr + 1
+        st.challenges[idx, effect] += 1
+        w = rng.words(st.seed[idx], rng.Stream.EFFECT,
+                      (st.num_rounds[idx].astype(np.uint64) << np.uint64(rng.MINOR_BITS))
+                      | ptr.astype(np.uint64))
+        e = R.EFFECTS
+        for name, rule in (("reveal", self.effect_reveal), ("discard", self.effect_discard)):
+            m = effect == e.index(name)
+            if m.any():
+                rule(st, idx[m], me[m], w[m])
+        m = effect == e.index("draw")
+        if m.any():
+            self.effect_draw(st, idx[m], me[m])
+        m = effect == e.index("reverse")
+        if m.any():
+            st.direction[idx[m]] *= -1
+        m = effect == e.index("token")
+        if m.any():
+            st.tokens[idx[m], me[m]] = np.maximum(st.tokens[idx[m], me[m]] - 1, 0)
+        return effect == e.index("skip")
+
+    def effect_reveal(self, st: QdvState, idx: np.ndarray, me: np.ndarray, w: np.ndarray) -> None:
+        """A random face-down card of the bidder is turned face up."""
+        hidden = st.hands[idx, me].astype(np.int64) - st.revealed[idx, me]
+        n = hidden.sum(axis=1)
+        ok = n > 0
+        pick = rng.below(w, np.maximum(n, 1))
+        kind = (np.cumsum(hidden, axis=1) > pick[:, None]).argmax(axis=1)
+        st.revealed[idx[ok], me[ok], kind[ok]] += 1
+
+    def effect_discard(self, st: QdvState, idx: np.ndarray, me: np.ndarray, w: np.ndarray) -> None:
+        """A random card of the bidder is discarded face up (unrevealed copies first)."""
+        hand = st.hands[idx, me].astype(np.int64)
+        n = hand.sum(axis=1)
+        ok = n > 0
+        idx, me, hand, w, n = idx[ok], me[ok], hand[ok], w[ok], n[ok]
+        pick = rng.below(w, n)
+        cum = np.cumsum(hand, axis=1)
+        kind = (cum > pick[:, None]).argmax(axis=1)
+        rows = np.arange(idx.size)
+        offset = pick - (cum[rows, kind] - hand[rows, kind])
+        was_revealed = offset >= hand[rows, kind] - st.revealed[idx, me, kind]
+        st.revealed[idx, me, kind] -= was_revealed.astype(I8)
+        st.hands[idx, me, kind] -= 1
+        st.discarded[idx, me, kind] += 1
+
+    def effect_draw(self, st: QdvState, idx: np.ndarray, me: np.ndarray) -> None:
+        """The bidder secretly draws the top undealt card, if any."""
+        ok = st.deck_ptr[idx] < self.rules.deck_size
+        idx, me = idx[ok], me[ok]
+        ptr = st.deck_ptr[idx].astype(np.int64)
+        st.hands[idx, me, st.deck[idx, ptr]] += 1
+        st.deck_ptr[idx] = ptr + 1
+        st.drawn[idx, me] += 1
+
+    # ================================================================ showdown
+    def call(self, st: QdvState, idx: np.ndarray, a: np.ndarray) -> np.ndarray:
+        """``vrai``/``menteur``: hands shown, salad holders queued; returns games to resolve now."""
+        st.call[idx] = np.where(a == R.VRAI, R.CALL_VRAI, R.CALL_MENTEUR)
+        st.caller[idx] = st.current_player[idx]
+        st.showdown_hands[idx] = st.hands[idx]
+        st.declared[idx] = -1
+        st.showdown_count[idx] = self.count_called_fruit(st, idx)
+        holder = self.next_salad_holder(st, idx, first=np.zeros(idx.size, np.int64))
+        has = holder >= 0
+        st.phase[idx[has]] = R.PHASE_SALADS
+        st.current_player[idx[has]] = holder[has]
+        return idx[~has]
+
+    def count_called_fruit(self, st: QdvState, idx: np.ndarray) -> np.ndarray:
+        """Called fruit over all hands and the centre, with multipliers (salads not yet)."""
+        f = st.bid_fruit[idx].astype(np.int64)
+        per_kind = st.hands[idx].sum(axis=1, dtype=np.int64)  # [n, K]
+        rows = np.arange(idx.size)
+        base = f * R.MAX_MULT
+        total = per_kind[rows, base] + 2 * per_kind[rows, base + 1] + 3 * per_kind[rows, base + 2]
+        centre = st.centre[idx].astype(np.int64)
+        centre_val = np.where(centre == R.SALAD, st.start[idx] == f,
+                              (KIND_FRUIT[centre] == f) * KIND_MULT[centre])
+        return total + centre_val
+
+    def next_salad_holder(self, st: QdvState, idx: np.ndarray, first: np.ndarray) -> np.ndarray:
+        """Seat of the next salad holder at offset >= ``first`` clockwise from the caller, or -1."""
+        p = self.rules.num_players
+        offs = np.arange(p)
+        seats = (st.caller[idx].astype(np.int64)[:, None] + offs) % p
+        holds = (st.hands[idx[:, None], seats, R.SALAD] > 0) & (offs >= first[:, None])
+        found = holds.any(axis=1)
+        pick = seats[np.arange(idx.size), holds.argmax(axis=1)]
+        return np.where(found, pick, -1)
+
+    def declare_salads(self, st: QdvState, idx: np.ndarray, k: np.ndarray) -> np.ndarray:
+        """The current holder declares ``k`` salads; returns games whose declarations are done."""
+        p = self.rules.num_players
+        me = st.current_player[idx].astype(np.int64)
+        st.declared[idx, me] = k
+        st.showdown_count[idx] += k.astype(I8)
+        first = (me - st.caller[idx]) % p + 1
+        holder = self.next_salad_holder(st, idx, first)
+        has = holder >= 0
+        st.current_player[idx[has]] = holder[has]
+        return idx[~has]
+
+    def resolve(self, st: QdvState, idx: np.ndarray) -> np.ndarray:
+        """Apply the token losses of the call; returns the games whose round ends now."""
+        bid = st.bid_count[idx].astype(np.int64)
+        count = st.showdown_count[idx].astype(np.int64)
+        caller = st.caller[idx].astype(np.int64)
+        vrai = st.call[idx] == R.CALL_VRAI
+        rec = st.last_round
+        rec[idx] = -1
+        rec[idx, LR["caller"]] = caller
+        rec[idx, LR["call"]] = st.call[idx]
+        rec[idx, LR["bidder"]] = st.bidder[idx]
+        rec[idx, LR["bid_count"]] = bid
+        rec[idx, LR["bid_fruit"]] = st.bid_fruit[idx]
+        rec[idx, LR["true_count"]] = count
+        rec[idx, LR["amount"]] = 0
+        exact = vrai & (count == bid)
+        st.phase[idx[exact]] = R.PHASE_REWARD
+        st.current_player[idx[exact]] = caller[exact]
+        loser = np.where(vrai | (count >= bid), caller, st.bidder[idx])
+        amount = np.abs(bid - count) + 1
+        lose = ~exact
+        self.lose(st, idx[lose], loser[lose], amount[lose])
+        return idx[lose]
+
+    def lose(self, st: QdvState, idx: np.ndarray, seat: np.ndarray, amount: np.ndarray) -> None:
+        """``seat`` loses ``amount`` tokens, never below 0; recorded in ``last_round``."""
+        st.tokens[idx, seat] = np.maximum(st.tokens[idx, seat] - amount, 0)
+        st.last_round[idx, LR["loser"]] = seat
+        st.last_round[idx, LR["amount"]] = amount
+
+    def reward_gain(self, st: QdvState, idx: np.ndarray) -> None:
+        """Exact call: the caller gains a token."""
+        caller = st.caller[idx].astype(np.int64)
+        st.tokens[idx, caller] += 1
+        st.last_round[idx, LR["gainer"]] = caller
+
+    def reward_punish(self, st: QdvState, idx: np.ndarray, k: np.ndarray) -> None:
+        """Exact call: the seat ``k`` clockwise from the caller loses a token."""
+        target = (st.caller[idx].astype(np.int64) + k) % self.rules.num_players
+        self.lose(st, idx, target, np.ones(idx.size, np.int64))
+
+    # ================================================================ round end
+    def end_round(self, st: QdvState, idx: np.ndarray) -> None:
+        """Eliminate, then finish the game, truncate it, or rotate the deal and deal again."""
+        out = st.in_round[idx] & (st.tokens[idx] == 0)
+        st.elim_round[idx] = np.where(out, st.num_rounds[idx, None], st.elim_round[idx])
+        st.num_rounds[idx] += 1
+        st.round_over[idx] = True
+        alive = st.tokens[idx] > 0
+        over = alive.sum(axis=1) <= 1
+        trunc = ~over & (st.num_rounds[idx] >= self.rules.max_rounds)
+        self.finish(st, idx[over], truncated=False)
+        self.finish(st, idx[trunc], truncated=True)
+        go = ~over & ~trunc
+        nxt = idx[go]
+        st.in_round[nxt] = alive[go]
+        st.dealer[nxt] = self.next_seat(alive[go], st.dealer[nxt], 1)
+        self.start_round(st, nxt)
+
+    def finish(self, st: QdvState, idx: np.ndarray, truncated: bool) -> None:
+        """Game over: placements from tokens (survivors) and elimination rounds."""
+        if idx.size == 0:
+            return
+        st.terminated[idx] = not truncated
+        st.truncated[idx] = truncated
+        st.phase[idx] = R.PHASE_OVER
+        st.current_player[idx] = -1
+        tok = st.tokens[idx].astype(np.int64)
+        score = np.where(tok > 0, PLACE_SURVIVOR + tok, st.elim_round[idx])
+        st.placements[idx] = 1 + (score[:, None, :] > score[:, :, None]).sum(axis=2)
+
+    # ================================================================ legality
+    def update_legal_mask(self, st: QdvState) -> None:
+        """Recompute the legal mask of every game from its phase."""
+        r = self.rules
+        m = st.legal_action_mask
+        m[:] = False
+        ph = st.phase
+        b = st.batch_size
+        bidding = ph == R.PHASE_BID
+        nf = R.NUM_FRUITS
+        m[:, :nf] = (bidding & (st.bid_count + 1 <= r.max_count))[:, None]
+        m[:, nf:2 * nf] = (bidding & (st.bid_count + 2 <= r.max_count))[:, None]
+        m[:, R.VRAI] = bidding
+        m[:, R.MENTEUR] = bidding & (st.num_bids > 0)
+        m[:, R.START0:R.SALADS0] = (ph == R.PHASE_START)[:, None]
+        cp = np.maximum(st.current_player, 0).astype(np.int64)
+        rows = np.arange(b)
+        held = st.hands[rows, cp, R.SALAD]
+        m[:, R.SALADS0:self._gain] = ((ph == R.PHASE_SALADS)[:, None]
+                                      & (np.arange(r.salads + 1) <= held[:, None]))
+        reward = ph == R.PHASE_REWARD
+        m[:, self._gain] = reward
+        targets = (cp[:, None] + np.arange(1, r.num_players)) % r.num_players
+        m[:, self._punish0:] = reward[:, None] & (st.tokens[rows[:, None], targets] > 0)
+
+    # ================================================================ observation
+    def observe(self, st: QdvState) -> dict[str, np.ndarray]:
+        """The current player's information set, batch-first (table in ``observe.py``)."""
+        b = st.batch_size
+        rows = np.arange(b)
+        seat = st.current_player
+        cp = np.maximum(seat, 0).astype(np.int64)
+        hand = np.where((seat >= 0)[:, None], st.hands[rows, cp], 0).astype(I8)
+        return {
+            "seat": seat.copy(), "phase": st.phase.copy(), "hand": hand,
+            "hand_sizes": st.hands.sum(axis=2, dtype=I8), "tokens": st.tokens.copy(),
+            "in_round": st.in_round.copy(), "dealer": st.dealer.copy(),
+            "direction": st.direction.copy(), "centre": st.centre.copy(),
+            "start": st.start.copy(), "bid_count": st.bid_count.copy(),
+            "bid_fruit": st.bid_fruit.copy(), "bidder": st.bidder.copy(),
+            "num_bids": st.num_bids.copy(), "bid_history": st.bid_history.copy(),
+            "revealed": st.revealed.copy(), "discarded": st.discarded.copy(),
+            "drawn": st.drawn.copy(), "challenges": st.challenges.copy(),
+            "challenge_left": (self._chal.size - st.chal_ptr).astype(I8),
+            "undealt_left": (self.rules.deck_size - st.deck_ptr).astype(I8),
+            "call": st.call.copy(), "caller": st.caller.copy(),
+            "showdown_hands": st.showdown_hands.copy(), "declared": st.declared.copy(),
+            "showdown_count": st.showdown_count.copy(), "num_rounds": st.num_rounds.copy(),
+        }
+
+    def observation_tensor(self, st: QdvState) -> np.ndarray:
+        """float32[B, D] flat observation; layout in ``observe.tensor_layout``."""
+        return O.to_tensor(self.rules, self.observe(st))
+
+    # ================================================================ bridges
+    def from_reference(self, states: list[RefState]) -> QdvState:
+        """A batch holding exact copies of reference states (scenarios, differential tests)."""
+        r = self.rules
+        st = self.empty_state(np.asarray([s.seed for s in states], dtype=np.uint64))
+        for b, s in enumerate(states):
+            st.current_player[b] = s.current_player
+            st.terminated[b], st.truncated[b] = s.terminated, s.truncated
+            st.placements[b] = s.placements
+            st.num_decisions[b], st.num_rounds[b] = s.num_decisions, s.num_rounds
+            st.phase[b] = s.phase
+            st.tokens[b], st.in_round[b], st.elim_round[b] = s.tokens, s.in_round, s.elim_round
+            st.dealer[b], st.direction[b] = s.dealer, s.direction
+            st.hands[b], st.revealed[b], st.discarded[b] = s.hand_counts, s.revealed, s.discarded
+            st.deck[b, : len(s.deck)] = s.deck
+            st.deck_ptr[b], st.centre[b] = s.deck_ptr, s.centre
+            if len(s.chal_deck) != len(self._chal):
+                raise ValueError("reference challenge deck differs in size from the rules' deck")
+            st.chal_deck[b] = s.chal_deck
+            st.chal_ptr[b] = s.chal_ptr
+            st.start[b], st.bid_count[b] = s.start, s.bid_count
+            st.bid_fruit[b], st.bidder[b] = s.bid_fruit, s.bidder
+            st.num_bids[b] = len(s.bid_history)
+            for i, h in enumerate(s.bid_history):
+                st.bid_history[b, i] = h
+            st.drawn[b], st.challenges[b] = s.drawn, s.challenges
+            st.call[b], st.caller[b] = s.call, s.caller
+            st.declared[b], st.showdown_hands[b] = s.declared, s.showdown_hands
+            st.showdown_count[b] = s.showdown_count
+            for name, v in s.last_round.items():
+                st.last_round[b, LR[name]] = v
+        if len({len(s.deck) for s in states} | {r.deck_size}) != 1:
+            raise ValueError("reference deck differs in size from the rules' deck")
+        self.update_legal_mask(st)
+        return st
+
+
+def make_game(num_players: int = 4, **options: Any) -> QdvGame:
+    """``bluffsim.make("qdv", ...)``: validated rules and the vectorised engine."""
+    return QdvGame(Rules.from_options(num_players=num_players, **options))

@@ -1,0 +1,156 @@
+"""Counter-based random streams: a value depends only on (seed, stream, counter).
+
+Every random number in bluffsim is ``word(seed, stream, counter)``: a 64-bit
+hash (two rounds of the murmur3 64-bit finaliser) of the game seed, a stream id
+and a counter.  Nothing is carried from one draw to the next, so a game's
+randomness never depends on batch size, batch position, worker or executor.
+
+Two paths give bit-identical values:
+
+* vectorised (``words``, ``below``, ``permutations``): numpy ``uint64`` arrays,
+  broadcasting seeds against counters;
+* scalar (``word``, ``below_scalar``, ``permutation``): plain Python integers,
+  used by the reference engines.
+
+Shuffles sort ``n`` random words (stable, ties broken by position), which is
+vectorisable as one ``argsort`` over a batch.
+
+Stream ids are small integers owned by each game (``Stream`` below lists the
+shared ones); counters are built with ``counter(major, minor)`` so that e.g.
+"round 7, card 12" and "round 12, card 7" never collide.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+MASK64 = (1 << 64) - 1
+_M1 = 0xFF51AFD7ED558CCD
+_M2 = 0xC4CEB9FE1A85EC53
+_G_SEED = 0x9E3779B97F4A7C15
+_G_STREAM = 0xD1B54A32D192ED03
+_G_COUNTER = 0xBF58476D1CE4E5B9
+_OFFSET = 0x94D049BB133111EB
+MINOR_BITS = 16
+
+
+class Stream:
+    """Stream ids shared across games; games add their own below ``AGENT``."""
+
+    DEAL = 1
+    CHALLENGE_DECK = 2
+    EFFECT = 3
+    OPENER = 4
+    AGENT = 1000  # agents use AGENT + seat
+
+
+def counter(major: int, minor: int = 0) -> int:
+    """Pack a (major, minor) pair into one counter; ``minor`` must be < 65536."""
+    return (major << MINOR_BITS) | minor
+
+
+# ----------------------------------------------------------------- scalar path
+def _fmix(x: int) -> int:
+    """murmur3 64-bit finaliser on a Python int."""
+    x ^= x >> 33
+    x = (x * _M1) & MASK64
+    x ^= x >> 33
+    x = (x * _M2) & MASK64
+    x ^= x >> 33
+    return x
+
+
+def word(seed: int, stream: int, count: int) -> int:
+    """One 64-bit random word for (seed, stream, counter), as a Python int."""
+    key = _fmix((seed * _G_SEED + stream * _G_STREAM) & MASK64)
+    return _fmix(key ^ ((count * _G_COUNTER + _OFFSET) & MASK64))
+
+
+def below_scalar(w: int, n: int) -> int:
+    """Map a word to an integer uniform in ``[0, n)`` (n < 2048); identical to ``below``."""
+    return ((w >> 11) * n) >> 53
+
+
+def permutation(seed: int, stream: int, major: int, n: int) -> list[int]:
+    """A uniform permutation of ``range(n)`` keyed by (seed, stream, major)."""
+    keys = [word(seed, stream, counter(major, i)) for i in range(n)]
+    return sorted(range(n), key=lambda i: (keys[i], i))
+
+
+# ------------------------------------------------------------- vectorised path
+_U = np.uint64
+
+
+def _fmix_np(x: np.ndarray) -> np.ndarray:
+    """murmur3 64-bit finaliser on a uint64 array (wrapping arithmetic)."""
+    x = x ^ (x >> _U(33))
+    x = x * _U(_M1)
+    x ^= x >> _U(33)
+    x *= _U(_M2)
+    x ^= x >> _U(33)
+    return x
+
+
+def _as_u64(a: np.ndarray | int | Sequence[int]) -> np.ndarray:
+    """View integer data as uint64 without changing bits of non-negative values."""
+    arr = np.asarray(a)
+    if arr.dtype != np.uint64:
+        arr = arr.astype(np.uint64)
+    return arr
+
+
+def words(
+    seeds: np.ndarray, stream: int | np.ndarray, counts: np.ndarray | int
+) -> np.ndarray:
+    """Random words for arrays of seeds, streams and counters (numpy broadcasting)."""
+    s = _as_u64(seeds)
+    st = _as_u64(stream)
+    c = _as_u64(counts)
+    with np.errstate(over="ignore"):
+        key = _fmix_np(s * _U(_G_SEED) + st * _U(_G_STREAM))
+        return _fmix_np(key ^ (c * _U(_G_COUNTER) + _U(_OFFSET)))
+
+
+def below(w: np.ndarray, n: np.ndarray | int) -> np.ndarray:
+    """Integers uniform in ``[0, n)`` from words (n < 2048), as int64; matches ``below_scalar``."""
+    with np.errstate(over="ignore"):
+        return ((w >> _U(11)) * _as_u64(n) >> _U(53)).astype(np.int64)
+
+
+def permutations(seeds: np.ndarray, stream: int, major: np.ndarray | int, n: int) -> np.ndarray:
+    """One permutation of ``range(n)`` per seed, shape ``[B, n]``; row b equals ``permutation``."""
+    major = _as_u64(major)
+    minor = np.arange(n, dtype=np.uint64)
+    cnt = (major[..., None] << _U(MINOR_BITS)) | minor if major.ndim else (
+        (major << _U(MINOR_BITS)) | minor
+    )
+    keys = words(np.asarray(seeds, dtype=np.uint64)[:, None], stream, cnt)
+    return np.argsort(keys, axis=1, kind="stable")
+
+
+class AgentRNG:
+    """Per-decision random words for a batch of agents.
+
+    Keyed by (game seed, ``Stream.AGENT + seat``, decision index), so an agent's
+    draws do not depend on the batch it plays in.
+    """
+
+    def __init__(self, seeds: np.ndarray, seats: np.ndarray, decisions: np.ndarray):
+        self.seeds = np.asarray(seeds, dtype=np.uint64)
+        self.streams = Stream.AGENT + np.maximum(np.asarray(seats, dtype=np.int64), 0)
+        self.decisions = np.asarray(decisions, dtype=np.uint64)
+
+    def words(self, n: int = 1) -> np.ndarray:
+        """``n`` independent words per game, shape ``[B, n]``."""
+        cnt = (self.decisions[:, None] << _U(8)) | np.arange(n, dtype=np.uint64)
+        return words(self.seeds[:, None], self.streams[:, None], cnt)
+
+    def uniform(self, n: int = 1) -> np.ndarray:
+        """Floats uniform in [0, 1), shape ``[B, n]`` (53 bits)."""
+        return (self.words(n) >> _U(11)).astype(np.float64) * (2.0**-53)
+
+    def below(self, n: np.ndarray | int) -> np.ndarray:
+        """One integer uniform in ``[0, n)`` per game."""
+        return below(self.words(1)[:, 0], n)
