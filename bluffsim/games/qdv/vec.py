@@ -20,10 +20,21 @@ from bluffsim.games.qdv import observe as O
 from bluffsim.games.qdv import rules as R
 from bluffsim.games.qdv.reference import PLACE_SURVIVOR, RefState
 from bluffsim.games.qdv.rules import Rules
+from bluffsim.games.seating import direction_index, first_from_table, next_seat_table, to_bits
 
 I8, I16, I32 = np.int8, np.int16, np.int32
 KIND_FRUIT = np.asarray(R.KIND_FRUIT, dtype=np.int64)
 KIND_MULT = np.asarray(R.KIND_MULT, dtype=np.int64)
+
+
+def crossing_table(on_landing: bool) -> np.ndarray:
+    """bool[F, F, F]: moving the marker from fruit ``old`` to ``new`` reaches/passes ``start``."""
+    f = np.arange(R.NUM_FRUITS)
+    old, new, start = np.meshgrid(f, f, f, indexing="ij")
+    steps = (new - old) % R.NUM_FRUITS
+    dist = (start - old) % R.NUM_FRUITS
+    last = steps if on_landing else steps - 1
+    return (dist >= 1) & (dist <= last)
 
 
 @dataclass
@@ -34,10 +45,12 @@ class QdvState(State):
     phase: np.ndarray           # int8[B] 0 start choice, 1 bid, 2 salads, 3 reward, 4 over
     tokens: np.ndarray          # int16[B,P] tokens per seat
     in_round: np.ndarray        # bool[B,P] seat plays this round (had tokens at the deal)
+    round_bits: np.ndarray      # int8[B] the same as a bitmask (cache for seat lookups)
     elim_round: np.ndarray      # int32[B,P] round in which the seat was eliminated, -1 if not
     dealer: np.ndarray          # int8[B] dealer seat
     direction: np.ndarray       # int8[B] +1 clockwise, -1 reversed
     hands: np.ndarray           # int8[B,P,K] cards in hand per kind
+    hand_sizes: np.ndarray      # int8[B,P] cards in hand per seat (= hands summed over kinds)
     revealed: np.ndarray        # int8[B,P,K] face-up cards still in hand
     discarded: np.ndarray       # int8[B,P,K] discarded face-up cards
     deck: np.ndarray            # int8[B,D] this round's shuffled fruit deck (kinds)
@@ -58,6 +71,7 @@ class QdvState(State):
     declared: np.ndarray        # int8[B,P] salads declared at the latest showdown (-1 none)
     showdown_hands: np.ndarray  # int8[B,P,K] hands shown at the latest showdown
     showdown_count: np.ndarray  # int8[B] called fruit's count at the latest showdown
+    holder_bits: np.ndarray     # int8[B] seats holding salads at this showdown (bitmask)
     round_over: np.ndarray      # bool[B] a round ended during the last step
     last_round: np.ndarray      # int16[B,9] record of the last finished round, see LAST_ROUND
 
@@ -80,6 +94,11 @@ class QdvGame(Game):
         self._gain = rules.gain_id
         self._punish0 = rules.punish0
         self.observation_size = O.tensor_size(rules)
+        self._mask_table = self.build_mask_table()
+        self._next = next_seat_table(rules.num_players)
+        self._first_from = first_from_table(rules.num_players)
+        self._cross = crossing_table(rules.challenge_on_landing)
+        self._popcount = np.asarray([bin(b).count("1") for b in range(1 << rules.num_players)])
 
     # ================================================================ set-up
     def empty_state(self, seeds: np.ndarray) -> QdvState:
@@ -92,9 +111,9 @@ class QdvGame(Game):
             terminated=z(b, bool), truncated=z(b, bool), placements=z((b, p), I8),
             num_decisions=z(b, I32), num_rounds=z(b, I32), seed=seeds.astype(np.uint64),
             phase=z(b, I8), tokens=np.full((b, p), r.starting_tokens, I16),
-            in_round=np.ones((b, p), bool), elim_round=np.full((b, p), -1, I32),
+            in_round=np.ones((b, p), bool), round_bits=z(b, I8), elim_round=np.full((b, p), -1, I32),
             dealer=np.full(b, r.first_dealer, I8), direction=np.ones(b, I8),
-            hands=z((b, p, k), I8), revealed=z((b, p, k), I8), discarded=z((b, p, k), I8),
+            hands=z((b, p, k), I8), hand_sizes=z((b, p), I8), revealed=z((b, p, k), I8), discarded=z((b, p, k), I8),
             deck=z((b, r.deck_size), I8), deck_ptr=z(b, I16), centre=z(b, I8),
             chal_deck=z((b, len(self._chal)), I8), chal_ptr=z(b, I16),
             start=z(b, I8), bid_count=z(b, I8), bid_fruit=z(b, I8), bidder=z(b, I8),
@@ -102,16 +121,34 @@ class QdvGame(Game):
             drawn=z((b, p), I8), challenges=z((b, R.NUM_EFFECTS), I8),
             call=np.full(b, -1, I8), caller=np.full(b, -1, I8),
             declared=np.full((b, p), -1, I8), showdown_hands=z((b, p, k), I8),
-            showdown_count=np.full(b, -1, I8), round_over=z(b, bool),
+            showdown_count=np.full(b, -1, I8), holder_bits=z(b, I8), round_over=z(b, bool),
             last_round=np.full((b, len(LAST_ROUND)), -1, I16),
         )
 
     def init(self, seeds: Any) -> QdvState:
         """New games, one per seed: starting tokens and the first round dealt."""
-        st = self.empty_state(check_seeds(seeds))
-        self.start_round(st, np.arange(st.batch_size))
-        self.update_legal_mask(st)
+        seeds = check_seeds(seeds)
+        st = self.empty_state(seeds)
+        self.reset_games(st, np.arange(st.batch_size), seeds)
         return st
+
+    def reset_games(self, st: QdvState, idx: np.ndarray, seeds: Any) -> None:
+        """Restart games ``idx`` in place as new games with ``seeds`` (autoreset)."""
+        r = self.rules
+        st.seed[idx] = check_seeds(seeds)
+        st.terminated[idx] = st.truncated[idx] = False
+        st.placements[idx] = 0
+        st.num_decisions[idx] = st.num_rounds[idx] = 0
+        st.tokens[idx] = r.starting_tokens
+        st.elim_round[idx] = -1
+        st.dealer[idx] = r.first_dealer
+        st.hands[idx] = 0
+        st.declared[idx] = -1
+        st.showdown_hands[idx] = 0
+        st.showdown_count[idx] = -1
+        st.last_round[idx] = -1
+        self.start_round(st, idx)
+        self.update_legal_mask(st)
 
     def start_round(self, st: QdvState, idx: np.ndarray) -> None:
         """Shuffle, deal (capped), turn up the centre card, open the bidding, for games ``idx``."""
@@ -128,15 +165,20 @@ class QdvGame(Game):
         self.open_bidding(st, idx)
 
     def reset_round_fields(self, st: QdvState, idx: np.ndarray) -> None:
-        """Clear the per-round fields of games ``idx``."""
-        st.in_round[idx] = st.tokens[idx] > 0
+        """Clear the per-round fields of games ``idx`` (face-up cards only where a challenge hit)."""
+        inr = st.tokens[idx] > 0
+        st.in_round[idx] = inr
+        st.round_bits[idx] = to_bits(inr)
         st.direction[idx] = 1
-        st.revealed[idx] = 0
-        st.discarded[idx] = 0
-        st.drawn[idx] = 0
-        st.challenges[idx] = 0
-        st.chal_ptr[idx] = 0
-        st.bid_history[idx] = -1
+        touched = idx[st.chal_ptr[idx] > 0]
+        if touched.size:
+            st.revealed[touched] = 0
+            st.discarded[touched] = 0
+            st.drawn[touched] = 0
+            st.challenges[touched] = 0
+            st.chal_ptr[touched] = 0
+        bid = idx[st.num_bids[idx] > 0]
+        st.bid_history[bid] = -1
         st.num_bids[idx] = 0
         st.bidder[idx] = -1
         st.call[idx] = -1
@@ -145,23 +187,22 @@ class QdvGame(Game):
     def deal(self, st: QdvState, idx: np.ndarray) -> None:
         """Blocks of min(tokens, cap) cards per seat from the dealer's left; then the centre card."""
         r = self.rules
-        n, p, k, d = idx.size, r.num_players, R.NUM_KINDS, r.deck_size
+        n, p, k = idx.size, r.num_players, R.NUM_KINDS
         inr = st.in_round[idx]
-        cap = (d - 1) // inr.sum(axis=1)
-        ncards = np.where(inr, np.minimum(st.tokens[idx], cap[:, None]), 0)
+        cap = (r.deck_size - 1) // inr.sum(axis=1)
         order = (st.dealer[idx].astype(np.int64)[:, None] + 1 + np.arange(p)) % p
-        rows = np.arange(n)[:, None]
-        ends = np.cumsum(ncards[rows, order], axis=1)  # [n, P] in deal order
-        pos = np.arange(d)
-        block = (pos[None, None, :] >= ends[:, :, None]).sum(axis=1)  # [n, D] 0..P
-        seat = np.where(block < p, order[rows, np.minimum(block, p - 1)], p)
-        key = seat * k + st.deck[idx].astype(np.int64)
-        key = np.where(block < p, key, p * k)
-        flat = (np.arange(n)[:, None] * (p * k + 1) + key).ravel()
-        counts = np.bincount(flat, minlength=n * (p * k + 1)).reshape(n, p * k + 1)
-        st.hands[idx] = counts[:, : p * k].reshape(n, p, k)
-        dealt = ends[:, -1]
-        st.centre[idx] = st.deck[idx, dealt]
+        ncards = np.where(inr, np.minimum(st.tokens[idx], cap[:, None]), 0)
+        ncards = np.take_along_axis(ncards, order, axis=1)  # in deal order
+        dealt = ncards.sum(axis=1)
+        # one entry per dealt card: its game, its position in the deck, its receiving seat
+        game = np.repeat(np.arange(n), dealt)
+        pos = np.arange(game.size) - np.repeat(np.cumsum(dealt) - dealt, dealt)
+        seat = np.repeat(order.ravel(), ncards.ravel())
+        deck = st.deck[idx]
+        key = (game * p + seat) * k + deck[game, pos]
+        st.hands[idx] = np.bincount(key, minlength=n * p * k).reshape(n, p, k)
+        st.hand_sizes[idx[:, None], order] = ncards
+        st.centre[idx] = deck[np.arange(n), dealt]
         st.deck_ptr[idx] = dealt + 1
 
     def open_bidding(self, st: QdvState, idx: np.ndarray) -> None:
@@ -173,18 +214,9 @@ class QdvGame(Game):
         st.bid_fruit[idx] = fruit
         st.bid_count[idx] = KIND_MULT[centre]
         st.phase[idx] = np.where(salad, R.PHASE_START, R.PHASE_BID)
-        left = self.next_seat(st.in_round[idx], st.dealer[idx], 1)
-        st.current_player[idx] = np.where(salad, st.dealer[idx], left)
-
-    # ================================================================ seating
-    def next_seat(self, in_round: np.ndarray, seat: np.ndarray, direction: Any) -> np.ndarray:
-        """Next seat in ``direction`` (+1 clockwise) that is in the round, per game."""
-        p = self.rules.num_players
-        steps = np.arange(1, p + 1)
-        cand = (seat.astype(np.int64)[:, None]
-                + np.asarray(direction, dtype=np.int64).reshape(-1, 1) * steps) % p
-        ok = np.take_along_axis(in_round, cand, axis=1)
-        return cand[np.arange(cand.shape[0]), ok.argmax(axis=1)]
+        dealer = st.dealer[idx]
+        left = self._next[st.round_bits[idx], dealer, 0]
+        st.current_player[idx] = np.where(salad, dealer, left)
 
     # ================================================================ step
     def step(self, st: QdvState, actions: Any) -> QdvState:
@@ -229,32 +261,30 @@ class QdvGame(Game):
         st.bid_fruit[idx] = fruit
         st.bid_count[idx] = 1
         st.phase[idx] = R.PHASE_BID
-        st.current_player[idx] = self.next_seat(st.in_round[idx], st.dealer[idx], 1)
+        st.current_player[idx] = self._next[st.round_bits[idx], st.dealer[idx], 0]
 
     def bid(self, st: QdvState, idx: np.ndarray, a: np.ndarray) -> None:
         """Raise by 1 or 2 with a fruit; moving the marker onto/past start draws a challenge."""
         raise_by = a // R.NUM_FRUITS + 1
         fruit = a % R.NUM_FRUITS
-        me = st.current_player[idx].astype(np.int64)
-        old = st.bid_fruit[idx].astype(np.int64)
-        steps = (fruit - old) % R.NUM_FRUITS
-        dist = (st.start[idx].astype(np.int64) - old) % R.NUM_FRUITS
-        last = steps if self.rules.challenge_on_landing else steps - 1
-        crosses = (fruit != old) & (dist >= 1) & (dist <= last)
+        me = st.current_player[idx]
+        crosses = self._cross[st.bid_fruit[idx], fruit, st.start[idx]]
         count = st.bid_count[idx] + raise_by
         st.bid_count[idx] = count
         st.bid_fruit[idx] = fruit
         st.bidder[idx] = me
-        nb = st.num_bids[idx].astype(np.int64)
+        nb = st.num_bids[idx]
         st.bid_history[idx, nb] = np.stack([me, count, fruit], axis=1)
         st.num_bids[idx] = nb + 1
         skip = np.zeros(idx.size, dtype=bool)
         draw = crosses & (st.chal_ptr[idx] < self._chal.size)
         if draw.any():
-            skip[draw] = self.draw_challenge(st, idx[draw], me[draw])
-        nxt = self.next_seat(st.in_round[idx], me, st.direction[idx])
+            skip[draw] = self.draw_challenge(st, idx[draw], me[draw].astype(np.int64))
+        bits = st.round_bits[idx]
+        d_i = direction_index(st.direction[idx])
+        nxt = self._next[bits, me, d_i]
         if skip.any():
-            nxt[skip] = self.next_seat(st.in_round[idx[skip]], nxt[skip], st.direction[idx[skip]])
+            nxt[skip] = self._next[bits[skip], nxt[skip], d_i[skip]]
         st.current_player[idx] = nxt
 
     def draw_challenge(self, st: QdvState, idx: np.ndarray, me: np.ndarray) -> np.ndarray:
@@ -305,6 +335,7 @@ class QdvGame(Game):
         was_revealed = offset >= hand[rows, kind] - st.revealed[idx, me, kind]
         st.revealed[idx, me, kind] -= was_revealed.astype(I8)
         st.hands[idx, me, kind] -= 1
+        st.hand_sizes[idx, me] -= 1
         st.discarded[idx, me, kind] += 1
 
     def effect_draw(self, st: QdvState, idx: np.ndarray, me: np.ndarray) -> None:
@@ -313,44 +344,41 @@ class QdvGame(Game):
         idx, me = idx[ok], me[ok]
         ptr = st.deck_ptr[idx].astype(np.int64)
         st.hands[idx, me, st.deck[idx, ptr]] += 1
+        st.hand_sizes[idx, me] += 1
         st.deck_ptr[idx] = ptr + 1
         st.drawn[idx, me] += 1
 
     # ================================================================ showdown
     def call(self, st: QdvState, idx: np.ndarray, a: np.ndarray) -> np.ndarray:
         """``vrai``/``menteur``: hands shown, salad holders queued; returns games to resolve now."""
+        caller = st.current_player[idx]
         st.call[idx] = np.where(a == R.VRAI, R.CALL_VRAI, R.CALL_MENTEUR)
-        st.caller[idx] = st.current_player[idx]
-        st.showdown_hands[idx] = st.hands[idx]
+        st.caller[idx] = caller
+        hands = st.hands[idx]
+        st.showdown_hands[idx] = hands
         st.declared[idx] = -1
-        st.showdown_count[idx] = self.count_called_fruit(st, idx)
-        holder = self.next_salad_holder(st, idx, first=np.zeros(idx.size, np.int64))
+        st.showdown_count[idx] = self.count_called_fruit(st, idx, hands)
+        bits = to_bits(hands[:, :, R.SALAD] > 0)
+        st.holder_bits[idx] = bits
+        holder = self._first_from[bits, caller, 0]
         has = holder >= 0
         st.phase[idx[has]] = R.PHASE_SALADS
         st.current_player[idx[has]] = holder[has]
         return idx[~has]
 
-    def count_called_fruit(self, st: QdvState, idx: np.ndarray) -> np.ndarray:
+    def count_called_fruit(self, st: QdvState, idx: np.ndarray, hands: np.ndarray) -> np.ndarray:
         """Called fruit over all hands and the centre, with multipliers (salads not yet)."""
         f = st.bid_fruit[idx].astype(np.int64)
-        per_kind = st.hands[idx].sum(axis=1, dtype=np.int64)  # [n, K]
         rows = np.arange(idx.size)
         base = f * R.MAX_MULT
-        total = per_kind[rows, base] + 2 * per_kind[rows, base + 1] + 3 * per_kind[rows, base + 2]
+        total = np.zeros(idx.size, np.int64)
+        for seat in range(self.rules.num_players):
+            h = hands[:, seat]
+            total += h[rows, base] + 2 * h[rows, base + 1] + 3 * h[rows, base + 2]
         centre = st.centre[idx].astype(np.int64)
         centre_val = np.where(centre == R.SALAD, st.start[idx] == f,
                               (KIND_FRUIT[centre] == f) * KIND_MULT[centre])
         return total + centre_val
-
-    def next_salad_holder(self, st: QdvState, idx: np.ndarray, first: np.ndarray) -> np.ndarray:
-        """Seat of the next salad holder at offset >= ``first`` clockwise from the caller, or -1."""
-        p = self.rules.num_players
-        offs = np.arange(p)
-        seats = (st.caller[idx].astype(np.int64)[:, None] + offs) % p
-        holds = (st.hands[idx[:, None], seats, R.SALAD] > 0) & (offs >= first[:, None])
-        found = holds.any(axis=1)
-        pick = seats[np.arange(idx.size), holds.argmax(axis=1)]
-        return np.where(found, pick, -1)
 
     def declare_salads(self, st: QdvState, idx: np.ndarray, k: np.ndarray) -> np.ndarray:
         """The current holder declares ``k`` salads; returns games whose declarations are done."""
@@ -358,8 +386,9 @@ class QdvGame(Game):
         me = st.current_player[idx].astype(np.int64)
         st.declared[idx, me] = k
         st.showdown_count[idx] += k.astype(I8)
-        first = (me - st.caller[idx]) % p + 1
-        holder = self.next_salad_holder(st, idx, first)
+        caller = st.caller[idx]
+        first = (me - caller) % p + 1
+        holder = self._first_from[st.holder_bits[idx], caller, first]
         has = holder >= 0
         st.current_player[idx[has]] = holder[has]
         return idx[~has]
@@ -408,19 +437,21 @@ class QdvGame(Game):
     # ================================================================ round end
     def end_round(self, st: QdvState, idx: np.ndarray) -> None:
         """Eliminate, then finish the game, truncate it, or rotate the deal and deal again."""
-        out = st.in_round[idx] & (st.tokens[idx] == 0)
+        tokens = st.tokens[idx]
+        out = st.in_round[idx] & (tokens == 0)
         st.elim_round[idx] = np.where(out, st.num_rounds[idx, None], st.elim_round[idx])
         st.num_rounds[idx] += 1
         st.round_over[idx] = True
-        alive = st.tokens[idx] > 0
-        over = alive.sum(axis=1) <= 1
+        alive_bits = to_bits(tokens > 0)
+        over = self._popcount[alive_bits] <= 1
         trunc = ~over & (st.num_rounds[idx] >= self.rules.max_rounds)
-        self.finish(st, idx[over], truncated=False)
-        self.finish(st, idx[trunc], truncated=True)
+        if over.any():
+            self.finish(st, idx[over], truncated=False)
+        if trunc.any():
+            self.finish(st, idx[trunc], truncated=True)
         go = ~over & ~trunc
         nxt = idx[go]
-        st.in_round[nxt] = alive[go]
-        st.dealer[nxt] = self.next_seat(alive[go], st.dealer[nxt], 1)
+        st.dealer[nxt] = self._next[alive_bits[go], st.dealer[nxt], 0]
         self.start_round(st, nxt)
 
     def finish(self, st: QdvState, idx: np.ndarray, truncated: bool) -> None:
@@ -436,29 +467,65 @@ class QdvGame(Game):
         st.placements[idx] = 1 + (score[:, None, :] > score[:, :, None]).sum(axis=2)
 
     # ================================================================ legality
-    def update_legal_mask(self, st: QdvState) -> None:
-        """Recompute the legal mask of every game from its phase."""
+    def build_mask_table(self) -> np.ndarray:
+        """bool[codes, A]: every legal mask a game can have, indexed by ``mask_code``.
+
+        Codes: 0 over; 1 start choice; 2 + 2*c + h bidding (c = how many of +1/+2 fit
+        under the count ceiling, h = a bid was made); 8 + k salads with k held;
+        9 + S + t reward with punish targets bitmask t.
+        """
         r = self.rules
-        m = st.legal_action_mask
-        m[:] = False
+        nf, p, s = R.NUM_FRUITS, r.num_players, r.salads
+        rows = []
+        over = np.zeros(self.num_actions, bool)
+        rows.append(over)
+        start = over.copy()
+        start[R.START0:R.SALADS0] = True
+        rows.append(start)
+        for fit in range(3):
+            for has_bid in range(2):
+                m = over.copy()
+                m[:nf] = fit >= 1
+                m[nf:2 * nf] = fit >= 2
+                m[R.VRAI] = True
+                m[R.MENTEUR] = bool(has_bid)
+                rows.append(m)
+        for held in range(s + 1):
+            m = over.copy()
+            m[R.SALADS0:R.SALADS0 + held + 1] = True
+            rows.append(m)
+        for bits in range(1 << (p - 1)):
+            m = over.copy()
+            m[self._gain] = True
+            for k in range(p - 1):
+                m[self._punish0 + k] = bool(bits >> k & 1)
+            rows.append(m)
+        return np.asarray(rows)
+
+    def mask_code(self, st: QdvState) -> np.ndarray:
+        """Row of ``build_mask_table`` that is each game's legal mask."""
+        r = self.rules
         ph = st.phase
-        b = st.batch_size
-        bidding = ph == R.PHASE_BID
-        nf = R.NUM_FRUITS
-        m[:, :nf] = (bidding & (st.bid_count + 1 <= r.max_count))[:, None]
-        m[:, nf:2 * nf] = (bidding & (st.bid_count + 2 <= r.max_count))[:, None]
-        m[:, R.VRAI] = bidding
-        m[:, R.MENTEUR] = bidding & (st.num_bids > 0)
-        m[:, R.START0:R.SALADS0] = (ph == R.PHASE_START)[:, None]
-        cp = np.maximum(st.current_player, 0).astype(np.int64)
-        rows = np.arange(b)
-        held = st.hands[rows, cp, R.SALAD]
-        m[:, R.SALADS0:self._gain] = ((ph == R.PHASE_SALADS)[:, None]
-                                      & (np.arange(r.salads + 1) <= held[:, None]))
-        reward = ph == R.PHASE_REWARD
-        m[:, self._gain] = reward
-        targets = (cp[:, None] + np.arange(1, r.num_players)) % r.num_players
-        m[:, self._punish0:] = reward[:, None] & (st.tokens[rows[:, None], targets] > 0)
+        fit = ((st.bid_count < r.max_count).astype(np.int64)
+               + (st.bid_count < r.max_count - 1))
+        code = np.where(ph == R.PHASE_BID, 2 + 2 * fit + (st.num_bids > 0),
+                        ph == R.PHASE_START)
+        other = np.flatnonzero(ph >= R.PHASE_SALADS)
+        if other.size:
+            p = r.num_players
+            ph_o = ph[other]
+            cp = np.maximum(st.current_player[other], 0).astype(np.int64)
+            held = st.hands[other, cp, R.SALAD].astype(np.int64)
+            bits = np.zeros(other.size, np.int64)
+            for k in range(1, p):
+                bits |= (st.tokens[other, (cp + k) % p] > 0).astype(np.int64) << (k - 1)
+            code[other] = np.where(ph_o == R.PHASE_SALADS, 8 + held,
+                                   np.where(ph_o == R.PHASE_REWARD, 9 + r.salads + bits, 0))
+        return code
+
+    def update_legal_mask(self, st: QdvState) -> None:
+        """Set every game's legal mask from its phase (one table lookup per game)."""
+        np.take(self._mask_table, self.mask_code(st), axis=0, out=st.legal_action_mask)
 
     # ================================================================ observation
     def observe(self, st: QdvState) -> dict[str, np.ndarray]:
@@ -470,7 +537,7 @@ class QdvGame(Game):
         hand = np.where((seat >= 0)[:, None], st.hands[rows, cp], 0).astype(I8)
         return {
             "seat": seat.copy(), "phase": st.phase.copy(), "hand": hand,
-            "hand_sizes": st.hands.sum(axis=2, dtype=I8), "tokens": st.tokens.copy(),
+            "hand_sizes": st.hand_sizes.copy(), "tokens": st.tokens.copy(),
             "in_round": st.in_round.copy(), "dealer": st.dealer.copy(),
             "direction": st.direction.copy(), "centre": st.centre.copy(),
             "start": st.start.copy(), "bid_count": st.bid_count.copy(),
@@ -501,6 +568,10 @@ class QdvGame(Game):
             st.num_decisions[b], st.num_rounds[b] = s.num_decisions, s.num_rounds
             st.phase[b] = s.phase
             st.tokens[b], st.in_round[b], st.elim_round[b] = s.tokens, s.in_round, s.elim_round
+            st.round_bits[b] = sum(1 << i for i, x in enumerate(s.in_round) if x)
+            st.hand_sizes[b] = [sum(h) for h in s.hand_counts]
+            st.holder_bits[b] = sum(1 << i for i, h in enumerate(s.showdown_hands)
+                                    if h[R.SALAD] > 0)
             st.dealer[b], st.direction[b] = s.dealer, s.direction
             st.hands[b], st.revealed[b], st.discarded[b] = s.hand_counts, s.revealed, s.discarded
             st.deck[b, : len(s.deck)] = s.deck
