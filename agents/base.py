@@ -32,6 +32,26 @@ class Agent:
 
 
 def nth_legal(legal_mask: np.ndarray, n: np.ndarray) -> np.ndarray:
-    """The ``n``-th legal action (0-based, in id order) of each row."""
-    cum = np.cumsum(legal_mask, axis=1, dtype=np.int16)
+    """The ``n``-th legal action (0-based, in id order) of each row.
+
+    The running count is a float32 matrix product with a triangular matrix:
+    numpy's ``cumsum`` along a short axis is several times slower.
+    """
+    a = legal_mask.shape[1]
+    cum = legal_mask.astype(np.float32) @ _upper_triangle(a)
     return (cum > n[:, None]).argmax(axis=1)
+
+
+def legal_count(legal_mask: np.ndarray) -> np.ndarray:
+    """Number of legal actions per row (a matrix-vector product; see ``nth_legal``)."""
+    return (legal_mask.astype(np.float32) @ np.ones(legal_mask.shape[1], np.float32)).astype(
+        np.int64)
+
+
+_TRI: dict[int, np.ndarray] = {}
+
+
+def _upper_triangle(a: int) -> np.ndarray:
+    if a not in _TRI:
+        _TRI[a] = np.triu(np.ones((a, a), dtype=np.float32))
+    return _TRI[a]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.base import Agent, nth_legal
+from agents.base import Agent, legal_count, nth_legal
 from bluffsim.rng import AgentRNG
 
 
@@ -17,5 +17,5 @@ class RandomAgent(Agent):
 
     def act(self, obs: dict[str, np.ndarray], legal_mask: np.ndarray, rng: AgentRNG) -> np.ndarray:
         """Uniform legal action per game (rows without a legal action get 0)."""
-        n = legal_mask.sum(axis=1)
+        n = legal_count(legal_mask)
         return nth_legal(legal_mask, rng.below(np.maximum(n, 1)))

@@ -1,24 +1,22 @@
-"""Counter-based random streams: a value depends only on (seed, stream, counter).
+"""Counter-based random streams: a value depends only on (seed, stream, major, minor).
 
-Every random number in bluffsim is ``word(seed, stream, counter)``: a 64-bit
-hash (two rounds of the murmur3 64-bit finaliser) of the game seed, a stream id
-and a counter.  Nothing is carried from one draw to the next, so a game's
+Every random number in bluffsim is ``word(seed, stream, major, minor)``: a 64-bit
+hash built from three rounds of the murmur3 64-bit finaliser, one per level of
+the key (seed and stream, then ``major`` - e.g. the round, then ``minor`` - e.g.
+the card position).  Nothing is carried from one draw to the next, so a game's
 randomness never depends on batch size, batch position, worker or executor.
 
 Two paths give bit-identical values:
 
 * vectorised (``words``, ``below``, ``permutations``): numpy ``uint64`` arrays,
-  broadcasting seeds against counters;
+  broadcasting seeds against counters; the first two levels are hashed once per
+  game, so a shuffle costs one finaliser per card;
 * scalar (``word``, ``below_scalar``, ``permutation``): plain Python integers,
   used by the reference engines.
 
 Shuffles sort ``n`` random words whose low ``index_bits(n)`` bits are replaced
 by the item's position: one plain ``np.sort`` over a batch (faster than an
 ``argsort``), ties impossible, the permutation read back from the low bits.
-
-Stream ids are small integers owned by each game (``Stream`` below lists the
-shared ones); counters are built with ``counter(major, minor)`` so that e.g.
-"round 7, card 12" and "round 12, card 7" never collide.
 """
 
 from __future__ import annotations
@@ -34,7 +32,8 @@ _G_SEED = 0x9E3779B97F4A7C15
 _G_STREAM = 0xD1B54A32D192ED03
 _G_COUNTER = 0xBF58476D1CE4E5B9
 _OFFSET = 0x94D049BB133111EB
-MINOR_BITS = 16
+_G_MINOR = 0x8CB92BA72F3D8DD7
+_OFFSET2 = 0x2545F4914F6CDD1D
 
 
 class Stream:
@@ -45,11 +44,6 @@ class Stream:
     EFFECT = 3
     OPENER = 4
     AGENT = 1000  # agents use AGENT + seat
-
-
-def counter(major: int, minor: int = 0) -> int:
-    """Pack a (major, minor) pair into one counter; ``minor`` must be < 65536."""
-    return (major << MINOR_BITS) | minor
 
 
 # ----------------------------------------------------------------- scalar path
@@ -63,10 +57,11 @@ def _fmix(x: int) -> int:
     return x
 
 
-def word(seed: int, stream: int, count: int) -> int:
-    """One 64-bit random word for (seed, stream, counter), as a Python int."""
+def word(seed: int, stream: int, major: int, minor: int = 0) -> int:
+    """One 64-bit random word for (seed, stream, major, minor), as a Python int."""
     key = _fmix((seed * _G_SEED + stream * _G_STREAM) & MASK64)
-    return _fmix(key ^ ((count * _G_COUNTER + _OFFSET) & MASK64))
+    sub = _fmix(key ^ ((major * _G_COUNTER + _OFFSET) & MASK64))
+    return _fmix(sub ^ ((minor * _G_MINOR + _OFFSET2) & MASK64))
 
 
 def below_scalar(w: int, n: int) -> int:
@@ -82,7 +77,7 @@ def index_bits(n: int) -> int:
 def permutation(seed: int, stream: int, major: int, n: int) -> list[int]:
     """A uniform permutation of ``range(n)`` keyed by (seed, stream, major)."""
     bits = index_bits(n)
-    keys = [(word(seed, stream, counter(major, i)) >> bits << bits) | i for i in range(n)]
+    keys = [(word(seed, stream, major, i) >> bits << bits) | i for i in range(n)]
     return [k & ((1 << bits) - 1) for k in sorted(keys)]
 
 
@@ -108,16 +103,19 @@ def _as_u64(a: np.ndarray | int | Sequence[int]) -> np.ndarray:
     return arr
 
 
-def words(
-    seeds: np.ndarray, stream: int | np.ndarray, counts: np.ndarray | int
-) -> np.ndarray:
-    """Random words for arrays of seeds, streams and counters (numpy broadcasting)."""
+def words(seeds: np.ndarray, stream: int | np.ndarray, major: np.ndarray | int,
+          minor: np.ndarray | int = 0) -> np.ndarray:
+    """Random words for arrays of seeds, streams, majors and minors (numpy broadcasting).
+
+    Hash the first two levels on arrays shaped like the games (e.g. ``[B, 1]``)
+    and pass a ``minor`` row such as ``np.arange(n)`` to get ``[B, n]`` cheaply.
+    """
     s = _as_u64(seeds)
     st = _as_u64(stream)
-    c = _as_u64(counts)
     with np.errstate(over="ignore"):
         key = _fmix_np(s * _U(_G_SEED) + st * _U(_G_STREAM))
-        return _fmix_np(key ^ (c * _U(_G_COUNTER) + _U(_OFFSET)))
+        sub = _fmix_np(key ^ (_as_u64(major) * _U(_G_COUNTER) + _U(_OFFSET)))
+        return _fmix_np(sub ^ (_as_u64(minor) * _U(_G_MINOR) + _U(_OFFSET2)))
 
 
 def below(w: np.ndarray, n: np.ndarray | int) -> np.ndarray:
@@ -128,16 +126,17 @@ def below(w: np.ndarray, n: np.ndarray | int) -> np.ndarray:
 
 def permutations(seeds: np.ndarray, stream: int, major: np.ndarray | int, n: int) -> np.ndarray:
     """One permutation of ``range(n)`` per seed, shape ``[B, n]``; row b equals ``permutation``."""
-    major = _as_u64(major)
+    seeds = np.asarray(seeds, dtype=np.uint64)
+    major = np.broadcast_to(_as_u64(major), seeds.shape)
     minor = np.arange(n, dtype=np.uint64)
-    cnt = (major[..., None] << _U(MINOR_BITS)) | minor if major.ndim else (
-        (major << _U(MINOR_BITS)) | minor
-    )
     bits = _U(index_bits(n))
-    keys = words(np.asarray(seeds, dtype=np.uint64)[:, None], stream, cnt)
-    keys = ((keys >> bits) << bits) | minor
+    keys = words(seeds[:, None], stream, major[:, None], minor)
+    keys >>= bits
+    keys <<= bits
+    keys |= minor
     keys.sort(axis=1)
-    return (keys & ((_U(1) << bits) - _U(1))).astype(np.int64)
+    keys &= (_U(1) << bits) - _U(1)
+    return keys.astype(np.int64)
 
 
 class AgentRNG:
@@ -154,8 +153,8 @@ class AgentRNG:
 
     def words(self, n: int = 1) -> np.ndarray:
         """``n`` independent words per game, shape ``[B, n]``."""
-        cnt = (self.decisions[:, None] << _U(8)) | np.arange(n, dtype=np.uint64)
-        return words(self.seeds[:, None], self.streams[:, None], cnt)
+        return words(self.seeds[:, None], self.streams[:, None], self.decisions[:, None],
+                     np.arange(n, dtype=np.uint64))
 
     def uniform(self, n: int = 1) -> np.ndarray:
         """Floats uniform in [0, 1), shape ``[B, n]`` (53 bits)."""

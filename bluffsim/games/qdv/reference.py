@@ -35,6 +35,7 @@ class RefState:
     in_round: list[bool]
     elim_round: list[int]
     dealer: int
+    zero_time: list[int] = field(default_factory=list)
     direction: int = 1
     hand_counts: list[list[int]] = field(default_factory=list)
     revealed: list[list[int]] = field(default_factory=list)
@@ -92,7 +93,7 @@ class ReferenceGame:
         p = self.rules.num_players
         s = RefState(seed=int(seed), num_players=p, tokens=[self.rules.starting_tokens] * p,
                      in_round=[True] * p, elim_round=[-1] * p, dealer=self.rules.first_dealer,
-                     placements=[0] * p)
+                     placements=[0] * p, zero_time=[-1] * p)
         s.showdown_hands = [[0] * R.NUM_KINDS for _ in range(p)]
         s.declared = [-1] * p
         self.start_round(s)
@@ -251,7 +252,7 @@ class ReferenceGame:
         effect = s.chal_deck[index]
         s.chal_ptr += 1
         s.challenges[effect] += 1
-        w = rng.word(s.seed, rng.Stream.EFFECT, rng.counter(s.num_rounds, index))
+        w = rng.word(s.seed, rng.Stream.EFFECT, s.num_rounds, index)
         name = R.EFFECTS[effect]
         if name == "reveal":
             self.effect_reveal(s, bidder, w)
@@ -262,7 +263,7 @@ class ReferenceGame:
         elif name == "reverse":
             s.direction = -s.direction
         elif name == "token":
-            s.tokens[bidder] = max(0, s.tokens[bidder] - 1)
+            self.take_tokens(s, bidder, 1)
         return name == "skip"
 
     def effect_reveal(self, s: RefState, p: int, w: int) -> None:
@@ -360,9 +361,15 @@ class ReferenceGame:
                             bid_count=s.bid_count, bid_fruit=s.bid_fruit,
                             true_count=s.showdown_count, loser=-1, amount=0, gainer=-1)
 
-    def lose(self, s: RefState, seat: int, amount: int) -> None:
-        """``seat`` loses ``amount`` tokens; tokens never go below 0."""
+    def take_tokens(self, s: RefState, seat: int, amount: int) -> None:
+        """``seat`` loses ``amount`` tokens, never below 0; the moment it hits 0 is noted."""
+        if s.tokens[seat] > 0 and s.tokens[seat] <= amount:
+            s.zero_time[seat] = s.num_decisions
         s.tokens[seat] = max(0, s.tokens[seat] - amount)
+
+    def lose(self, s: RefState, seat: int, amount: int) -> None:
+        """``seat`` loses ``amount`` tokens at the showdown (recorded for the results)."""
+        self.take_tokens(s, seat, amount)
         s.last_round["loser"] = seat
         s.last_round["amount"] = amount
 
@@ -400,7 +407,8 @@ class ReferenceGame:
         s.truncated = truncated
         s.phase = R.PHASE_OVER
         s.current_player = -1
-        s.placements = placements_from_scores(placement_scores(s.tokens, s.elim_round))
+        s.placements = placements_from_scores(
+            placement_scores(s.tokens, s.elim_round, s.zero_time))
 
     # ------------------------------------------------------------ observation
     def observe(self, s: RefState, seat: int | None = None) -> dict[str, np.ndarray]:
@@ -429,9 +437,22 @@ def pick_card(counts: Sequence[int], index: int) -> tuple[int, int]:
     raise IndexError("card index beyond hand")
 
 
-def placement_scores(tokens: Sequence[int], elim_round: Sequence[int]) -> list[int]:
-    """Higher is better: survivors by tokens above everyone eliminated, who rank by round."""
-    return [PLACE_SURVIVOR + t if t > 0 else e for t, e in zip(tokens, elim_round, strict=True)]
+def placement_scores(tokens: Sequence[int], elim_round: Sequence[int],
+                     zero_time: Sequence[int]) -> list[int]:
+    """Higher is better: survivors by tokens above everyone eliminated, who rank by round.
+
+    If the last round took every remaining player to 0, the one who reached 0 last
+    is the last player with tokens: they win alone (the others of that round share).
+    """
+    scores = [PLACE_SURVIVOR + t if t > 0 else 2 * e for t, e in zip(tokens, elim_round,
+                                                                      strict=True)]
+    if not any(t > 0 for t in tokens):
+        final = max(elim_round)
+        last = max(z for z, e in zip(zero_time, elim_round, strict=True) if e == final)
+        for seat, (z, e) in enumerate(zip(zero_time, elim_round, strict=True)):
+            if e == final and z == last:
+                scores[seat] += 1
+    return scores
 
 
 def placements_from_scores(scores: Sequence[int]) -> list[int]:
@@ -460,7 +481,7 @@ def scenario(hands: Sequence[Sequence[str]], centre: str, tokens: Sequence[int],
     centre_kind = _take_card(remaining, centre)
     top = [_take_card(remaining, name) for name in undealt]
     s = RefState(seed=seed, num_players=p, tokens=list(tokens), in_round=[t > 0 for t in tokens],
-                 elim_round=[-1] * p, dealer=dealer, placements=[0] * p)
+                 elim_round=[-1] * p, dealer=dealer, placements=[0] * p, zero_time=[-1] * p)
     s.showdown_hands = [[0] * R.NUM_KINDS for _ in range(p)]
     s.declared = [-1] * p
     game.reset_round_fields(s)

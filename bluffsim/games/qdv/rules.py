@@ -36,7 +36,13 @@ Decisions made here where RULES.md and the seed are silent:
 - ``skip`` with two players in the round gives the bidder another turn;
 - ``punish`` may only target a player who still has tokens;
 - a ``reveal`` picks among the bidder's face-down cards, a ``discard`` among all
-  their cards (unrevealed copies of a kind before revealed ones).
+  their cards (unrevealed copies of a kind before revealed ones);
+- seat ``first_dealer`` (0) deals the first round; seats are numbered clockwise;
+- if the last round takes every remaining player to 0 tokens (a ``token``
+  challenge plus a showdown loss), the player who reached 0 last was the last
+  with tokens and wins alone; the others eliminated that round share a place;
+- a truncated game (``max_rounds``) ranks survivors by tokens (ties share),
+  above every eliminated player, and sets ``truncated`` (not ``terminated``).
 """
 
 from __future__ import annotations

@@ -47,6 +47,7 @@ class QdvState(State):
     in_round: np.ndarray        # bool[B,P] seat plays this round (had tokens at the deal)
     round_bits: np.ndarray      # int8[B] the same as a bitmask (cache for seat lookups)
     elim_round: np.ndarray      # int32[B,P] round in which the seat was eliminated, -1 if not
+    zero_time: np.ndarray       # int32[B,P] decision at which the seat's tokens last hit 0, -1
     dealer: np.ndarray          # int8[B] dealer seat
     direction: np.ndarray       # int8[B] +1 clockwise, -1 reversed
     hands: np.ndarray           # int8[B,P,K] cards in hand per kind
@@ -112,6 +113,7 @@ class QdvGame(Game):
             num_decisions=z(b, I32), num_rounds=z(b, I32), seed=seeds.astype(np.uint64),
             phase=z(b, I8), tokens=np.full((b, p), r.starting_tokens, I16),
             in_round=np.ones((b, p), bool), round_bits=z(b, I8), elim_round=np.full((b, p), -1, I32),
+            zero_time=np.full((b, p), -1, I32),
             dealer=np.full(b, r.first_dealer, I8), direction=np.ones(b, I8),
             hands=z((b, p, k), I8), hand_sizes=z((b, p), I8), revealed=z((b, p, k), I8), discarded=z((b, p, k), I8),
             deck=z((b, r.deck_size), I8), deck_ptr=z(b, I16), centre=z(b, I8),
@@ -141,6 +143,7 @@ class QdvGame(Game):
         st.num_decisions[idx] = st.num_rounds[idx] = 0
         st.tokens[idx] = r.starting_tokens
         st.elim_round[idx] = -1
+        st.zero_time[idx] = -1
         st.dealer[idx] = r.first_dealer
         st.hands[idx] = 0
         st.declared[idx] = -1
@@ -293,9 +296,7 @@ class QdvGame(Game):
         effect = st.chal_deck[idx, ptr].astype(np.int64)
         st.chal_ptr[idx] = ptr + 1
         st.challenges[idx, effect] += 1
-        w = rng.words(st.seed[idx], rng.Stream.EFFECT,
-                      (st.num_rounds[idx].astype(np.uint64) << np.uint64(rng.MINOR_BITS))
-                      | ptr.astype(np.uint64))
+        w = rng.words(st.seed[idx], rng.Stream.EFFECT, st.num_rounds[idx], ptr)
         e = R.EFFECTS
         for name, rule in (("reveal", self.effect_reveal), ("discard", self.effect_discard)):
             m = effect == e.index(name)
@@ -309,7 +310,7 @@ class QdvGame(Game):
             st.direction[idx[m]] *= -1
         m = effect == e.index("token")
         if m.any():
-            st.tokens[idx[m], me[m]] = np.maximum(st.tokens[idx[m], me[m]] - 1, 0)
+            self.take_tokens(st, idx[m], me[m], np.ones(m.sum(), np.int64))
         return effect == e.index("skip")
 
     def effect_reveal(self, st: QdvState, idx: np.ndarray, me: np.ndarray, w: np.ndarray) -> None:
@@ -417,9 +418,17 @@ class QdvGame(Game):
         self.lose(st, idx[lose], loser[lose], amount[lose])
         return idx[lose]
 
+    def take_tokens(self, st: QdvState, idx: np.ndarray, seat: np.ndarray,
+                    amount: np.ndarray) -> None:
+        """``seat`` loses ``amount`` tokens, never below 0; the moment it hits 0 is noted."""
+        before = st.tokens[idx, seat]
+        hits = (before > 0) & (before <= amount)
+        st.zero_time[idx[hits], seat[hits]] = st.num_decisions[idx[hits]]
+        st.tokens[idx, seat] = np.maximum(before - amount, 0)
+
     def lose(self, st: QdvState, idx: np.ndarray, seat: np.ndarray, amount: np.ndarray) -> None:
-        """``seat`` loses ``amount`` tokens, never below 0; recorded in ``last_round``."""
-        st.tokens[idx, seat] = np.maximum(st.tokens[idx, seat] - amount, 0)
+        """``seat`` loses ``amount`` tokens at the showdown; recorded in ``last_round``."""
+        self.take_tokens(st, idx, seat, amount)
         st.last_round[idx, LR["loser"]] = seat
         st.last_round[idx, LR["amount"]] = amount
 
@@ -463,7 +472,13 @@ class QdvGame(Game):
         st.phase[idx] = R.PHASE_OVER
         st.current_player[idx] = -1
         tok = st.tokens[idx].astype(np.int64)
-        score = np.where(tok > 0, PLACE_SURVIVOR + tok, st.elim_round[idx])
+        elim = st.elim_round[idx].astype(np.int64)
+        score = np.where(tok > 0, PLACE_SURVIVOR + tok, 2 * elim)
+        # nobody left: the player who reached 0 last in the final round wins alone
+        final = elim.max(axis=1, keepdims=True)
+        zt = np.where(elim == final, st.zero_time[idx], -2)
+        last = (zt == zt.max(axis=1, keepdims=True)) & ~(tok > 0).any(axis=1, keepdims=True)
+        score = score + last
         st.placements[idx] = 1 + (score[:, None, :] > score[:, :, None]).sum(axis=2)
 
     # ================================================================ legality
@@ -568,6 +583,7 @@ class QdvGame(Game):
             st.num_decisions[b], st.num_rounds[b] = s.num_decisions, s.num_rounds
             st.phase[b] = s.phase
             st.tokens[b], st.in_round[b], st.elim_round[b] = s.tokens, s.in_round, s.elim_round
+            st.zero_time[b] = s.zero_time
             st.round_bits[b] = sum(1 << i for i, x in enumerate(s.in_round) if x)
             st.hand_sizes[b] = [sum(h) for h in s.hand_counts]
             st.holder_bits[b] = sum(1 << i for i, h in enumerate(s.showdown_hands)
