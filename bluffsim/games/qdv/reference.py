@@ -516,3 +516,36 @@ def _check_effect(name: str) -> str:
     if name not in R.EFFECTS:
         raise RulesError(f"scenario: unknown challenge {name!r}; allowed: {', '.join(R.EFFECTS)}")
     return name
+
+
+def redeal_hidden(s: RefState, seat: int, seed: int) -> RefState:
+    """A copy of ``s`` with every card ``seat`` cannot see re-dealt at random.
+
+    Hidden are: the other players' face-down cards (before a showdown shows all
+    hands), the rest of the undealt fruit deck and the rest of the challenge
+    deck.  Hand sizes, face-up cards and the public history stay as they are, so
+    the result is consistent with everything ``seat`` has observed.
+    """
+    import copy
+    import random
+
+    out = copy.deepcopy(s)
+    gen = random.Random(seed)
+    showdown = s.phase in (R.PHASE_SALADS, R.PHASE_REWARD)
+    others = [] if showdown else [q for q in range(s.num_players) if q != seat]
+    pool = list(s.deck[s.deck_ptr:])
+    hidden_sizes = {}
+    for q in others:
+        hidden = [h - v for h, v in zip(s.hand_counts[q], s.revealed[q], strict=True)]
+        hidden_sizes[q] = sum(hidden)
+        pool += [k for k, n in enumerate(hidden) for _ in range(n)]
+    gen.shuffle(pool)
+    for q in others:
+        out.hand_counts[q] = list(s.revealed[q])
+        for _ in range(hidden_sizes[q]):
+            out.hand_counts[q][pool.pop()] += 1
+    out.deck[s.deck_ptr:] = pool
+    rest = out.chal_deck[s.chal_ptr:]
+    gen.shuffle(rest)
+    out.chal_deck[s.chal_ptr:] = rest
+    return out

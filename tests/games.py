@@ -1,0 +1,71 @@
+"""The games and player counts every conformance test runs over, and engine-agreement helpers."""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+import agents
+import bluffsim
+from bluffsim.rng import AgentRNG
+
+
+@dataclass(frozen=True)
+class Case:
+    """One game at one table size, with its reference module."""
+
+    game_id: str
+    num_players: int
+
+    def __str__(self) -> str:
+        return f"{self.game_id}-{self.num_players}p"
+
+    def make(self, **options: Any) -> Any:
+        return bluffsim.make(self.game_id, self.num_players, **options)
+
+    @property
+    def reference(self) -> Any:
+        return importlib.import_module(f"bluffsim.games.{self.game_id}.reference")
+
+
+CASES = [Case("qdv", 2), Case("qdv", 4), Case("qdv", 6)]
+CASE_IDS = [str(c) for c in CASES]
+
+
+def random_actions(game: Any, st: Any) -> np.ndarray:
+    """The random agent's actions for a batch (its own counter-based stream)."""
+    agent = agents.make("random", game)
+    rng = AgentRNG(st.seed, st.current_player, st.num_decisions)
+    return np.where(st.done, -1, agent.act(None, st.legal_action_mask, rng))
+
+
+def flat_observation(obs: dict[str, np.ndarray], batched: bool) -> np.ndarray:
+    """All observation fields side by side as int64 (``[B, N]`` if batched, else ``[N]``)."""
+    if batched:
+        b = next(iter(obs.values())).shape[0]
+        return np.concatenate([v.reshape(b, -1).astype(np.int64) for v in obs.values()], axis=1)
+    return np.concatenate([np.asarray(v).ravel().astype(np.int64) for v in obs.values()])
+
+
+def assert_same_game(game: Any, ref: Any, st: Any, rstates: list, where: str = "") -> None:
+    """Vectorised batch ``st`` equals the reference states: players, masks, obs, results."""
+    obs = game.observe(st)
+    flat = flat_observation(obs, batched=True)
+    for b, s in enumerate(rstates):
+        tag = f"{where} game {b} (seed {s.seed}, decision {s.num_decisions})"
+        assert int(st.current_player[b]) == s.current_player, tag
+        legal = np.flatnonzero(st.legal_action_mask[b]).tolist()
+        assert legal == ref.legal_actions(s), tag
+        assert bool(st.terminated[b]) == s.terminated, tag
+        assert bool(st.truncated[b]) == s.truncated, tag
+        assert st.placements[b].tolist() == list(s.placements), tag
+        assert int(st.num_decisions[b]) == s.num_decisions, tag
+        assert int(st.num_rounds[b]) == s.num_rounds, tag
+        robs = ref.observe(s)
+        if not np.array_equal(flat[b], flat_observation(robs, batched=False)):
+            assert robs.keys() == obs.keys(), tag
+            for key, value in robs.items():
+                np.testing.assert_array_equal(obs[key][b], value, err_msg=f"{tag} key {key}")

@@ -1,0 +1,175 @@
+"""One conformance suite over every game: API contract, determinism, differential, info sets."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st_
+
+import bluffsim
+from bluffsim.api import IllegalActionError, SeedError
+from tests.games import CASE_IDS, CASES, Case, assert_same_game, random_actions
+
+pytestmark = pytest.mark.parametrize("case", CASES, ids=CASE_IDS)
+
+
+def play_to_end(game, st, max_steps=20_000):
+    """Random play until every game of the batch is over; returns the per-step actions."""
+    log = []
+    for _ in range(max_steps):
+        if st.done.all():
+            return log
+        a = random_actions(game, st)
+        log.append(a)
+        game.step(st, a)
+    raise AssertionError("games did not end")
+
+
+def test_shapes_and_dtypes(case: Case) -> None:
+    game = case.make()
+    st = game.init(np.arange(7))
+    p, a = game.num_players, game.num_actions
+    assert len(game.action_names) == a == len(set(game.action_names))
+    assert st.current_player.shape == (7,) and st.current_player.dtype == np.int8
+    assert st.legal_action_mask.shape == (7, a) and st.legal_action_mask.dtype == bool
+    assert st.placements.shape == (7, p) and st.placements.dtype == np.int8
+    assert st.terminated.dtype == st.truncated.dtype == bool
+    assert st.num_decisions.dtype == st.num_rounds.dtype == np.int32
+    x = game.observation_tensor(st)
+    assert x.shape == (7, game.observation_size) and x.dtype == np.float32
+    assert np.isfinite(x).all()
+    obs = game.observe(st)
+    assert all(v.shape[0] == 7 for v in obs.values())
+    for i, name in enumerate(game.action_names):
+        assert game.action_id(name) == i
+
+
+def test_running_games_have_legal_moves_and_valid_placements(case: Case) -> None:
+    game = case.make()
+    st = game.init(np.arange(64))
+    for _ in range(20_000):
+        live = ~st.done
+        assert st.legal_action_mask[live].any(axis=1).all()
+        assert ((st.current_player[live] >= 0)
+                & (st.current_player[live] < game.num_players)).all()
+        assert (st.current_player[~live] == -1).all()
+        assert not st.legal_action_mask[~live].any()
+        if st.done.all():
+            break
+        before = st.num_decisions.copy()
+        game.step(st, random_actions(game, st))
+        assert (st.num_decisions - before == live).all()
+    assert st.done.all()
+    for row in st.placements:
+        assert_valid_ranking(row.tolist())
+
+
+def assert_valid_ranking(places: list[int]) -> None:
+    """Competition ranking: each place is 1 + the number of strictly better places."""
+    assert min(places) == 1
+    for pl in places:
+        assert pl == 1 + sum(o < pl for o in places)
+
+
+def test_finished_games_ignore_actions(case: Case) -> None:
+    game = case.make()
+    st = game.init(np.arange(8))
+    play_to_end(game, st)
+    snap = st.copy()
+    game.step(st, np.full(8, 12345))
+    np.testing.assert_array_equal(st.placements, snap.placements)
+    np.testing.assert_array_equal(st.num_decisions, snap.num_decisions)
+
+
+def test_illegal_action_names_batch_index_seat_and_action(case: Case) -> None:
+    game = case.make()
+    st = game.init(np.arange(3))
+    actions = random_actions(game, st)
+    bad = int(np.flatnonzero(~st.legal_action_mask[1])[0])
+    actions[1] = bad
+    with pytest.raises(IllegalActionError, match=rf"batch index 1 .*seat {st.current_player[1]}"):
+        game.step(st, actions)
+    with pytest.raises(IllegalActionError, match="out of range"):
+        game.step(st, np.full(3, game.num_actions))
+
+
+@pytest.mark.parametrize("seeds", [np.zeros((2, 2), int), [1.5, 2.0], [-1, 3], []])
+def test_bad_seeds_are_refused(case: Case, seeds) -> None:
+    with pytest.raises(SeedError, match="seeds must"):
+        case.make().init(seeds)
+
+
+def test_copy_is_a_snapshot(case: Case) -> None:
+    game = case.make()
+    st = game.init(np.arange(4))
+    snap = st.copy()
+    out = game.step(st, random_actions(game, st))
+    assert out is st
+    assert (snap.num_decisions == 0).all() and (st.num_decisions == 1).all()
+
+
+def test_game_is_the_same_alone_or_in_a_batch(case: Case) -> None:
+    game = case.make()
+    seeds = np.arange(1000, 1257)
+    big = game.init(seeds)
+    play_to_end(game, big)
+    for b in (0, 100, 256):
+        alone = game.init(seeds[b:b + 1])
+        play_to_end(game, alone)
+        assert alone.placements[0].tolist() == big.placements[b].tolist()
+        assert alone.num_decisions[0] == big.num_decisions[b]
+        assert alone.num_rounds[0] == big.num_rounds[b]
+
+
+@pytest.mark.parametrize("batch", [1, 257])
+def test_reference_and_vectorised_agree(case: Case, batch: int) -> None:
+    """Differential test over 300 seeds of random play: masks, players, observations, results."""
+    game = case.make()
+    ref = case.reference.ReferenceGame(game.rules)
+    seeds = np.arange(300) + 7919 * case.num_players
+    for lo in range(0, len(seeds), batch):
+        chunk = seeds[lo:lo + batch]
+        st = game.init(chunk)
+        rstates = [ref.new_game(int(s)) for s in chunk]
+        while True:
+            assert_same_game(game, ref, st, rstates, where=f"{case} batch {batch}")
+            if st.done.all():
+                break
+            actions = random_actions(game, st)
+            for b, s in enumerate(rstates):
+                if not s.done:
+                    ref.apply(s, int(actions[b]))
+            game.step(st, actions)
+
+
+@given(seed=st_.integers(0, 2**32), steps=st_.integers(0, 120), redeal=st_.integers(0, 2**16))
+def test_observation_ignores_cards_the_player_cannot_see(case: Case, seed, steps, redeal) -> None:
+    """Re-dealing the hidden cards leaves the current player's observation unchanged."""
+    game = case.make()
+    ref = case.reference.ReferenceGame(game.rules)
+    s = ref.new_game(seed)
+    st = game.init([seed])
+    for _ in range(steps):
+        if s.done:
+            return
+        a = random_actions(game, st)
+        ref.apply(s, int(a[0]))
+        game.step(st, a)
+    seat = s.current_player
+    other = case.reference.redeal_hidden(s, seat, redeal)
+    before, after = ref.observe(s, seat), ref.observe(other, seat)
+    for key in before:
+        np.testing.assert_array_equal(before[key], after[key], err_msg=key)
+    vec_other = game.observe(game.from_reference([other]))
+    for key in before:
+        np.testing.assert_array_equal(vec_other[key][0], before[key], err_msg=key)
+
+
+def test_make_rejects_unknown_game_and_option(case: Case) -> None:
+    with pytest.raises(bluffsim.RulesError, match="unknown game 'nope'"):
+        bluffsim.make("nope")
+    with pytest.raises(bluffsim.RulesError, match="unknown .* option 'colour'"):
+        case.make(colour="red")
+    with pytest.raises(bluffsim.RulesError, match="num_players=9"):
+        bluffsim.make(case.game_id, 9)
