@@ -96,8 +96,11 @@ def _fmix_np(x: np.ndarray) -> np.ndarray:
 
 
 def _as_u64(a: np.ndarray | int | Sequence[int]) -> np.ndarray:
-    """View integer data as uint64 without changing bits of non-negative values."""
-    arr = np.asarray(a)
+    """Integer data as a (at least 1-D) uint64 array; bits of non-negative values unchanged.
+
+    At least 1-D because numpy warns on wrapping arithmetic of 0-d scalars only.
+    """
+    arr = np.atleast_1d(np.asarray(a))
     if arr.dtype != np.uint64:
         arr = arr.astype(np.uint64)
     return arr
@@ -110,18 +113,16 @@ def words(seeds: np.ndarray, stream: int | np.ndarray, major: np.ndarray | int,
     Hash the first two levels on arrays shaped like the games (e.g. ``[B, 1]``)
     and pass a ``minor`` row such as ``np.arange(n)`` to get ``[B, n]`` cheaply.
     """
+    # uint64 array arithmetic wraps modulo 2**64 silently (only numpy scalars warn)
     s = _as_u64(seeds)
-    st = _as_u64(stream)
-    with np.errstate(over="ignore"):
-        key = _fmix_np(s * _U(_G_SEED) + st * _U(_G_STREAM))
-        sub = _fmix_np(key ^ (_as_u64(major) * _U(_G_COUNTER) + _U(_OFFSET)))
-        return _fmix_np(sub ^ (_as_u64(minor) * _U(_G_MINOR) + _U(_OFFSET2)))
+    key = _fmix_np(s * _U(_G_SEED) + _as_u64(stream) * _U(_G_STREAM))
+    sub = _fmix_np(key ^ (_as_u64(major) * _U(_G_COUNTER) + _U(_OFFSET)))
+    return _fmix_np(sub ^ (_as_u64(minor) * _U(_G_MINOR) + _U(_OFFSET2)))
 
 
 def below(w: np.ndarray, n: np.ndarray | int) -> np.ndarray:
     """Integers uniform in ``[0, n)`` from words (n < 2048), as int64; matches ``below_scalar``."""
-    with np.errstate(over="ignore"):
-        return ((w >> _U(11)) * _as_u64(n) >> _U(53)).astype(np.int64)
+    return ((_as_u64(w) >> _U(11)) * _as_u64(n) >> _U(53)).astype(np.int64)
 
 
 def permutations(seeds: np.ndarray, stream: int, major: np.ndarray | int, n: int) -> np.ndarray:

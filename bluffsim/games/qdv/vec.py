@@ -59,6 +59,7 @@ class QdvState(State):
     centre: np.ndarray          # int8[B] centre card kind
     chal_deck: np.ndarray       # int8[B,C] this round's shuffled challenge deck (effects)
     chal_ptr: np.ndarray        # int16[B] next challenge card
+    chal_ready: np.ndarray      # bool[B] chal_deck holds this round's shuffle (made at 1st draw)
     start: np.ndarray           # int8[B] start fruit (-1 while the dealer chooses)
     bid_count: np.ndarray       # int8[B] standing bid's count
     bid_fruit: np.ndarray       # int8[B] standing bid's fruit = position marker
@@ -115,9 +116,10 @@ class QdvGame(Game):
             in_round=np.ones((b, p), bool), round_bits=z(b, I8), elim_round=np.full((b, p), -1, I32),
             zero_time=np.full((b, p), -1, I32),
             dealer=np.full(b, r.first_dealer, I8), direction=np.ones(b, I8),
-            hands=z((b, p, k), I8), hand_sizes=z((b, p), I8), revealed=z((b, p, k), I8), discarded=z((b, p, k), I8),
+            hands=z((b, p, k), I8), hand_sizes=z((b, p), I8), revealed=z((b, p, k), I8),
+            discarded=z((b, p, k), I8),
             deck=z((b, r.deck_size), I8), deck_ptr=z(b, I16), centre=z(b, I8),
-            chal_deck=z((b, len(self._chal)), I8), chal_ptr=z(b, I16),
+            chal_deck=z((b, len(self._chal)), I8), chal_ptr=z(b, I16), chal_ready=z(b, bool),
             start=z(b, I8), bid_count=z(b, I8), bid_fruit=z(b, I8), bidder=z(b, I8),
             num_bids=z(b, I8), bid_history=np.full((b, r.history_len, 3), -1, I8),
             drawn=z((b, p), I8), challenges=z((b, R.NUM_EFFECTS), I8),
@@ -151,7 +153,7 @@ class QdvGame(Game):
         st.showdown_count[idx] = -1
         st.last_round[idx] = -1
         self.start_round(st, idx)
-        self.update_legal_mask(st)
+        self.update_legal_mask(st, idx)
 
     def start_round(self, st: QdvState, idx: np.ndarray) -> None:
         """Shuffle, deal (capped), turn up the centre card, open the bidding, for games ``idx``."""
@@ -160,9 +162,7 @@ class QdvGame(Game):
         r = self.rules
         st.deck[idx] = self._deck[rng.permutations(st.seed[idx], rng.Stream.DEAL,
                                                    st.num_rounds[idx], r.deck_size)]
-        if self._chal.size:
-            st.chal_deck[idx] = self._chal[rng.permutations(
-                st.seed[idx], rng.Stream.CHALLENGE_DECK, st.num_rounds[idx], self._chal.size)]
+        st.chal_ready[idx] = False  # shuffled when the round's first challenge is drawn
         self.reset_round_fields(st, idx)
         self.deal(st, idx)
         self.open_bidding(st, idx)
@@ -290,8 +290,20 @@ class QdvGame(Game):
             nxt[skip] = self._next[bits[skip], nxt[skip], d_i[skip]]
         st.current_player[idx] = nxt
 
+    def shuffle_challenges(self, st: QdvState, idx: np.ndarray) -> None:
+        """This round's challenge deck, keyed by (seed, round) as in the reference engine.
+
+        Made lazily: most rounds never turn a challenge card.
+        """
+        idx = idx[~st.chal_ready[idx]]
+        if idx.size:
+            st.chal_deck[idx] = self._chal[rng.permutations(
+                st.seed[idx], rng.Stream.CHALLENGE_DECK, st.num_rounds[idx], self._chal.size)]
+            st.chal_ready[idx] = True
+
     def draw_challenge(self, st: QdvState, idx: np.ndarray, me: np.ndarray) -> np.ndarray:
         """Turn the top challenge card for each game and apply it; returns the ``skip`` mask."""
+        self.shuffle_challenges(st, idx)
         ptr = st.chal_ptr[idx].astype(np.int64)
         effect = st.chal_deck[idx, ptr].astype(np.int64)
         st.chal_ptr[idx] = ptr + 1
@@ -517,30 +529,34 @@ class QdvGame(Game):
             rows.append(m)
         return np.asarray(rows)
 
-    def mask_code(self, st: QdvState) -> np.ndarray:
-        """Row of ``build_mask_table`` that is each game's legal mask."""
+    def mask_code(self, st: QdvState, idx: np.ndarray | None = None) -> np.ndarray:
+        """Row of ``build_mask_table`` that is the legal mask of each game (of ``idx``)."""
         r = self.rules
-        ph = st.phase
-        fit = ((st.bid_count < r.max_count).astype(np.int64)
-               + (st.bid_count < r.max_count - 1))
-        code = np.where(ph == R.PHASE_BID, 2 + 2 * fit + (st.num_bids > 0),
-                        ph == R.PHASE_START)
-        other = np.flatnonzero(ph >= R.PHASE_SALADS)
-        if other.size:
+        ph = st.phase if idx is None else st.phase[idx]
+        count = st.bid_count if idx is None else st.bid_count[idx]
+        bids = st.num_bids if idx is None else st.num_bids[idx]
+        fit = (count < r.max_count).astype(np.int64) + (count < r.max_count - 1)
+        code = np.where(ph == R.PHASE_BID, 2 + 2 * fit + (bids > 0), ph == R.PHASE_START)
+        sel = np.flatnonzero(ph >= R.PHASE_SALADS)
+        if sel.size:
+            other = sel if idx is None else idx[sel]
             p = r.num_players
-            ph_o = ph[other]
+            ph_o = ph[sel]
             cp = np.maximum(st.current_player[other], 0).astype(np.int64)
             held = st.hands[other, cp, R.SALAD].astype(np.int64)
             bits = np.zeros(other.size, np.int64)
             for k in range(1, p):
                 bits |= (st.tokens[other, (cp + k) % p] > 0).astype(np.int64) << (k - 1)
-            code[other] = np.where(ph_o == R.PHASE_SALADS, 8 + held,
-                                   np.where(ph_o == R.PHASE_REWARD, 9 + r.salads + bits, 0))
+            code[sel] = np.where(ph_o == R.PHASE_SALADS, 8 + held,
+                                 np.where(ph_o == R.PHASE_REWARD, 9 + r.salads + bits, 0))
         return code
 
-    def update_legal_mask(self, st: QdvState) -> None:
-        """Set every game's legal mask from its phase (one table lookup per game)."""
-        np.take(self._mask_table, self.mask_code(st), axis=0, out=st.legal_action_mask)
+    def update_legal_mask(self, st: QdvState, idx: np.ndarray | None = None) -> None:
+        """Set the legal masks (of games ``idx``, default all) by one table lookup per game."""
+        if idx is None:
+            np.take(self._mask_table, self.mask_code(st), axis=0, out=st.legal_action_mask)
+        else:
+            st.legal_action_mask[idx] = self._mask_table[self.mask_code(st, idx)]
 
     # ================================================================ observation
     def observe(self, st: QdvState) -> dict[str, np.ndarray]:
@@ -595,6 +611,7 @@ class QdvGame(Game):
             if len(s.chal_deck) != len(self._chal):
                 raise ValueError("reference challenge deck differs in size from the rules' deck")
             st.chal_deck[b] = s.chal_deck
+            st.chal_ready[b] = True
             st.chal_ptr[b] = s.chal_ptr
             st.start[b], st.bid_count[b] = s.start, s.bid_count
             st.bid_fruit[b], st.bidder[b] = s.bid_fruit, s.bidder
