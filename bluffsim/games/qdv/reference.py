@@ -312,11 +312,13 @@ class ReferenceGame:
         total = 0
         for h in s.hand_counts:
             total += sum(h[f * R.MAX_MULT + m] * (m + 1) for m in range(R.MAX_MULT))
+        return total + self.centre_value(s)
+
+    def centre_value(self, s: RefState) -> int:
+        """What the centre card adds to the called fruit (a centre salad is the start fruit)."""
         if s.centre == R.SALAD:
-            total += 1 if s.start == f else 0
-        elif R.KIND_FRUIT[s.centre] == f:
-            total += R.KIND_MULT[s.centre]
-        return total
+            return 1 if s.start == s.bid_fruit else 0
+        return R.KIND_MULT[s.centre] if R.KIND_FRUIT[s.centre] == s.bid_fruit else 0
 
     def next_salad_holder(self, s: RefState, after: int | None) -> int | None:
         """Next salad holder clockwise, starting with the caller; None when all have declared."""
@@ -359,7 +361,8 @@ class ReferenceGame:
         """Remember the call of this round for the results tables."""
         s.last_round = dict(caller=s.caller, call=s.call, bidder=s.bidder,
                             bid_count=s.bid_count, bid_fruit=s.bid_fruit,
-                            true_count=s.showdown_count, loser=-1, amount=0, gainer=-1)
+                            true_count=s.showdown_count, loser=-1, amount=0, gainer=-1,
+                            centre_value=self.centre_value(s))
 
     def take_tokens(self, s: RefState, seat: int, amount: int) -> None:
         """``seat`` loses ``amount`` tokens, never below 0; the moment it hits 0 is noted."""

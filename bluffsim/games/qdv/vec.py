@@ -75,11 +75,11 @@ class QdvState(State):
     showdown_count: np.ndarray  # int8[B] called fruit's count at the latest showdown
     holder_bits: np.ndarray     # int8[B] seats holding salads at this showdown (bitmask)
     round_over: np.ndarray      # bool[B] a round ended during the last step
-    last_round: np.ndarray      # int16[B,9] record of the last finished round, see LAST_ROUND
+    last_round: np.ndarray      # int16[B,10] record of the last finished round, see LAST_ROUND
 
 
 LAST_ROUND = ("caller", "call", "bidder", "bid_count", "bid_fruit", "true_count", "loser",
-              "amount", "gainer")
+              "amount", "gainer", "centre_value")
 LR = {name: i for i, name in enumerate(LAST_ROUND)}
 
 
@@ -388,10 +388,14 @@ class QdvGame(Game):
         for seat in range(self.rules.num_players):
             h = hands[:, seat]
             total += h[rows, base] + 2 * h[rows, base + 1] + 3 * h[rows, base + 2]
+        return total + self.centre_value(st, idx)
+
+    def centre_value(self, st: QdvState, idx: np.ndarray) -> np.ndarray:
+        """What the centre card adds to the called fruit (a centre salad is the start fruit)."""
+        f = st.bid_fruit[idx].astype(np.int64)
         centre = st.centre[idx].astype(np.int64)
-        centre_val = np.where(centre == R.SALAD, st.start[idx] == f,
-                              (KIND_FRUIT[centre] == f) * KIND_MULT[centre])
-        return total + centre_val
+        return np.where(centre == R.SALAD, st.start[idx] == f,
+                        (KIND_FRUIT[centre] == f) * KIND_MULT[centre])
 
     def declare_salads(self, st: QdvState, idx: np.ndarray, k: np.ndarray) -> np.ndarray:
         """The current holder declares ``k`` salads; returns games whose declarations are done."""
@@ -421,6 +425,7 @@ class QdvGame(Game):
         rec[idx, LR["bid_fruit"]] = st.bid_fruit[idx]
         rec[idx, LR["true_count"]] = count
         rec[idx, LR["amount"]] = 0
+        rec[idx, LR["centre_value"]] = self.centre_value(st, idx)
         exact = vrai & (count == bid)
         st.phase[idx[exact]] = R.PHASE_REWARD
         st.current_player[idx[exact]] = caller[exact]
@@ -586,6 +591,35 @@ class QdvGame(Game):
     def observation_tensor(self, st: QdvState) -> np.ndarray:
         """float32[B, D] flat observation; layout in ``observe.tensor_layout``."""
         return O.to_tensor(self.rules, self.observe(st))
+
+    # ================================================================ records
+    def final_score(self, st: QdvState, idx: np.ndarray) -> np.ndarray:
+        """Final tokens per seat of games ``idx`` (the results' ``score`` column)."""
+        return st.tokens[idx]
+
+    def round_record(self, st: QdvState, idx: np.ndarray) -> dict[str, np.ndarray]:
+        """One results row per game of ``idx`` whose round just ended (``rounds.parquet``).
+
+        ``bidder_own`` is the bidder's own evidence for the called fruit (their cards
+        with multipliers, all their salads, and the centre card); ``call_right`` says
+        whether the call was correct.
+        """
+        rec = {name: st.last_round[idx, i] for i, name in enumerate(LAST_ROUND)}
+        out: dict[str, np.ndarray] = {"round": st.num_rounds[idx] - 1}
+        out.update(rec)
+        fruit = rec["bid_fruit"].astype(np.int64)
+        bidder = rec["bidder"].astype(np.int64)
+        hand = st.showdown_hands[idx, np.maximum(bidder, 0)].astype(np.int64)
+        rows = np.arange(idx.size)
+        base = fruit * R.MAX_MULT
+        own = (hand[rows, base] + 2 * hand[rows, base + 1] + 3 * hand[rows, base + 2]
+               + hand[:, R.SALAD] + rec["centre_value"])
+        out["bidder_own"] = np.where(bidder >= 0, own, -1)
+        count, bid = rec["true_count"], rec["bid_count"]
+        out["call_right"] = np.where(rec["call"] == R.CALL_VRAI, count == bid, count < bid)
+        out["call"] = np.asarray(["vrai", "menteur"], dtype=object)[rec["call"].astype(np.int64)]
+        out["bid_fruit"] = np.asarray(R.FRUITS, dtype=object)[fruit]
+        return out
 
     # ================================================================ bridges
     def from_reference(self, states: list[RefState]) -> QdvState:

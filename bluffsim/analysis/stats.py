@@ -1,0 +1,144 @@
+"""Tournament statistics from ``games.parquet`` / ``rounds.parquet`` DataFrames.
+
+- ``summary``: per agent, games, wins, win rate with a 95% Wilson interval, mean
+  placement and mean final score.
+- ``head_to_head``: share of shared games in which the row agent placed strictly
+  better than the column agent (ties count one half).
+- ``bradley_terry``: ratings from every pair of seats of every game (the better
+  placement wins the pair, ties are split), fitted by the MM algorithm, with
+  standard errors from the observed information; on an Elo-like scale
+  (400 log10), centred on 0.
+- ``bluff_metrics`` (games whose rounds record bids and calls, e.g. qdv): how
+  often a final bid exceeded the bidder's own evidence, and how often calls
+  were right.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+Z95 = 1.959963984540054
+
+
+def wilson_interval(wins: np.ndarray, n: np.ndarray, z: float = Z95) -> tuple[np.ndarray,
+                                                                            np.ndarray]:
+    """Wilson score interval of a binomial proportion (vectorised)."""
+    wins = np.asarray(wins, dtype=float)
+    n = np.asarray(n, dtype=float)
+    p = np.divide(wins, n, out=np.zeros_like(wins), where=n > 0)
+    denom = 1 + z * z / np.maximum(n, 1)
+    centre = (p + z * z / (2 * np.maximum(n, 1))) / denom
+    half = z * np.sqrt(p * (1 - p) / np.maximum(n, 1) + z * z / (4 * np.maximum(n, 1) ** 2)) / denom
+    return centre - half, centre + half
+
+
+def summary(games: pd.DataFrame) -> pd.DataFrame:
+    """Per agent: games, wins, win_rate, ci_low, ci_high, mean_placement, mean_score."""
+    g = games.groupby("agent", sort=True)
+    out = pd.DataFrame({
+        "games": g.size(),
+        "wins": g["won"].sum(),
+        "mean_placement": g["placement"].mean(),
+        "mean_score": g["score"].mean(),
+    })
+    out["win_rate"] = out["wins"] / out["games"]
+    out["ci_low"], out["ci_high"] = wilson_interval(out["wins"].to_numpy(),
+                                                    out["games"].to_numpy())
+    cols = ["games", "wins", "win_rate", "ci_low", "ci_high", "mean_placement", "mean_score"]
+    return out[cols].sort_values("win_rate", ascending=False)
+
+
+def _pairs(games: pd.DataFrame) -> pd.DataFrame:
+    """Every ordered pair of seats within a game: agent a, agent b, score of a (1/0.5/0)."""
+    g = games[["game", "agent", "placement"]]
+    m = g.merge(g, on="game", suffixes=("_a", "_b"))
+    m = m[m["agent_a"] != m["agent_b"]]
+    score = np.where(m["placement_a"] < m["placement_b"], 1.0,
+                     np.where(m["placement_a"] == m["placement_b"], 0.5, 0.0))
+    return pd.DataFrame({"a": m["agent_a"].to_numpy(), "b": m["agent_b"].to_numpy(),
+                         "score": score})
+
+
+def head_to_head(games: pd.DataFrame) -> pd.DataFrame:
+    """Matrix: share of shared games in which the row agent beat the column agent."""
+    pairs = _pairs(games)
+    table = pairs.pivot_table(index="a", columns="b", values="score", aggfunc="mean")
+    table.index.name, table.columns.name = "agent", "opponent"
+    return table
+
+
+def bradley_terry(games: pd.DataFrame, iters: int = 500, tol: float = 1e-10) -> pd.DataFrame:
+    """Bradley–Terry ratings (400·log10 scale, mean 0) with standard errors, per agent."""
+    pairs = _pairs(games)
+    agents = sorted(set(pairs["a"]) | set(games["agent"]))
+    k = len(agents)
+    if k < 2:
+        return pd.DataFrame({"rating": [0.0] * k, "se": [np.nan] * k}, index=agents)
+    pos = {a: i for i, a in enumerate(agents)}
+    w = np.zeros((k, k))
+    np.add.at(w, (pairs["a"].map(pos).to_numpy(), pairs["b"].map(pos).to_numpy()),
+              pairs["score"].to_numpy())
+    w /= 2.0  # each unordered pair appears twice (a,b) and (b,a)
+    n = w + w.T
+    wins = w.sum(axis=1)
+    pi = np.ones(k)
+    for _ in range(iters):
+        denom = (n / (pi[:, None] + pi[None, :])).sum(axis=1)
+        new = np.where(denom > 0, np.maximum(wins, 1e-9) / denom, pi)
+        new /= np.exp(np.log(new).mean())
+        if np.max(np.abs(new - pi)) < tol:
+            pi = new
+            break
+        pi = new
+    theta = np.log(pi)
+    # observed information of theta (natural log scale), one parameter fixed by the mean
+    p = pi[:, None] / (pi[:, None] + pi[None, :])
+    info = n * p * (1 - p)
+    h = np.diag(info.sum(axis=1)) - info
+    cov = np.linalg.pinv(h)
+    se = np.sqrt(np.clip(np.diag(cov), 0, None))
+    scale = 400 / np.log(10)
+    out = pd.DataFrame({"rating": (theta - theta.mean()) * scale, "se": se * scale},
+                       index=pd.Index(agents, name="agent"))
+    return out.sort_values("rating", ascending=False)
+
+
+def placement_distribution(games: pd.DataFrame) -> pd.DataFrame:
+    """Share of each placement per agent (rows agents, columns placements)."""
+    t = pd.crosstab(games["agent"], games["placement"], normalize="index")
+    t.columns.name = "placement"
+    return t
+
+
+def convergence(games: pd.DataFrame, points: int = 60) -> pd.DataFrame:
+    """Running win rate per agent against games played (long format: games, agent, win_rate)."""
+    rows = []
+    for agent, g in games.sort_values("game").groupby("agent"):
+        won = g["won"].to_numpy(dtype=float)
+        n = np.arange(1, won.size + 1)
+        rate = np.cumsum(won) / n
+        take = np.unique(np.geomspace(1, won.size, num=min(points, won.size)).astype(int)) - 1
+        rows.append(pd.DataFrame({"games": n[take], "agent": agent, "win_rate": rate[take]}))
+    return pd.concat(rows, ignore_index=True) if rows else pd.DataFrame(
+        columns=["games", "agent", "win_rate"])
+
+
+def bluff_metrics(rounds: pd.DataFrame) -> pd.DataFrame:
+    """Per agent: final bids made, share above own evidence; calls made, share right (with CIs)."""
+    if rounds.empty or "bidder_own" not in rounds:
+        return pd.DataFrame()
+    bids = rounds[rounds["bidder"] >= 0]
+    b = bids.assign(over=bids["bid_count"] > bids["bidder_own"]).groupby("bidder_agent")
+    c = rounds.groupby("caller_agent")
+    out = pd.DataFrame({
+        "final_bids": b.size(),
+        "bid_above_own_evidence": b["over"].mean(),
+        "calls": c.size(),
+        "calls_right": c["call_right"].mean(),
+    })
+    calls = out["calls"].fillna(0).to_numpy()
+    right = (out["calls_right"].fillna(0) * calls).to_numpy()
+    out["calls_right_ci_low"], out["calls_right_ci_high"] = wilson_interval(right, calls)
+    out.index.name = "agent"
+    return out

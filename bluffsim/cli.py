@@ -1,0 +1,144 @@
+"""Command line: ``bluffsim run | report | bench | games``.
+
+User errors (bad config, unknown game, unwritable dir, ...) print one line
+``bluffsim: error: ...`` and exit with status 2, without a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+import pandas as pd
+
+import bluffsim
+from bluffsim.api import BluffsimError
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``bluffsim`` console script."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except BluffsimError as e:
+        print(f"bluffsim: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("bluffsim: interrupted; finished shards are kept: rerun with --resume",
+              file=sys.stderr)
+        return 130
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser with every subcommand."""
+    p = argparse.ArgumentParser(prog="bluffsim", description=__doc__.splitlines()[0])
+    p.add_argument("--version", action="version", version=f"bluffsim {bluffsim.__version__}")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    r = sub.add_parser("run", help="run an experiment config (TOML)")
+    r.add_argument("config", help="experiment TOML, e.g. experiments/quickstart.toml")
+    r.add_argument("--games", type=int, help="override experiment.games")
+    r.add_argument("--seed", type=int, help="override experiment.seed")
+    r.add_argument("--workers", type=int, help="override run.workers")
+    r.add_argument("--batch", type=int, help="override run.batch")
+    r.add_argument("--executor", choices=["local", "dask"], help="override run.executor")
+    r.add_argument("--address", help="dask scheduler address (implies --executor dask)")
+    r.add_argument("--out", help="override run.out (output dir)")
+    r.add_argument("--resume", action="store_true", help="finish an interrupted run in --out")
+    r.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
+    r.add_argument("--quiet", action="store_true", help="no progress bar or config echo")
+    r.set_defaults(func=cmd_run)
+
+    rep = sub.add_parser("report", help="(re)build summaries and plots of a results dir")
+    rep.add_argument("results", help="a results dir written by `bluffsim run`")
+    rep.set_defaults(func=cmd_report)
+
+    b = sub.add_parser("bench", help="measure engine throughput (decisions/s)")
+    b.add_argument("--games", default=",".join(bluffsim.list_games()),
+                   help="comma-separated game ids")
+    b.add_argument("--players", type=int, default=4)
+    b.add_argument("--batches", default="1,64,1024,4096", help="comma-separated batch sizes")
+    b.add_argument("--repeats", type=int, default=5, help="runs per measure (median reported)")
+    b.add_argument("--seconds", type=float, default=0.5, help="minimum time per run")
+    b.add_argument("--out", help="write the table as parquet here")
+    b.set_defaults(func=cmd_bench)
+
+    g = sub.add_parser("games", help="list the games, their options and defaults")
+    g.set_defaults(func=cmd_games)
+    return p
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    """``bluffsim run``: play, write results, print the summary."""
+    from bluffsim.tournament import load_config, run_experiment
+
+    exp = load_config(args.config)
+    executor = "dask" if args.address and not args.executor else args.executor
+    exp = exp.with_overrides(games=args.games, seed=args.seed, workers=args.workers,
+                             batch=args.batch, executor=executor, address=args.address,
+                             out=args.out, plots=False if args.no_plots else None)
+    if not args.quiet:
+        print(f"# resolved config (saved to {exp.out_dir}/config.json)\n{exp.to_toml()}")
+    summary = run_experiment(exp, resume=args.resume, progress=not args.quiet)
+    print_summary(summary, exp.out_dir)
+    return 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    """``bluffsim report DIR``."""
+    from pathlib import Path
+
+    from bluffsim.tournament import build_report
+
+    out = Path(args.results)
+    if not (out / "games.parquet").is_file():
+        raise BluffsimError(f"{str(out)!r} holds no games.parquet; give a dir written by "
+                            "`bluffsim run`")
+    print_summary(build_report(out), out)
+    return 0
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    """``bluffsim bench``."""
+    from bluffsim.bench import bench_engines
+
+    games = [g.strip() for g in args.games.split(",") if g.strip()]
+    for g in games:
+        bluffsim.game_module(g)
+    try:
+        batches = [int(x) for x in args.batches.split(",")]
+    except ValueError:
+        raise BluffsimError(f"--batches {args.batches!r}: give integers like 1,64,1024") from None
+    table = bench_engines(games, args.players, batches, args.repeats, args.seconds)
+    with pd.option_context("display.width", 120, "display.max_columns", 20):
+        print(table.to_string(index=False))
+    if args.out:
+        table.to_parquet(args.out, index=False)
+    return 0
+
+
+def cmd_games(args: argparse.Namespace) -> int:
+    """``bluffsim games``: every game with its options and defaults."""
+    for gid in bluffsim.list_games():
+        mod = bluffsim.game_module(gid)
+        print(f"{gid}: {mod.NAME} — {mod.SUMMARY}")
+        for name, default, allowed in mod.Rules.describe():
+            print(f"    {name:<22} default {default:<40} allowed {allowed}")
+    return 0
+
+
+def print_summary(summary: pd.DataFrame, out: object) -> None:
+    """The results table as the CLI prints it."""
+    cols = {"games": "games", "win_rate": "win rate", "ci_low": "95% CI low",
+            "ci_high": "95% CI high", "mean_placement": "mean place", "rating": "rating",
+            "se": "± se"}
+    t = summary[[c for c in cols if c in summary]].rename(columns=cols)
+    with pd.option_context("display.float_format", "{:.3f}".format, "display.width", 120):
+        print(t.to_string())
+    print(f"\nresults in {out}/ (games.parquet, rounds.parquet, summary.csv, plots/)")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,268 @@
+"""Experiment configs: strict TOML (stdlib ``tomllib``) -> a frozen, validated ``Experiment``.
+
+```toml
+[experiment]
+name = "quickstart"      # used for the default output dir
+game = "qdv"             # a bluffsim game id
+players = 4              # seats; must equal the number of [[seats]]
+games = 20000            # games to play
+seed = 1                 # master seed: every game seed derives from it
+
+[rules]                  # game options (bluffsim games lists them)
+max_rounds = 300
+
+[[seats]]                # the lineup, one table per seat
+agent = "random"         # agents.list_agents()
+label = "random"         # optional name in the results (default: agent, made unique)
+params = {}              # agent parameters
+
+[run]
+batch = 1024             # games played side by side per process
+workers = 2              # processes (local) or dask workers (dask, no address)
+executor = "local"       # local | dask
+address = ""             # dask scheduler address; empty = start a LocalCluster
+rotate = true            # rotate the lineup so every agent sits in every seat equally
+duplicate = false        # replay each deal under every rotation (variance reduction)
+shard_games = 5000       # games per shard (unit of parallel work, writing and resume)
+out = ""                 # output dir; default results/<name>
+plots = true             # write PNG plots at the end
+```
+
+Unknown keys and bad values raise ``ConfigError`` naming the key, the value and
+what is allowed.  ``Experiment.with_overrides`` applies CLI overrides.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import agents
+import bluffsim
+from bluffsim.api import BluffsimError
+
+
+class ConfigError(BluffsimError, ValueError):
+    """An experiment config is malformed; the message names the key and what is allowed."""
+
+
+@dataclass(frozen=True)
+class Seat:
+    """One lineup entry: an agent, its parameters and its label in the results."""
+
+    agent: str
+    label: str
+    params: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """A validated experiment (see the module docstring for every key)."""
+
+    name: str
+    game: str
+    players: int
+    games: int
+    seed: int
+    rules: dict[str, Any]
+    seats: tuple[Seat, ...]
+    batch: int = 1024
+    workers: int = 1
+    executor: str = "local"
+    address: str = ""
+    rotate: bool = True
+    duplicate: bool = False
+    shard_games: int = 5000
+    out: str = ""
+    plots: bool = True
+
+    @property
+    def out_dir(self) -> Path:
+        """Where results go: ``out`` or ``results/<name>``."""
+        return Path(self.out or f"results/{self.name}")
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        """Result labels of the lineup, in lineup order."""
+        return tuple(s.label for s in self.seats)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain, JSON-ready form (the resolved config saved next to the results)."""
+        d = dataclasses.asdict(self)
+        d["seats"] = [dataclasses.asdict(s) for s in self.seats]
+        return d
+
+    def identity(self) -> dict[str, Any]:
+        """The keys that decide the games played (resume refuses a dir made by other values)."""
+        d = self.to_dict()
+        for k in ("batch", "workers", "executor", "address", "out", "plots"):
+            d.pop(k)
+        return d
+
+    def to_toml(self) -> str:
+        """The resolved config as TOML text (printed at the start of a run)."""
+        d = self.to_dict()
+        lines = ["[experiment]"]
+        for k in ("name", "game", "players", "games", "seed"):
+            lines.append(f"{k} = {json.dumps(d[k])}")
+        lines.append("\n[rules]")
+        lines += [f"{k} = {json.dumps(v)}" for k, v in d["rules"].items()]
+        for s in d["seats"]:
+            lines.append("\n[[seats]]")
+            lines.append(f"agent = {json.dumps(s['agent'])}")
+            lines.append(f"label = {json.dumps(s['label'])}")
+            params = ", ".join(f"{k} = {json.dumps(v)}" for k, v in s["params"].items())
+            lines.append(f"params = {{{params}}}")
+        lines.append("\n[run]")
+        for k in ("batch", "workers", "executor", "address", "rotate", "duplicate",
+                  "shard_games", "out", "plots"):
+            v = d[k]
+            lines.append(f"{k} = {json.dumps(v)}")
+        return "\n".join(lines) + "\n"
+
+    def with_overrides(self, **overrides: Any) -> Experiment:
+        """A copy with CLI overrides applied (``None`` = keep) and validated again."""
+        changes = {k: v for k, v in overrides.items() if v is not None}
+        exp = dataclasses.replace(self, **changes)
+        _validate_run(exp)
+        _validate_experiment(exp)
+        return exp
+
+
+SECTIONS = {"experiment", "rules", "seats", "run"}
+EXPERIMENT_KEYS = {"name", "game", "players", "games", "seed"}
+RUN_KEYS = {"batch", "workers", "executor", "address", "rotate", "duplicate", "shard_games",
+            "out", "plots"}
+SEAT_KEYS = {"agent", "label", "params"}
+EXECUTORS = ("local", "dask")
+
+
+def load_config(path: str | Path) -> Experiment:
+    """Read and validate a TOML experiment config."""
+    p = Path(path)
+    if not p.is_file():
+        raise ConfigError(f"config file {str(p)!r} not found")
+    try:
+        raw = tomllib.loads(p.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{p}: malformed TOML: {e}") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{p}: not a UTF-8 text file") from None
+    return parse_config(raw, source=str(p))
+
+
+def parse_config(raw: dict[str, Any], source: str = "config") -> Experiment:
+    """Validate a parsed config dict (see the module docstring)."""
+    _no_unknown(raw, SECTIONS, source, "top-level section")
+    ex = _table(raw, "experiment", source)
+    _no_unknown(ex, EXPERIMENT_KEYS, source, "key in [experiment]")
+    for key in ("game", "players", "games"):
+        if key not in ex:
+            raise ConfigError(f"{source}: [experiment] needs {key!r}")
+    rules = _table(raw, "rules", source, required=False)
+    run = _table(raw, "run", source, required=False)
+    _no_unknown(run, RUN_KEYS, source, "key in [run]")
+    seats_raw = raw.get("seats")
+    if not isinstance(seats_raw, list) or not seats_raw:
+        raise ConfigError(f"{source}: needs a lineup: one [[seats]] table per seat, "
+                          "each with agent = \"<name>\"")
+    seats = _parse_seats(seats_raw, source)
+    name = ex.get("name", Path(source).stem)
+    _check(isinstance(name, str) and name.strip() != "", "experiment.name", name,
+           "a non-empty string")
+    exp = Experiment(
+        name=name, game=ex["game"], players=ex["players"], games=ex["games"],
+        seed=ex.get("seed", 0), rules=dict(rules), seats=seats, **run)
+    _validate_run(exp)
+    _validate_experiment(exp)
+    return exp
+
+
+def _parse_seats(seats_raw: list[Any], source: str) -> tuple[Seat, ...]:
+    names = []
+    for i, s in enumerate(seats_raw):
+        if not isinstance(s, dict):
+            raise ConfigError(f"{source}: seats[{i}] must be a table with agent = \"<name>\"")
+        _no_unknown(s, SEAT_KEYS, source, f"key in seats[{i}]")
+        if "agent" not in s:
+            raise ConfigError(f"{source}: seats[{i}] needs agent = \"<name>\"; "
+                              f"agents: {', '.join(agents.list_agents())}")
+        _check(isinstance(s.get("params", {}), dict), f"seats[{i}].params", s.get("params"),
+               "a table of agent parameters")
+        names.append(s["agent"])
+    seats = []
+    for i, s in enumerate(seats_raw):
+        label = s.get("label") or (s["agent"] if names.count(s["agent"]) == 1
+                                   else f"{s['agent']}-{i}")
+        seats.append(Seat(agent=s["agent"], label=str(label), params=dict(s.get("params", {}))))
+    labels = [s.label for s in seats]
+    if len(set(labels)) != len(labels):
+        raise ConfigError(f"{source}: seat labels must be unique; got {labels}")
+    return tuple(seats)
+
+
+def _validate_experiment(exp: Experiment) -> None:
+    """Game, players, rules and agents exist and fit together (builds them once)."""
+    _check(exp.game in bluffsim.list_games(), "experiment.game", exp.game,
+           " | ".join(bluffsim.list_games()))
+    _check(_is_int(exp.players), "experiment.players", exp.players, "an integer")
+    _check(_is_int(exp.games) and exp.games >= 1, "experiment.games", exp.games,
+           "an integer >= 1")
+    _check(_is_int(exp.seed) and 0 <= exp.seed < 2**63, "experiment.seed", exp.seed,
+           "an integer in 0..2**63-1")
+    try:
+        game = bluffsim.make(exp.game, exp.players, **exp.rules)
+    except bluffsim.RulesError as e:
+        raise ConfigError(f"[rules]/[experiment]: {e}") from None
+    if len(exp.seats) != exp.players:
+        raise ConfigError(f"the lineup has {len(exp.seats)} [[seats]] but players = "
+                          f"{exp.players}; give one [[seats]] per seat")
+    for i, s in enumerate(exp.seats):
+        try:
+            agents.make(s.agent, game, **s.params)
+        except ValueError as e:
+            raise ConfigError(f"seats[{i}]: {e}") from None
+
+
+def _validate_run(exp: Experiment) -> None:
+    _check(_is_int(exp.batch) and 1 <= exp.batch <= 1 << 20, "run.batch", exp.batch,
+           "an integer 1..1048576")
+    _check(_is_int(exp.workers) and 1 <= exp.workers <= 256, "run.workers", exp.workers,
+           "an integer 1..256")
+    _check(exp.executor in EXECUTORS, "run.executor", exp.executor, " | ".join(EXECUTORS))
+    _check(isinstance(exp.address, str), "run.address", exp.address,
+           "a dask scheduler address such as \"tcp://10.0.0.5:8786\", or \"\"")
+    _check(isinstance(exp.rotate, bool), "run.rotate", exp.rotate, "true | false")
+    _check(isinstance(exp.duplicate, bool), "run.duplicate", exp.duplicate, "true | false")
+    _check(isinstance(exp.plots, bool), "run.plots", exp.plots, "true | false")
+    _check(_is_int(exp.shard_games) and exp.shard_games >= 1, "run.shard_games",
+           exp.shard_games, "an integer >= 1")
+    _check(isinstance(exp.out, str), "run.out", exp.out, "a directory path")
+
+
+def _table(raw: dict[str, Any], key: str, source: str, required: bool = True) -> dict[str, Any]:
+    value = raw.get(key, None if required else {})
+    if not isinstance(value, dict):
+        raise ConfigError(f"{source}: [{key}] must be a table" if value is not None
+                          else f"{source}: missing [{key}] table")
+    return value
+
+
+def _no_unknown(d: dict[str, Any], allowed: set[str], source: str, what: str) -> None:
+    for k in d:
+        if k not in allowed:
+            raise ConfigError(f"{source}: unknown {what} {k!r}; allowed: "
+                              f"{', '.join(sorted(allowed))}")
+
+
+def _check(ok: bool, key: str, value: Any, allowed: str) -> None:
+    if not ok:
+        raise ConfigError(f"{key} = {value!r} is invalid; allowed: {allowed}")
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)

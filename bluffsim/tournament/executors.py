@@ -1,0 +1,92 @@
+"""Where shards run: in-process, a local process pool, or a Dask cluster.
+
+Every executor yields ``(shard, games, rounds)`` as shards finish; the caller
+writes them.  Workers return DataFrames instead of writing files, so a remote
+Dask cluster needs no shared filesystem.  ``local`` with one worker runs in the
+calling process (no pickling; easiest to debug).
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing as mp
+from collections.abc import Iterator
+
+import pandas as pd
+
+from bluffsim.api import BluffsimError
+from bluffsim.tournament.config import Experiment
+from bluffsim.tournament.runner import play_shard
+
+log = logging.getLogger("bluffsim.tournament")
+
+ShardResult = tuple[int, pd.DataFrame, pd.DataFrame]
+
+
+class ExecutorError(BluffsimError, RuntimeError):
+    """The executor could not start (e.g. dask missing or the scheduler unreachable)."""
+
+
+def run_shard_task(exp: Experiment, shard: int) -> ShardResult:
+    """Picklable unit of work: play one shard."""
+    games, rounds = play_shard(exp, shard)
+    log.info("shard %d done: %d games, %d rounds", shard, games["game"].nunique(), len(rounds))
+    return shard, games, rounds
+
+
+def _task(args: tuple[Experiment, int]) -> ShardResult:
+    return run_shard_task(*args)
+
+
+def run_shards(exp: Experiment, shards: list[int]) -> Iterator[ShardResult]:
+    """Run ``shards`` with the experiment's executor, yielding results as they finish."""
+    if exp.executor == "dask":
+        yield from _run_dask(exp, shards)
+    elif exp.workers == 1 or len(shards) <= 1:
+        for s in shards:
+            yield run_shard_task(exp, s)
+    else:
+        yield from _run_pool(exp, shards)
+
+
+def _run_pool(exp: Experiment, shards: list[int]) -> Iterator[ShardResult]:
+    import multiprocessing_logging
+
+    multiprocessing_logging.install_mp_handler()
+    ctx = mp.get_context()
+    pool = ctx.Pool(min(exp.workers, len(shards)))
+    try:
+        yield from pool.imap_unordered(_task, [(exp, s) for s in shards])
+        pool.close()
+    except BaseException:
+        pool.terminate()
+        raise
+    finally:
+        pool.join()
+        multiprocessing_logging.uninstall_mp_handler()
+
+
+def _run_dask(exp: Experiment, shards: list[int]) -> Iterator[ShardResult]:
+    try:
+        from dask.distributed import Client, LocalCluster, as_completed
+    except ImportError:
+        raise ExecutorError("executor = \"dask\" needs dask.distributed: "
+                            "pip install 'bluffsim[dask]'") from None
+    cluster = None
+    try:
+        if exp.address:
+            client = Client(exp.address, timeout="10s")
+        else:
+            cluster = LocalCluster(n_workers=exp.workers, threads_per_worker=1, processes=True,
+                                   dashboard_address=None)
+            client = Client(cluster)
+    except OSError as e:
+        raise ExecutorError(f"cannot reach the dask scheduler at {exp.address!r}: {e}") from None
+    try:
+        futures = client.map(run_shard_task, [exp] * len(shards), shards, pure=False)
+        for fut in as_completed(futures):
+            yield fut.result()
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()

@@ -1,0 +1,96 @@
+"""Run a whole experiment: prepare the dir, run missing shards, merge, summarise, plot."""
+
+from __future__ import annotations
+
+import logging
+import time
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+import pandas as pd
+from tqdm import tqdm
+
+from bluffsim.analysis import plots, stats
+from bluffsim.tournament.config import Experiment
+from bluffsim.tournament.executors import run_shards
+from bluffsim.tournament.results import (
+    done_shards,
+    merge_shards,
+    prepare_output,
+    write_manifest,
+    write_shard,
+)
+from bluffsim.tournament.runner import schedule_of
+
+log = logging.getLogger("bluffsim.tournament")
+
+
+def run_experiment(exp: Experiment, resume: bool = False, progress: bool = True) -> pd.DataFrame:
+    """Play every missing shard, then merge and report; returns the summary table."""
+    out = prepare_output(exp, resume)
+    _log_to_file(out)
+    sched = schedule_of(exp)
+    done = done_shards(out, sched.num_shards)
+    todo = [s for s in range(sched.num_shards) if s not in done]
+    log.info("%s: %d shards, %d already done", exp.name, sched.num_shards, len(done))
+    start = time.perf_counter()
+    games_done = sum(len(sched.shard_range(s)) for s in done)
+    bar = tqdm(total=exp.games, initial=games_done, unit="game", disable=not progress,
+               desc=exp.name, smoothing=0.1)
+    try:
+        for shard, games, rounds in run_shards(exp, todo):
+            write_shard(out, shard, games, rounds)
+            bar.update(len(sched.shard_range(shard)))
+    finally:
+        bar.close()
+    play_seconds = time.perf_counter() - start
+    games, rounds = merge_shards(out, sched.num_shards)
+    total = time.perf_counter() - start
+    write_manifest(out, exp, {"play_seconds": round(play_seconds, 3),
+                              "total_seconds": round(total, 3),
+                              "shards_run": len(todo), "shards_resumed": len(done),
+                              "games": int(games["game"].nunique()), "rounds": len(rounds),
+                              "rounds_per_second": round(len(rounds) / max(total, 1e-9), 1)})
+    return build_report(out, games, rounds, plots_too=exp.plots)
+
+
+def build_report(out: Path, games: pd.DataFrame | None = None,
+                 rounds: pd.DataFrame | None = None, plots_too: bool = True) -> pd.DataFrame:
+    """(Re)build summary CSVs and plots of a results dir; returns the summary table."""
+    out = Path(out)
+    games = pd.read_parquet(out / "games.parquet") if games is None else games
+    rounds = pd.read_parquet(out / "rounds.parquet") if rounds is None else rounds
+    summ = stats.summary(games)
+    summ.to_csv(out / "summary.csv")
+    h2h = stats.head_to_head(games)
+    h2h.to_csv(out / "head_to_head.csv")
+    ratings = stats.bradley_terry(games)
+    ratings.to_csv(out / "ratings.csv")
+    bluff = stats.bluff_metrics(rounds)
+    if not bluff.empty:
+        bluff.to_csv(out / "bluff.csv")
+    if plots_too:
+        pdir = out / "plots"
+        pdir.mkdir(exist_ok=True)
+        figures = {
+            "win_rates": plots.win_rates(summ),
+            "head_to_head": plots.head_to_head_heatmap(h2h),
+            "placements": plots.placement_bars(stats.placement_distribution(games)),
+            "convergence": plots.convergence_lines(stats.convergence(games)),
+        }
+        if not bluff.empty:
+            figures["call_accuracy"] = plots.call_accuracy(bluff)
+        for name, fig in figures.items():
+            fig.savefig(pdir / f"{name}.png", dpi=110)
+            plt.close(fig)
+    return summ.join(ratings, how="left")
+
+
+def _log_to_file(out: Path) -> None:
+    logger = logging.getLogger("bluffsim")
+    logger.setLevel(logging.INFO)
+    path = str(out / "run.log")
+    if not any(getattr(h, "baseFilename", None) == path for h in logger.handlers):
+        h = logging.FileHandler(path)
+        h.setFormatter(logging.Formatter("%(asctime)s %(processName)s %(levelname)s %(message)s"))
+        logger.addHandler(h)

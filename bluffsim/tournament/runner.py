@@ -1,0 +1,140 @@
+"""Batched play of one shard: agents act on observations, finished games are replaced.
+
+``play_shard`` keeps ``batch`` games in flight.  Each step, every lineup agent
+acts for the games whose current seat it holds (one batched ``act`` call per
+agent), the game steps, rounds that ended are recorded, and finished games are
+recorded and replaced by the shard's next games (autoreset).  A game depends
+only on its seed and the agents' actions, and agents draw from streams keyed by
+(game seed, seat, decision), so results do not depend on batch size or on which
+games share a batch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+import agents as agent_registry
+import bluffsim
+from bluffsim.api import BluffsimError
+from bluffsim.rng import AgentRNG
+from bluffsim.tournament.config import Experiment
+from bluffsim.tournament.schedule import Schedule
+
+
+class AgentFailure(BluffsimError, RuntimeError):
+    """An agent raised or returned an illegal action; names the agent, game and seed."""
+
+
+def schedule_of(exp: Experiment) -> Schedule:
+    """The experiment's schedule."""
+    return Schedule(exp.seed, exp.games, exp.players, exp.rotate, exp.duplicate, exp.shard_games)
+
+
+def play_shard(exp: Experiment, shard: int,
+               progress: Callable[[int], None] | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Play every game of ``shard``; returns (games, rounds) DataFrames sorted by game."""
+    sched = schedule_of(exp)
+    games = np.asarray(sched.shard_range(shard), dtype=np.int64)
+    seeds, lineup_of = sched.seeds(games), sched.seat_lineup(games)
+    game = bluffsim.make(exp.game, exp.players, **exp.rules)
+    lineup = [agent_registry.make(s.agent, game, **s.params) for s in exp.seats]
+    need_obs = any(a.traits.get("uses_observation", True) for a in lineup)
+    b = min(exp.batch, games.size)
+    st = game.init(seeds[:b])
+    slot = np.arange(b)            # index into `games` of the game in each slot
+    active = np.ones(b, bool)
+    nxt = b
+    game_rows: list[dict[str, np.ndarray]] = []
+    round_rows: list[dict[str, np.ndarray]] = []
+    while active.any():
+        live = active & ~st.done
+        seat_agent = lineup_of[slot, np.maximum(st.current_player, 0)]
+        obs = game.observe(st) if need_obs else None
+        actions = np.full(b, -1, np.int64)
+        for j, agent in enumerate(lineup):
+            idx = np.flatnonzero(live & (seat_agent == j))
+            if idx.size:
+                actions[idx] = _act(exp, agent, j, st, obs, idx, games[slot])
+        game.step(st, actions)
+        ended = np.flatnonzero(st.round_over & active)
+        if ended.size:
+            rec = game.round_record(st, ended)
+            rec["game"] = games[slot[ended]]
+            labels = np.asarray(exp.labels + ("",), dtype=object)
+            for seat_key in ("caller", "bidder"):
+                if seat_key in rec:
+                    s = rec[seat_key].astype(np.int64)
+                    rec[f"{seat_key}_agent"] = labels[np.where(
+                        s >= 0, lineup_of[slot[ended], np.maximum(s, 0)], len(exp.labels))]
+            round_rows.append(rec)
+        done = np.flatnonzero(st.done & active)
+        if done.size:
+            game_rows.append(_game_records(exp, game, st, done, games[slot[done]],
+                                           seeds[slot[done]], lineup_of[slot[done]]))
+            if progress:
+                progress(done.size)
+            refill = done[: max(0, games.size - nxt)]
+            if refill.size:
+                slot[refill] = np.arange(nxt, nxt + refill.size)
+                nxt += refill.size
+                game.reset_games(st, refill, seeds[slot[refill]])
+            active[done[refill.size:]] = False
+    return _frame(game_rows, "game", ["game", "seat"]), _frame(round_rows, "game",
+                                                                ["game", "round"])
+
+
+def _act(exp: Experiment, agent: Any, j: int, st: Any, obs: dict[str, np.ndarray] | None,
+         idx: np.ndarray, game_ids: np.ndarray) -> np.ndarray:
+    """One agent's actions for games ``idx``; failures name the agent, game and seed."""
+    sub = {k: v[idx] for k, v in obs.items()} if obs is not None else None
+    mask = st.legal_action_mask[idx]
+    rng = AgentRNG(st.seed[idx], st.current_player[idx], st.num_decisions[idx])
+    label = exp.labels[j]
+    try:
+        a = np.asarray(agent.act(sub, mask, rng), dtype=np.int64)
+    except Exception as e:  # an agent bug must not look like a bluffsim bug
+        raise AgentFailure(f"agent {label!r} raised {type(e).__name__}: {e} "
+                           f"({exp.game}, game {int(game_ids[idx[0]])}, "
+                           f"seed {int(st.seed[idx[0]])})") from e
+    ok = (a.shape == (idx.size,)) and bool(
+        np.all((a >= 0) & (a < mask.shape[1])) and mask[np.arange(idx.size),
+                                                         np.clip(a, 0, mask.shape[1] - 1)].all())
+    if not ok:
+        bad = 0 if a.shape != (idx.size,) else int(np.flatnonzero(
+            ~((a >= 0) & (a < mask.shape[1]))
+            | ~mask[np.arange(idx.size), np.clip(a, 0, mask.shape[1] - 1)])[0])
+        raise AgentFailure(f"agent {label!r} chose an illegal action ({exp.game}, game "
+                           f"{int(game_ids[idx[bad]])}, seed {int(st.seed[idx[bad]])})")
+    return a
+
+
+def _game_records(exp: Experiment, game: Any, st: Any, done: np.ndarray, game_ids: np.ndarray,
+                  seeds: np.ndarray, lineup: np.ndarray) -> dict[str, np.ndarray]:
+    """One row per (finished game, seat)."""
+    p = exp.players
+    labels = np.asarray(exp.labels, dtype=object)
+    place = st.placements[done]
+    return {
+        "game": np.repeat(game_ids, p),
+        "seed": np.repeat(seeds, p),
+        "seat": np.tile(np.arange(p, dtype=np.int8), done.size),
+        "agent": labels[lineup.ravel()],
+        "placement": place.ravel(),
+        "won": (place == 1).ravel(),
+        "score": game.final_score(st, done).ravel(),
+        "rounds": np.repeat(st.num_rounds[done], p),
+        "decisions": np.repeat(st.num_decisions[done], p),
+        "truncated": np.repeat(st.truncated[done], p),
+    }
+
+
+def _frame(parts: list[dict[str, np.ndarray]], key: str, order: list[str]) -> pd.DataFrame:
+    if not parts:
+        return pd.DataFrame()
+    cols = parts[0].keys()
+    df = pd.DataFrame({c: np.concatenate([p[c] for p in parts]) for c in cols})
+    return df.sort_values(order, kind="stable").reset_index(drop=True)
