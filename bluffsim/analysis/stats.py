@@ -49,55 +49,68 @@ def summary(games: pd.DataFrame) -> pd.DataFrame:
     return out[cols].sort_values("win_rate", ascending=False)
 
 
-def _pairs(games: pd.DataFrame) -> pd.DataFrame:
-    """Every ordered pair of seats within a game: agent a, agent b, score of a (1/0.5/0)."""
-    g = games[["game", "agent", "placement"]]
-    m = g.merge(g, on="game", suffixes=("_a", "_b"))
-    m = m[m["agent_a"] != m["agent_b"]]
-    score = np.where(m["placement_a"] < m["placement_b"], 1.0,
-                     np.where(m["placement_a"] == m["placement_b"], 0.5, 0.0))
-    return pd.DataFrame({"a": m["agent_a"].to_numpy(), "b": m["agent_b"].to_numpy(),
-                         "score": score})
+def pair_totals(games: pd.DataFrame) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """Pairwise results of every two seats with different agents in the same game.
+
+    Returns (agents, W, N): ``W[a, b]`` sums a's score against b (1 placed better,
+    0.5 tie, 0 worse) and ``N[a, b]`` counts their meetings.  Computed with
+    numpy on a [games, seats] layout, so millions of games take well under a second.
+    """
+    agents = sorted(games["agent"].unique().tolist())
+    k = len(agents)
+    w, n = np.zeros((k, k)), np.zeros((k, k))
+    g = games.sort_values(["game", "seat"] if "seat" in games else ["game"], kind="stable")
+    code = pd.Categorical(g["agent"], categories=agents).codes.astype(np.int64)
+    sizes = g.groupby("game", sort=False).size().to_numpy()
+    start = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    for size in np.unique(sizes):
+        rows = (start[sizes == size][:, None] + np.arange(size)).ravel()
+        c = code[rows].reshape(-1, size)
+        place = g["placement"].to_numpy()[rows].reshape(-1, size)
+        for i in range(size):
+            for j in range(size):
+                keep = c[:, i] != c[:, j]
+                score = np.where(place[:, i] < place[:, j], 1.0,
+                                 np.where(place[:, i] == place[:, j], 0.5, 0.0))
+                key = c[keep, i] * k + c[keep, j]
+                w += np.bincount(key, weights=score[keep], minlength=k * k).reshape(k, k)
+                n += np.bincount(key, minlength=k * k).reshape(k, k)
+    return agents, w, n
 
 
 def head_to_head(games: pd.DataFrame) -> pd.DataFrame:
     """Matrix: share of shared games in which the row agent beat the column agent."""
-    pairs = _pairs(games)
-    table = pairs.pivot_table(index="a", columns="b", values="score", aggfunc="mean")
-    table.index.name, table.columns.name = "agent", "opponent"
-    return table
+    agents, w, n = pair_totals(games)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        share = np.where(n > 0, w / n, np.nan)
+    return pd.DataFrame(share, index=pd.Index(agents, name="agent"),
+                        columns=pd.Index(agents, name="opponent"))
 
 
 def bradley_terry(games: pd.DataFrame, iters: int = 500, tol: float = 1e-10) -> pd.DataFrame:
     """Bradley–Terry ratings (400·log10 scale, mean 0) with standard errors, per agent."""
-    pairs = _pairs(games)
-    agents = sorted(set(pairs["a"]) | set(games["agent"]))
+    agents, w, n = pair_totals(games)
     k = len(agents)
     if k < 2:
-        return pd.DataFrame({"rating": [0.0] * k, "se": [np.nan] * k}, index=agents)
-    pos = {a: i for i, a in enumerate(agents)}
-    w = np.zeros((k, k))
-    np.add.at(w, (pairs["a"].map(pos).to_numpy(), pairs["b"].map(pos).to_numpy()),
-              pairs["score"].to_numpy())
-    w /= 2.0  # each unordered pair appears twice (a,b) and (b,a)
-    n = w + w.T
+        return pd.DataFrame({"rating": [0.0] * k, "se": [np.nan] * k},
+                            index=pd.Index(agents, name="agent"))
+    w, n = w / 2.0, n / 2.0  # each unordered pair was counted as (a, b) and (b, a)
     wins = w.sum(axis=1)
     pi = np.ones(k)
     for _ in range(iters):
         denom = (n / (pi[:, None] + pi[None, :])).sum(axis=1)
         new = np.where(denom > 0, np.maximum(wins, 1e-9) / denom, pi)
         new /= np.exp(np.log(new).mean())
-        if np.max(np.abs(new - pi)) < tol:
-            pi = new
-            break
+        converged = np.max(np.abs(new - pi)) < tol
         pi = new
+        if converged:
+            break
     theta = np.log(pi)
-    # observed information of theta (natural log scale), one parameter fixed by the mean
+    # observed information of theta (natural log scale); the mean is fixed, hence pinv
     p = pi[:, None] / (pi[:, None] + pi[None, :])
     info = n * p * (1 - p)
     h = np.diag(info.sum(axis=1)) - info
-    cov = np.linalg.pinv(h)
-    se = np.sqrt(np.clip(np.diag(cov), 0, None))
+    se = np.sqrt(np.clip(np.diag(np.linalg.pinv(h)), 0, None))
     scale = 400 / np.log(10)
     out = pd.DataFrame({"rating": (theta - theta.mean()) * scale, "se": se * scale},
                        index=pd.Index(agents, name="agent"))
