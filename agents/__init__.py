@@ -12,11 +12,16 @@ from __future__ import annotations
 from typing import Any
 
 from agents.base import Agent
+from agents.qdv.heuristic import QdvHeuristic
 from agents.random import RandomAgent
 
-REGISTRY: dict[str, type[Agent]] = {"random": RandomAgent}
+# name -> {game id -> class}
+REGISTRY: dict[str, dict[str, type[Agent]]] = {
+    "random": {g: RandomAgent for g in RandomAgent.games},
+    "heuristic": {"qdv": QdvHeuristic},
+}
 
-__all__ = ["REGISTRY", "Agent", "RandomAgent", "list_agents", "make"]
+__all__ = ["REGISTRY", "Agent", "RandomAgent", "describe", "list_agents", "make"]
 
 
 def list_agents() -> list[str]:
@@ -28,8 +33,17 @@ def make(name: str, game: Any, **params: Any) -> Agent:
     """Build agent ``name`` for ``game``; unknown names or parameters raise ``ValueError``."""
     if name not in REGISTRY:
         raise ValueError(f"unknown agent {name!r}; available: {', '.join(list_agents())}")
-    cls = REGISTRY[name]
-    if game.game_id not in cls.games:
+    by_game = REGISTRY[name]
+    if game.game_id not in by_game:
         raise ValueError(f"agent {name!r} does not play {game.game_id!r}; it plays "
-                         f"{', '.join(cls.games)}")
-    return cls(game, **params)
+                         f"{', '.join(by_game)}")
+    return by_game[game.game_id](game, **params)
+
+
+def describe() -> list[tuple[str, str, dict[str, Any]]]:
+    """(agent, game, default parameters) for every registered agent of an existing game."""
+    import bluffsim
+
+    games = set(bluffsim.list_games())
+    return [(name, gid, dict(cls.params)) for name, by_game in sorted(REGISTRY.items())
+            for gid, cls in sorted(by_game.items()) if gid in games]

@@ -1,0 +1,75 @@
+"""Every registered agent: legal actions on many states, batch independence, parameters."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import agents
+import bluffsim
+from bluffsim.rng import AgentRNG
+from tests.games import random_actions
+
+PAIRS = [(name, gid) for name, gid, _ in agents.describe()]
+
+
+def states_after(game, seeds, steps):
+    """A batch of states reached by random play (finished games restarted)."""
+    st_ = game.init(seeds)
+    for _ in range(steps):
+        game.step(st_, random_actions(game, st_))
+        done = np.flatnonzero(st_.done)
+        if done.size:
+            game.reset_games(st_, done, st_.seed[done] + 10**6)
+    return st_
+
+
+@pytest.mark.parametrize("name, game_id", PAIRS)
+@given(players=st.integers(2, 6), seed=st.integers(0, 2**32), steps=st.integers(0, 80))
+def test_agent_returns_only_legal_actions(name, game_id, players, seed, steps):
+    if game_id != "qdv":
+        players = max(players, 3)
+    game = bluffsim.make(game_id, players)
+    agent = agents.make(name, game)
+    st_ = states_after(game, np.arange(seed, seed + 64), steps)
+    live = np.flatnonzero(~st_.done)
+    obs = {k: v[live] for k, v in game.observe(st_).items()}
+    rng = AgentRNG(st_.seed[live], st_.current_player[live], st_.num_decisions[live])
+    a = agent.act(obs, st_.legal_action_mask[live], rng)
+    assert a.shape == (live.size,)
+    assert st_.legal_action_mask[live, a].all()
+
+
+@pytest.mark.parametrize("name, game_id", PAIRS)
+def test_same_seed_same_actions_alone_or_in_a_batch(name, game_id):
+    game = bluffsim.make(game_id, 4)
+    agent = agents.make(name, game)
+    st_ = states_after(game, np.arange(100), 30)
+    obs = game.observe(st_)
+    rng = AgentRNG(st_.seed, st_.current_player, st_.num_decisions)
+    batch = agent.act(obs, st_.legal_action_mask, rng)
+    for b in (0, 37, 99):
+        one = {k: v[b:b + 1] for k, v in obs.items()}
+        r1 = AgentRNG(st_.seed[b:b + 1], st_.current_player[b:b + 1], st_.num_decisions[b:b + 1])
+        assert agent.act(one, st_.legal_action_mask[b:b + 1], r1)[0] == batch[b]
+
+
+def test_unknown_agent_and_parameter_are_clear_errors():
+    game = bluffsim.make("qdv", 3)
+    with pytest.raises(ValueError, match="unknown agent 'oracle'"):
+        agents.make("oracle", game)
+    with pytest.raises(ValueError, match="unknown parameter"):
+        agents.make("heuristic", game, temperature=1)
+
+
+def test_heuristic_beats_random_at_qdv():
+    from bluffsim.tournament import parse_config, play_shard
+
+    exp = parse_config({"experiment": {"game": "qdv", "players": 2, "games": 400, "seed": 9},
+                        "seats": [{"agent": "random"}, {"agent": "heuristic"}],
+                        "run": {"batch": 200, "shard_games": 400}})
+    games, _ = play_shard(exp, 0)
+    rate = games.groupby("agent")["won"].mean()
+    assert rate["heuristic"] > 0.8 > 0.2 > rate["random"]
