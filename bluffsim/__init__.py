@@ -21,7 +21,7 @@ from bluffsim.api import (
 
 __version__ = "0.1.0"
 
-_GAMES = {"qdv": "bluffsim.games.qdv"}
+_GAMES = {"qdv": "bluffsim.games.qdv", "veru": "bluffsim.games.veru"}
 
 __all__ = [
     "BluffsimError", "Game", "IllegalActionError", "RulesError", "SeedError", "State",

@@ -19,19 +19,24 @@ class Case:
 
     game_id: str
     num_players: int
+    options: tuple[tuple[str, Any], ...] = ()
+    tag: str = ""
 
     def __str__(self) -> str:
-        return f"{self.game_id}-{self.num_players}p"
+        return f"{self.game_id}-{self.num_players}p{'-' + self.tag if self.tag else ''}"
 
     def make(self, **options: Any) -> Any:
-        return bluffsim.make(self.game_id, self.num_players, **options)
+        return bluffsim.make(self.game_id, self.num_players, **{**dict(self.options), **options})
 
     @property
     def reference(self) -> Any:
         return importlib.import_module(f"bluffsim.games.{self.game_id}.reference")
 
 
-CASES = [Case("qdv", 2), Case("qdv", 4), Case("qdv", 6)]
+GADGETS = (("joker_swap_seats", (0, 2, 4)), ("check_seats", (1, 2)), ("ace_hint_seats", (0, 3)),
+           ("endgame_limit", 30), ("turn_order", "counterclockwise"), ("jokers", 6))
+CASES = [Case("qdv", 2), Case("qdv", 4), Case("qdv", 6),
+         Case("veru", 3), Case("veru", 4), Case("veru", 6), Case("veru", 5, GADGETS, "gadgets")]
 CASE_IDS = [str(c) for c in CASES]
 
 

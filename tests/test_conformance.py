@@ -157,7 +157,7 @@ def test_observation_ignores_cards_the_player_cannot_see(case: Case, seed, steps
         ref.apply(s, int(a[0]))
         game.step(st, a)
     seat = s.current_player
-    other = case.reference.redeal_hidden(s, seat, redeal)
+    other = case.reference.redeal_hidden(s, seat, redeal, game.rules)
     before, after = ref.observe(s, seat), ref.observe(other, seat)
     for key in before:
         np.testing.assert_array_equal(before[key], after[key], err_msg=key)
@@ -173,3 +173,5 @@ def test_make_rejects_unknown_game_and_option(case: Case) -> None:
         case.make(colour="red")
     with pytest.raises(bluffsim.RulesError, match="num_players=9"):
         bluffsim.make(case.game_id, 9)
+    with pytest.raises(bluffsim.RulesError, match="num_players=1 is invalid; allowed: [23]..6"):
+        bluffsim.make(case.game_id, 1)

@@ -65,7 +65,7 @@ def play_shard(exp: Experiment, shard: int,
             rec = game.round_record(st, ended)
             rec["game"] = games[slot[ended]]
             labels = np.asarray(exp.labels + ("",), dtype=object)
-            for seat_key in ("caller", "bidder"):
+            for seat_key in ("caller", "bidder", "claimant", "taker"):
                 if seat_key in rec:
                     s = rec[seat_key].astype(np.int64)
                     rec[f"{seat_key}_agent"] = labels[np.where(

@@ -521,7 +521,7 @@ def _check_effect(name: str) -> str:
     return name
 
 
-def redeal_hidden(s: RefState, seat: int, seed: int) -> RefState:
+def redeal_hidden(s: RefState, seat: int, seed: int, rules: Rules | None = None) -> RefState:
     """A copy of ``s`` with every card ``seat`` cannot see re-dealt at random.
 
     Hidden are: the other players' face-down cards (before a showdown shows all

@@ -1,0 +1,483 @@
+"""Scalar reference engine of ``veru`` (Верю — не верю): readable, one rule per function.
+
+The oracle of ``vec.py`` (bit-identical: same action ids, random draws and
+observations).  Rules: ``shared/RULES.md`` §3 and the Russian seed; decisions
+where they are silent are listed in ``rules.py``.  Hands are counts per card
+type (``rules.CARD_NAMES``); the ``hands`` property gives sorted names.
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from bluffsim import rng
+from bluffsim.api import IllegalActionError, RulesError
+from bluffsim.games.veru import rules as R
+from bluffsim.games.veru.rules import Rules
+
+JOKER_STREAM = 5
+
+
+def _zeros(p: int) -> list[list[int]]:
+    return [[0] * R.NUM_TYPES for _ in range(p)]
+
+
+@dataclass
+class RefState:
+    """One veru game, plain Python fields (meanings as in ``vec.VeruState``)."""
+
+    seed: int
+    num_players: int
+    hand_counts: list[list[int]]
+    table: list[int] = field(default_factory=list)
+    claimant: int = -1
+    claim_rank: int = -1
+    bank: list[list[int]] = field(default_factory=list)
+    closed: list[bool] = field(default_factory=lambda: [False] * R.ANNOUNCEABLE)
+    discard_seen: list[int] = field(default_factory=lambda: [0] * R.NUM_TYPES)
+    discard_hidden: list[int] = field(default_factory=lambda: [0] * R.NUM_TYPES)
+    out: list[bool] = field(default_factory=list)
+    place: list[int] = field(default_factory=list)
+    phase: int = R.PHASE_ANNOUNCE
+    current_player: int = 0
+    opener: int = 0
+    put_count: int = 0
+    acted: bool = False
+    swaps_used: list[int] = field(default_factory=list)
+    swapped_round: list[bool] = field(default_factory=list)
+    endgame_count: int = -1
+    taken: list[int] = field(default_factory=list)
+    seen_taken: list[list[list[int]]] = field(default_factory=list)  # [observer][taker][type]
+    last_check: list[int] = field(default_factory=lambda: [-1] * 5)
+    last_check_cards: list[int] = field(default_factory=lambda: [0] * R.NUM_TYPES)
+    terminated: bool = False
+    truncated: bool = False
+    placements: list[int] = field(default_factory=list)
+    num_decisions: int = 0
+    num_rounds: int = 0
+
+    @property
+    def hands(self) -> list[list[str]]:
+        """Per seat, the sorted names of the cards in hand."""
+        return [sorted(R.CARD_NAMES[t] for t, n in enumerate(h) for _ in range(n))
+                for h in self.hand_counts]
+
+    @property
+    def bank_size(self) -> int:
+        """Cards in the Bank."""
+        return sum(map(sum, self.bank))
+
+    @property
+    def done(self) -> bool:
+        """The game is over."""
+        return self.terminated or self.truncated
+
+    @property
+    def closed_ranks(self) -> list[str]:
+        """Names of the closed ranks."""
+        return [R.RANKS[r] for r in range(R.ANNOUNCEABLE) if self.closed[r]]
+
+
+LAST_CHECK = ("checker", "claimant", "kind", "truth", "taker")
+
+
+class ReferenceGame:
+    """Scalar veru engine: ``new_game``, ``legal_actions``, ``apply``, ``observe``."""
+
+    def __init__(self, rules: Rules):
+        self.rules = rules
+        self.action_names = rules.action_names
+        self._ids = {n: i for i, n in enumerate(self.action_names)}
+
+    # ------------------------------------------------------------ set-up
+    def blank(self, seed: int) -> RefState:
+        """A state with empty hands (for the deal or a scenario)."""
+        p = self.rules.num_players
+        return RefState(seed=int(seed), num_players=p, hand_counts=_zeros(p), bank=_zeros(p),
+                        out=[False] * p, place=[0] * p, swaps_used=[0] * p,
+                        swapped_round=[False] * p, taken=[0] * p,
+                        seen_taken=[_zeros(p) for _ in range(p)], placements=[0] * p)
+
+    def new_game(self, seed: int) -> RefState:
+        """Jokers in, shuffle, deal everything from the first opener, close quads, open."""
+        s = self.blank(seed)
+        deck = self.deck_with_jokers(s.seed)
+        order = rng.permutation(s.seed, rng.Stream.DEAL, 0, len(deck))
+        s.opener = self.first_opener(s.seed)
+        p = s.num_players
+        for i, pos in enumerate(order):
+            seat = (s.opener + self.rules.step * i) % p
+            s.hand_counts[seat][deck[pos]] += 1
+        for seat in range(p):
+            self.close_quads(s, seat)
+        self.open_round(s, s.opener)
+        self.check_all_closed(s)
+        return s
+
+    def deck_with_jokers(self, seed: int) -> list[int]:
+        """52 cards (4 of each rank) with ``jokers`` random non-ace cards made Jokers."""
+        deck = [r for r in range(13) for _ in range(4)]
+        non_ace = [i for i, r in enumerate(deck) if r != R.ACE]
+        pick = rng.permutation(seed, JOKER_STREAM, 0, len(non_ace))
+        for j in pick[: self.rules.jokers]:
+            deck[non_ace[j]] = R.JOKER
+        return deck
+
+    def first_opener(self, seed: int) -> int:
+        """Seat of the first opener: the option, or drawn from the seed."""
+        if self.rules.first_opener >= 0:
+            return self.rules.first_opener
+        return rng.below_scalar(rng.word(seed, rng.Stream.OPENER, 0), self.rules.num_players)
+
+    def close_quads(self, s: RefState, seat: int) -> None:
+        """Four natural cards of a rank (not aces) in one hand are discarded face up: closed."""
+        for r in range(R.ANNOUNCEABLE):
+            if s.hand_counts[seat][r] == 4:
+                s.hand_counts[seat][r] = 0
+                s.discard_seen[r] += 4
+                s.closed[r] = True
+
+    def open_round(self, s: RefState, opener: int) -> None:
+        """``opener`` (or the next player still in) announces the next claim."""
+        opener = opener if not s.out[opener] else self.next_in(s, opener)
+        s.opener = s.current_player = opener
+        s.phase = R.PHASE_ANNOUNCE
+        s.acted = False
+        s.put_count = 0
+
+    # ------------------------------------------------------------ seating
+    def next_in(self, s: RefState, seat: int) -> int:
+        """Next seat in turn order that is not out."""
+        p = s.num_players
+        for k in range(1, p + 1):
+            cand = (seat + self.rules.step * k) % p
+            if not s.out[cand]:
+                return cand
+        return seat
+
+    # ------------------------------------------------------------ legality
+    def can_swap(self, s: RefState, seat: int) -> bool:
+        """Joker gadget: owned, uses left, not yet this round, not after acting, > 1 card."""
+        return (seat in self.rules.joker_swap_seats and not s.acted
+                and s.swaps_used[seat] < self.rules.joker_swaps and not s.swapped_round[seat]
+                and sum(s.hand_counts[seat]) > 1)
+
+    def legal_actions(self, s: RefState) -> list[int]:
+        """Legal action ids of the current player (``timeout`` is never listed)."""
+        if s.done:
+            return []
+        me = s.current_player
+        hand = s.hand_counts[me]
+        acts: list[int] = []
+        if s.phase == R.PHASE_ANNOUNCE:
+            acts = [R.ANNOUNCE0 + r for r in range(R.ANNOUNCEABLE) if not s.closed[r]]
+        elif s.phase == R.PHASE_PUT:
+            acts = [R.PUT0 + t for t in range(R.NUM_TYPES) if hand[t] > 0]
+            if s.put_count >= 1:
+                acts.append(R.DONE)
+        elif s.phase == R.PHASE_RESPOND:
+            acts = [R.PUT0 + t for t in range(R.NUM_TYPES) if hand[t] > 0]
+            acts += [R.BELIEVE, R.DISBELIEVE]
+        if s.phase != R.PHASE_PUT and self.can_swap(s, me):
+            acts += [R.SWAP0 + r for r in range(R.ANNOUNCEABLE) if hand[r] > 0]
+        return sorted(acts)
+
+    def action_id(self, action: int | str) -> int:
+        """Accept an action id or name."""
+        if isinstance(action, str):
+            if action not in self._ids:
+                raise IllegalActionError(f"unknown veru action {action!r}")
+            return self._ids[action]
+        return int(action)
+
+    # ------------------------------------------------------------ apply
+    def apply(self, s: RefState, action: int | str) -> RefState:
+        """Apply one decision (in place); a finished game ignores it."""
+        if s.done:
+            return s
+        a = self.action_id(action)
+        if a != R.TIMEOUT and a not in self.legal_actions(s):
+            name = self.action_names[a] if 0 <= a < R.NUM_ACTIONS else "out of range"
+            raise IllegalActionError(
+                f"illegal veru action {a} ({name}) for seat {s.current_player}")
+        s.num_decisions += 1
+        if a < R.PUT0:
+            self.announce(s, a - R.ANNOUNCE0)
+        elif a < R.DONE:
+            self.put(s, a - R.PUT0)
+        elif a == R.DONE:
+            self.end_claim(s)
+        elif a in (R.BELIEVE, R.DISBELIEVE):
+            self.check(s, believe=a == R.BELIEVE)
+        elif a < R.TIMEOUT:
+            self.swap(s, a - R.SWAP0)
+        else:
+            self.timeout(s)
+        self.count_endgame(s)
+        return s
+
+    def announce(self, s: RefState, rank: int) -> None:
+        """The opener names the round's rank; their cards follow."""
+        s.claim_rank = rank
+        s.claimant = s.current_player
+        s.phase = R.PHASE_PUT
+        s.put_count = 0
+        s.acted = True
+
+    def put(self, s: RefState, card: int) -> None:
+        """One card face down; a responder's first card sends the last claim to the Bank."""
+        me = s.current_player
+        if s.phase == R.PHASE_RESPOND:
+            self.claim_to_bank(s)
+            s.claimant = me
+            s.phase = R.PHASE_PUT
+            s.put_count = 0
+        s.hand_counts[me][card] -= 1
+        s.table.append(card)
+        s.put_count += 1
+        s.acted = True
+        if s.put_count == 3 or sum(s.hand_counts[me]) == 0:
+            self.end_claim(s)
+
+    def claim_to_bank(self, s: RefState) -> None:
+        """The previous claim's cards join the Bank, unchecked forever."""
+        for card in s.table:
+            s.bank[s.claimant][card] += 1
+        s.table = []
+
+    def end_claim(self, s: RefState) -> None:
+        """The claim stands; the next player in turn responds."""
+        s.current_player = self.next_in(s, s.current_player)
+        s.phase = R.PHASE_RESPOND
+        s.put_count = 0
+        s.acted = False
+
+    def swap(self, s: RefState, rank: int) -> None:
+        """Joker gadget: a card of ``rank`` leaves the game unseen, a Joker takes its place."""
+        me = s.current_player
+        s.hand_counts[me][rank] -= 1
+        s.hand_counts[me][R.JOKER] += 1
+        s.discard_hidden[rank] += 1
+        s.swaps_used[me] += 1
+        s.swapped_round[me] = True
+
+    # ------------------------------------------------------------ checks
+    def claim_is_true(self, s: RefState) -> bool:
+        """Every card of the claim is the announced rank or a Joker."""
+        return all(c in (s.claim_rank, R.JOKER) for c in s.table)
+
+    def check(self, s: RefState, believe: bool) -> None:
+        """Believe / disbelieve: the table in RULES.md §3 decides who takes and who opens."""
+        checker, claimant = s.current_player, s.claimant
+        truth = self.claim_is_true(s)
+        claim = [0] * R.NUM_TYPES
+        for c in s.table:
+            claim[c] += 1
+        if believe and truth:
+            taker, opener = -1, checker
+        elif truth or believe:  # checker was wrong
+            taker, opener = checker, claimant
+        else:  # disbelieved a bluff
+            taker, opener = claimant, checker
+        s.last_check = [checker, claimant, 0 if believe else 1, int(truth), taker]
+        s.last_check_cards = claim
+        if taker < 0:
+            for t in range(R.NUM_TYPES):
+                s.discard_seen[t] += claim[t]
+                s.discard_hidden[t] += sum(s.bank[o][t] for o in range(s.num_players))
+            s.table, s.bank = [], _zeros(s.num_players)
+        else:
+            self.take_all(s, taker, claim_seen_by=self.check_viewers(s, checker, taker))
+        self.end_round(s, opener)
+
+    def check_viewers(self, s: RefState, checker: int, taker: int) -> set[int]:
+        """Who sees the checked cards going to ``taker``: the claimant, the taker, Check gadgets."""
+        return {s.claimant, taker, *self.rules.check_seats}
+
+    def take_all(self, s: RefState, taker: int, claim_seen_by: set[int]) -> None:
+        """``taker`` takes table + Bank into hand; each player notes the cards they know moved.
+
+        The taker knows all of them; every other player knows their own Bank cards,
+        and the claim's cards if they are in ``claim_seen_by``.
+        """
+        p = s.num_players
+        claim = [0] * R.NUM_TYPES
+        for c in s.table:
+            claim[c] += 1
+        total = [claim[t] + sum(s.bank[o][t] for o in range(p)) for t in range(R.NUM_TYPES)]
+        for o in range(p):
+            for t in range(R.NUM_TYPES):
+                if o == taker:
+                    known = total[t]
+                else:
+                    known = s.bank[o][t] + (claim[t] if o in claim_seen_by else 0)
+                s.seen_taken[o][taker][t] += known
+        for t in range(R.NUM_TYPES):
+            s.hand_counts[taker][t] += total[t]
+        s.taken[taker] += sum(total)
+        s.table, s.bank = [], _zeros(p)
+        self.close_quads(s, taker)
+
+    def timeout(self, s: RefState) -> None:
+        """A player out of time is wrong: takes table + Bank; the next player opens."""
+        me = s.current_player
+        has_cards = bool(s.table) or s.bank_size > 0
+        s.last_check = [-1, s.claimant, 2, -1, me if has_cards else -1]
+        s.last_check_cards = [0] * R.NUM_TYPES
+        if has_cards:
+            self.take_all(s, me, claim_seen_by={s.claimant})
+        self.end_round(s, self.next_in(s, me))
+
+    # ------------------------------------------------------------ round end
+    def end_round(self, s: RefState, opener: int) -> None:
+        """Players with nothing left go out (same moment, same place); end or reopen."""
+        s.claimant = s.claim_rank = -1
+        s.num_rounds += 1
+        s.swapped_round = [False] * s.num_players
+        leaving = [q for q in range(s.num_players)
+                   if not s.out[q] and sum(s.hand_counts[q]) == 0]
+        place = sum(s.out) + 1
+        for q in leaving:
+            s.out[q] = True
+            s.place[q] = place
+        if self.check_finished(s):
+            return
+        if self.check_all_closed(s):
+            return
+        self.open_round(s, opener)
+
+    def check_finished(self, s: RefState) -> bool:
+        """One player left holding cards: they take the last place."""
+        remaining = [q for q in range(s.num_players) if not s.out[q]]
+        if len(remaining) > 1:
+            if len(remaining) == 2 and s.endgame_count < 0:
+                s.endgame_count = 0
+            return False
+        for q in remaining:
+            s.place[q] = sum(s.out) + 1
+        self.finish(s)
+        return True
+
+    def check_all_closed(self, s: RefState) -> bool:
+        """Every announceable rank closed: the rest rank by fewest cards."""
+        if not all(s.closed):
+            return False
+        remaining = [q for q in range(s.num_players) if not s.out[q]]
+        base = sum(s.out) + 1
+        for q in remaining:
+            mine = sum(s.hand_counts[q])
+            s.place[q] = base + sum(sum(s.hand_counts[o]) < mine for o in remaining)
+        self.finish(s)
+        return True
+
+    def count_endgame(self, s: RefState) -> None:
+        """Two players left: after ``endgame_limit`` decisions both lose (share the last place)."""
+        if s.done or s.endgame_count < 0:
+            return
+        s.endgame_count += 1
+        if s.endgame_count >= self.rules.endgame_limit:
+            base = sum(s.out) + 1
+            for q in range(s.num_players):
+                if not s.out[q]:
+                    s.place[q] = base
+            self.finish(s)
+
+    def finish(self, s: RefState) -> None:
+        """Game over: placements are the places."""
+        s.terminated = True
+        s.phase = R.PHASE_OVER
+        s.current_player = -1
+        s.placements = list(s.place)
+
+    # ------------------------------------------------------------ observation
+    def observe(self, s: RefState, seat: int | None = None) -> dict[str, np.ndarray]:
+        """The information set of ``seat`` (default: the current player)."""
+        from bluffsim.games.veru.observe import observation_fields
+
+        return observation_fields(self.rules, s, s.current_player if seat is None else seat)
+
+
+# ---------------------------------------------------------------- scenarios
+def scenario(hands: Sequence[Sequence[str]], opener: int = 0, seed: int = 0,
+             **options: Any) -> tuple[ReferenceGame, RefState]:
+    """A game whose hands are given by card names (``"2"`` … ``"A"``, ``"joker"``).
+
+    Cards not in any hand are out of the game unseen; four naturals of a rank in a
+    hand are closed at once, as after the deal.  ``opener`` announces first.
+    """
+    rules = Rules.from_options(num_players=len(hands), **options)
+    game = ReferenceGame(rules)
+    s = game.blank(seed)
+    remaining = [4] * 13 + [rules.jokers]
+    for seat, cards in enumerate(hands):
+        for name in cards:
+            if name not in R.CARD_NAMES:
+                raise RulesError(f"scenario: unknown veru card {name!r}; allowed: "
+                                 f"{', '.join(R.CARD_NAMES)}")
+            t = R.CARD_NAMES.index(name)
+            if remaining[t] == 0:
+                raise RulesError(f"scenario: no {name!r} card left (4 per rank, "
+                                 f"{rules.jokers} jokers)")
+            remaining[t] -= 1
+            s.hand_counts[seat][t] += 1
+    s.discard_hidden = remaining
+    for seat in range(rules.num_players):
+        game.close_quads(s, seat)
+        if sum(s.hand_counts[seat]) == 0:
+            s.out[seat] = True
+            s.place[seat] = 1
+    game.open_round(s, opener)
+    game.check_finished(s)
+    return game, s
+
+
+def redeal_hidden(s: RefState, seat: int, seed: int, rules: Rules) -> RefState:
+    """A copy of ``s`` with every card ``seat`` cannot see re-dealt at random.
+
+    Hidden: the other hands, the claim on the table (unless ``seat`` made it), the
+    other owners' Bank cards and the cards out of the game unseen — except the aces
+    when ``seat`` has the 4-Aces gadget.  Sizes per location stay as they are.
+    """
+    out = copy.deepcopy(s)
+    gen = random.Random(seed)
+    keep_aces = seat in rules.ace_hint_seats
+    pool: list[int] = []
+    slots: list[tuple[str, int]] = []
+
+    def collect(counts: list[int], where: tuple[str, int]) -> None:
+        for t in range(R.NUM_TYPES):
+            if keep_aces and t == R.ACE:
+                continue
+            pool.extend([t] * counts[t])
+            slots.extend([where] * counts[t])
+            counts[t] = 0
+
+    for q in range(s.num_players):
+        if q != seat:
+            collect(out.hand_counts[q], ("hand", q))
+            collect(out.bank[q], ("bank", q))
+    if s.claimant != seat:
+        table = [0] * R.NUM_TYPES
+        for c in out.table:
+            table[c] += 1
+        aces = [R.ACE] * table[R.ACE] if keep_aces else []
+        collect(table, ("table", 0))
+        out.table = aces
+    collect(out.discard_hidden, ("hidden", 0))
+    gen.shuffle(pool)
+    for card, (where, q) in zip(pool, slots, strict=True):
+        if where == "hand":
+            out.hand_counts[q][card] += 1
+        elif where == "bank":
+            out.bank[q][card] += 1
+        elif where == "table":
+            out.table.append(card)
+        else:
+            out.discard_hidden[card] += 1
+    return out

@@ -1,0 +1,145 @@
+"""Rules object of ``veru`` (Верю — не верю): options, validation, cards and action ids.
+
+Options (keyword arguments of ``bluffsim.make("veru", num_players, ...)``):
+
+| option            | default  | allowed                                                         |
+|-------------------|----------|-----------------------------------------------------------------|
+| `num_players`     | 4        | 3..6                                                            |
+| `jokers`          | 2        | 0..48 non-ace cards replaced by Jokers at the deal (0 = classic)|
+| `endgame_limit`   | 200      | 1..100000 decisions once two players are left                   |
+| `joker_swaps`     | 2        | 0..10 `swap` gadget uses per game                               |
+| `joker_swap_seats`| ()       | seats with the Joker-swap gadget                                |
+| `check_seats`     | ()       | seats with the Check gadget (see the checked cards at every check) |
+| `ace_hint_seats`  | ()       | seats with the 4-Aces gadget (see where the aces are)           |
+| `first_opener`    | -1       | a seat, or -1 = drawn at random from the seed                   |
+| `turn_order`      | "clockwise" | "clockwise" or "counterclockwise"                            |
+
+Card types (index / meaning): 0..12 = ranks 2, 3, …, 10, J, Q, K, A; 13 = Joker.
+Announceable ranks are 0..11 (never the ace).
+
+Action ids (index / meaning):
+
+| ids    | names             | meaning                                                       |
+|--------|-------------------|---------------------------------------------------------------|
+| 0..11  | `announce <rank>` | the opener names the round's rank (open, not an ace)           |
+| 12..25 | `put <card>`      | put one card of that type face down (1–3 per turn)             |
+| 26     | `done`            | end my claim (automatic after the 3rd card or an empty hand)  |
+| 27     | `believe`         | "Верю": check the last claim, believing it                    |
+| 28     | `disbelieve`      | "Не верю": check the last claim, doubting it                  |
+| 29..40 | `swap <rank>`     | Joker gadget: replace a card of that rank with a Joker        |
+| 41     | `timeout`         | runner only (never in the legal mask): the player is wrong    |
+
+Decisions where RULES.md and the seed are silent:
+- the deal goes round-robin from the first opener, so the first seats of the
+  deal hold one card more when 52 does not divide evenly;
+- adding starts with the first ``put``: that moment the previous claim joins the Bank;
+- after "believe" on a true claim the claim's cards are shown to all, but the
+  Bank goes out unseen (the seed: Bank cards "are not checked"); RULES.md says
+  "shown to all" — the seed wins here;
+- a ``swap`` is allowed only before the first action of a turn (announce, put,
+  believe or disbelieve); "once per round" = between two checks;
+- ``timeout`` with nothing on the table passes the opening to the next player;
+- a player who goes out mid-round (their last cards left with a check) is ranked
+  at that moment; players leaving at the same moment share a place;
+- the two-player ``endgame_limit`` ends the game with both players sharing the
+  last place (``terminated``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Any
+
+from bluffsim.api import RulesError
+
+RANKS = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
+ACE = 12
+JOKER = 13
+NUM_TYPES = 14
+CARD_NAMES = RANKS + ("joker",)
+ANNOUNCEABLE = 12  # ranks 0..11
+
+ANNOUNCE0, PUT0, DONE, BELIEVE, DISBELIEVE, SWAP0, TIMEOUT = 0, 12, 26, 27, 28, 29, 41
+NUM_ACTIONS = 42
+
+# phases
+PHASE_ANNOUNCE, PHASE_PUT, PHASE_RESPOND, PHASE_OVER = 0, 1, 2, 3
+
+
+def _fail(option: str, value: Any, allowed: str) -> RulesError:
+    return RulesError(f"veru option {option}={value!r} is invalid; allowed: {allowed}")
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+@dataclass(frozen=True)
+class Rules:
+    """Validated options of one ``veru`` game (module table)."""
+
+    num_players: int = 4
+    jokers: int = 2
+    endgame_limit: int = 200
+    joker_swaps: int = 2
+    joker_swap_seats: tuple[int, ...] = ()
+    check_seats: tuple[int, ...] = ()
+    ace_hint_seats: tuple[int, ...] = ()
+    first_opener: int = -1
+    turn_order: str = "clockwise"
+
+    def __post_init__(self) -> None:
+        p = self.num_players
+        if not _is_int(p) or not 3 <= p <= 6:
+            raise _fail("num_players", p, "3..6")
+        if not _is_int(self.jokers) or not 0 <= self.jokers <= 48:
+            raise _fail("jokers", self.jokers, "0..48 (the non-ace cards)")
+        if not _is_int(self.endgame_limit) or not 1 <= self.endgame_limit <= 100_000:
+            raise _fail("endgame_limit", self.endgame_limit, "1..100000 decisions")
+        if not _is_int(self.joker_swaps) or not 0 <= self.joker_swaps <= 10:
+            raise _fail("joker_swaps", self.joker_swaps, "0..10")
+        for name in ("joker_swap_seats", "check_seats", "ace_hint_seats"):
+            seats = getattr(self, name)
+            if (not isinstance(seats, tuple) or len(set(seats)) != len(seats)
+                    or not all(_is_int(x) and 0 <= x < p for x in seats)):
+                raise _fail(name, seats, f"distinct seats in 0..{p - 1}")
+        if not _is_int(self.first_opener) or not -1 <= self.first_opener < p:
+            raise _fail("first_opener", self.first_opener, f"-1 (random) or a seat 0..{p - 1}")
+        if self.turn_order not in ("clockwise", "counterclockwise"):
+            raise _fail("turn_order", self.turn_order, "clockwise | counterclockwise")
+
+    @classmethod
+    def from_options(cls, num_players: int = 4, **options: Any) -> Rules:
+        """Build rules from keyword options; unknown names raise ``RulesError``."""
+        known = {f.name for f in fields(cls)}
+        for name, value in options.items():
+            if name not in known:
+                raise RulesError(f"unknown veru option {name!r}; allowed: "
+                                 f"{', '.join(sorted(known))}")
+            if isinstance(value, list):
+                options[name] = tuple(value)
+        return cls(num_players=num_players, **options)
+
+    @property
+    def step(self) -> int:
+        """+1 for clockwise turn order, -1 for counterclockwise."""
+        return 1 if self.turn_order == "clockwise" else -1
+
+    @property
+    def action_names(self) -> tuple[str, ...]:
+        """Action names, index = action id."""
+        return (tuple(f"announce {r}" for r in RANKS[:ANNOUNCEABLE])
+                + tuple(f"put {c}" for c in CARD_NAMES) + ("done", "believe", "disbelieve")
+                + tuple(f"swap {r}" for r in RANKS[:ANNOUNCEABLE]) + ("timeout",))
+
+    @classmethod
+    def describe(cls) -> list[tuple[str, str, str]]:
+        """(option, default, allowed) rows for ``bluffsim games``."""
+        return [("num_players", "4", "3..6"), ("jokers", "2", "0..48"),
+                ("endgame_limit", "200", "decisions once 2 players are left"),
+                ("joker_swaps", "2", "0..10 per game"),
+                ("joker_swap_seats", "()", "seats with the Joker gadget"),
+                ("check_seats", "()", "seats with the Check gadget"),
+                ("ace_hint_seats", "()", "seats with the 4-Aces gadget"),
+                ("first_opener", "-1 (random)", "-1 or a seat"),
+                ("turn_order", "clockwise", "clockwise | counterclockwise")]
