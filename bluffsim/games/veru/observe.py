@@ -22,13 +22,13 @@ types (2…A, Joker), ``N = 12`` announceable ranks.
 | `my_bank`          | int8[T]       | my cards in the Bank                                      |
 | `closed`           | bool[N]       | closed ranks                                              |
 | `discard_seen`     | int8[T]       | cards out of the game face up (closed quads, believed claims) |
-| `discard_hidden`   | int8          | number of cards out of the game unseen (Bank after a true "believe", swaps) |
+| `discard_hidden`   | int8          | cards out unseen (Bank after a true "believe", swapped cards)  |
 | `taken`            | int16[P]      | cards each seat has picked up so far                      |
 | `seen_taken`       | int16[P, T]   | cards I saw go into each seat's hand (cumulative)         |
-| `last_check`       | int8[5]       | checker, claimant, kind (0 believe, 1 disbelieve, 2 timeout), truth, taker |
+| `last_check`       | int8[5]       | checker, claimant, kind (believe, disbelieve, timeout), truth, taker |
 | `last_check_cards` | int8[T]       | the last checked claim, if I saw it (else zeros)          |
 | `swaps_left`       | int8          | my Joker-gadget uses left (0 without the gadget)          |
-| `ace_where`        | int8[P + 3]   | 4-Aces gadget: aces per hand, on the table, in the Bank, out; -1 without |
+| `ace_where`        | int8[P + 3]   | 4-Aces gadget: aces per hand, table, Bank, out; -1 without   |
 | `endgame_left`     | int16         | decisions left before both last players lose (-1 before two are left) |
 | `num_rounds`       | int32         | checks (rounds) so far                                    |
 

@@ -402,7 +402,7 @@ class VeruGame(Game):
     # ================================================================ observation
     def observe(self, st: VeruState) -> dict[str, np.ndarray]:
         """The current player's information set, batch-first (table in ``observe.py``)."""
-        b, p = st.batch_size, self.rules.num_players
+        b = st.batch_size
         rows = np.arange(b)
         seat = st.current_player.astype(np.int64)
         mine = seat >= 0

@@ -1,0 +1,56 @@
+"""hypothesis invariants of veru under random legal play (reference engine)."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from bluffsim.games.veru import rules as R
+from bluffsim.games.veru.reference import ReferenceGame
+
+
+def all_cards(s) -> Counter:
+    """Every card of the game wherever it is: hands, table, Bank, out (seen or not)."""
+    c = Counter()
+    for p in range(s.num_players):
+        for t in range(R.NUM_TYPES):
+            c[t] += s.hand_counts[p][t] + s.bank[p][t]
+    c.update(s.table)
+    for t in range(R.NUM_TYPES):
+        c[t] += s.discard_seen[t] + s.discard_hidden[t]
+    return +c
+
+
+@given(players=st.integers(3, 6), seed=st.integers(0, 2**40), jokers=st.integers(0, 6),
+       swappers=st.booleans(), choices=st.lists(st.integers(0, 10**6), min_size=1, max_size=500))
+def test_invariants_under_random_play(players, seed, jokers, swappers, choices):
+    rules = R.Rules(num_players=players, jokers=jokers,
+                    joker_swap_seats=tuple(range(players)) if swappers else ())
+    ref = ReferenceGame(rules)
+    s = ref.new_game(seed)
+    deck = Counter(ref.deck_with_jokers(s.seed))
+    assert sum(deck.values()) == 52 and deck[R.JOKER] == jokers
+    assert deck[R.ACE] == 4  # aces are never replaced by Jokers
+    for choice in choices:
+        if s.done:
+            break
+        legal = ref.legal_actions(s)
+        assert legal
+        a = legal[choice % len(legal)]
+        ref.apply(s, a)
+        swaps = sum(s.swaps_used)
+        cards = all_cards(s)
+        # every card in exactly one place; a swap turns one natural into a Joker
+        assert sum(cards.values()) == 52 + swaps
+        assert cards[R.JOKER] == jokers + swaps
+        if a < R.PUT0:
+            assert not s.closed[a]  # a closed rank is never announced
+        assert all(not s.closed[r] or all(h[r] == 0 for h in s.hand_counts)
+                   for r in range(R.ANNOUNCEABLE))
+        assert len(s.table) <= 3
+    if s.done:
+        places = s.placements
+        assert min(places) == 1
+        assert all(pl == 1 + sum(o < pl for o in places) for pl in places)

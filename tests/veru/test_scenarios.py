@@ -1,0 +1,220 @@
+"""Scripted veru scenarios with exact expected results, run on both engines (RULES.md §3)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from bluffsim.api import IllegalActionError, RulesError
+from bluffsim.games.veru import rules as R
+from bluffsim.games.veru.reference import scenario
+from bluffsim.games.veru.vec import VeruGame
+from tests.games import assert_same_game
+
+FIVE = R.RANKS.index("5")
+
+
+def play(actions, hands, **kw):
+    """Scenario + actions on both engines, checked equal after every step."""
+    ref, s = scenario(hands, **kw)
+    vg = VeruGame(ref.rules)
+    st = vg.from_reference([s])
+    assert_same_game(vg, ref, st, [s], where="start")
+    for a in actions:
+        ref.apply(s, a)
+        vg.step(st, np.array([vg.action_id(a)]))
+        assert_same_game(vg, ref, st, [s], where=a)
+    return ref, s, st
+
+
+def names(ref, s):
+    return [ref.action_names[a] for a in ref.legal_actions(s)]
+
+
+H3 = [["5", "5", "9", "K"], ["7", "A", "J"], ["2", "3", "4"]]
+
+
+def hand(s, seat):
+    return s.hands[seat]
+
+
+# ------------------------------------------------------------------ the four cells of the check
+def test_believe_a_true_claim_sends_everything_out_and_the_checker_opens():
+    _, s, st = play(["announce 5", "put 5", "put 5", "done", "believe"], H3)
+    assert s.discard_seen[FIVE] == 2 and hand(s, 0) == ["9", "K"]
+    assert s.last_check == [1, 0, 0, 1, -1]
+    assert s.current_player == 1 and s.phase == R.PHASE_ANNOUNCE and st.current_player[0] == 1
+
+
+def test_believe_a_false_claim_the_checker_takes_and_the_claimant_opens():
+    _, s, _ = play(["announce 5", "put 9", "done", "believe"], H3)
+    assert hand(s, 1) == ["7", "9", "A", "J"] and s.current_player == 0
+    assert s.last_check == [1, 0, 0, 0, 1] and s.taken == [0, 1, 0]
+
+
+def test_disbelieve_a_true_claim_the_checker_takes_and_the_claimant_opens():
+    _, s, _ = play(["announce 5", "put 5", "done", "disbelieve"], H3)
+    assert hand(s, 1) == ["5", "7", "A", "J"] and s.current_player == 0
+
+
+def test_disbelieve_a_bluff_the_claimant_takes_back_and_the_checker_opens():
+    ref, s, _ = play(["announce 5", "put K", "done", "disbelieve"], H3)
+    assert hand(s, 0) == ["5", "5", "9", "K"] and s.current_player == 1
+    assert ref.observe(s, 2)["last_check_cards"].sum() == 0  # shown to nobody
+
+
+def test_a_joker_is_always_the_truth():
+    _, s, _ = play(["announce 5", "put joker", "done", "disbelieve"],
+                   [["joker", "9"], ["7", "8"], ["2", "3"]])
+    assert s.last_check[3] == 1 and hand(s, 1) == ["7", "8", "joker"]
+
+
+# ------------------------------------------------------------------ the Bank
+def test_adding_sends_the_last_claim_to_the_bank_and_the_taker_gets_it_all():
+    acts = ["announce 5", "put 5", "done", "put 7", "done"]
+    ref, s, _ = play(acts, H3)
+    assert s.bank[0][FIVE] == 1 and s.table == [R.RANKS.index("7")] and s.claimant == 1
+    assert ref.observe(s, 2)["bank_sizes"].tolist() == [1, 0, 0]
+    ref, s, _ = play(acts + ["disbelieve"], H3)   # seat 1's 7 was no 5: seat 1 takes all
+    assert hand(s, 1) == ["5", "7", "A", "J"] and s.bank_size == 0
+    assert s.current_player == 2
+    assert s.seen_taken[0][1][FIVE] == 1          # seat 0 knows its 5 went to seat 1
+    assert sum(s.seen_taken[2][1]) == 0           # the checker saw nothing
+
+
+# ------------------------------------------------------------------ closed ranks and aces
+def test_four_of_a_rank_at_the_deal_are_closed():
+    ref, s, st = play([], [["8", "8", "8", "8", "2"], ["3", "4"], ["5", "6"]])
+    assert s.closed_ranks == ["8"] and s.discard_seen[R.RANKS.index("8")] == 4
+    assert "announce 8" not in names(ref, s) and "announce 2" in names(ref, s)
+    assert st.closed[0, R.RANKS.index("8")]
+
+
+def test_four_of_a_rank_after_a_pick_up_are_closed():
+    ref, s, _ = play(["announce J", "put J", "done", "disbelieve"],
+                     [["J", "5"], ["J", "J", "J", "2"], ["3", "4"]])
+    assert s.closed_ranks == ["J"] and hand(s, 1) == ["2"]
+    assert s.current_player == 0 and "announce J" not in names(ref, s)
+    with pytest.raises(IllegalActionError):
+        ref.apply(s, "announce J")
+
+
+def test_aces_cannot_be_announced_but_can_be_passed_off():
+    ref, s, _ = play([], H3)
+    assert not [n for n in names(ref, s) if n == "announce A"]
+    with pytest.raises(IllegalActionError, match="unknown veru action 'announce A'"):
+        ref.apply(s, "announce A")
+    _, s, _ = play(["announce 5", "put 5", "done", "put A", "done", "believe"], H3)
+    assert hand(s, 2) == ["2", "3", "4", "5", "A"]  # believed seat 1's ace: takes it and the Bank
+
+
+# ------------------------------------------------------------------ turns and putting
+def test_at_most_three_cards_then_the_turn_passes_and_done_needs_a_card():
+    ref, s, _ = play(["announce 5"], H3)
+    assert "done" not in names(ref, s)
+    ref, s, _ = play(["announce 5", "put 5", "put 5", "put 9"], H3)
+    assert s.current_player == 1 and s.phase == R.PHASE_RESPOND and len(s.table) == 3
+    with pytest.raises(IllegalActionError):
+        ref.apply(s, "put 5")  # seat 1 holds no 5
+
+
+def test_illegal_puts_are_refused_in_both_engines():
+    ref, s, st = play(["announce 5"], H3)
+    with pytest.raises(IllegalActionError):
+        ref.apply(s, "put 7")
+    with pytest.raises(IllegalActionError, match="batch index 0 for seat 0"):
+        VeruGame(ref.rules).step(st, np.array([R.PUT0 + R.RANKS.index("7")]))
+
+
+# ------------------------------------------------------------------ leaving and the end
+def test_an_empty_hand_with_cards_in_the_round_may_only_check():
+    acts = ["announce 5", "put 5", "put 7", "done", "put 3", "done"]
+    ref, s, _ = play(acts, [["5"], ["7", "8"], ["3", "4"]])
+    # seat 0's only card went to the Bank when seat 1 added; seat 0 is still in, hand empty
+    assert s.current_player == 0 and not s.out[0]
+    assert names(ref, s) == ["believe", "disbelieve"]
+
+
+def test_a_player_with_nothing_left_goes_out_first():
+    _, s, _ = play(["announce 5", "put 5", "believe"], [["5"], ["7", "8"], ["3", "4"]])
+    assert s.out == [True, False, False] and s.place[0] == 1 and s.current_player == 1
+
+
+def test_players_going_out_together_share_a_place_and_the_last_loses():
+    _, s, st = play(["announce 5", "put 5", "put 7", "believe"], [["5"], ["7"], ["2", "3"]])
+    # seat 1's 7 claimed as a 5: seat 2 believed wrongly and takes all; 0 and 1 are out together
+    assert s.terminated and s.placements == [1, 1, 3]
+    assert st.placements[0].tolist() == [1, 1, 3]
+
+
+def test_two_players_left_both_lose_after_the_endgame_limit():
+    _, s, st = play(["announce 5", "put 5", "put 6"], [[], ["5", "6", "9"], ["7", "8"]],
+                    opener=1, endgame_limit=3)
+    assert s.terminated and s.placements == [1, 2, 2] and st.terminated[0]
+
+
+def test_the_game_ends_when_every_rank_is_closed():
+    q = [[r] * 4 for r in R.RANKS]
+    hands = [q[0] + q[1] + q[2] + q[3] + ["K", "A"], q[4] + q[5] + q[6] + q[7] + ["K", "K", "K", "A"],
+             q[8] + q[9] + q[10] + ["A", "A"]]
+    ref, s, _ = play([], hands)
+    assert names(ref, s)[:1] == ["announce K"] and len(s.closed_ranks) == 11
+    _, s, st = play(["announce K", "put K", "done", "disbelieve"], hands)
+    # seat 1 takes the true K, closes kings: all closed; 1 card, 1 card, 2 cards left
+    assert s.terminated and s.placements == [1, 1, 3] and st.placements[0].tolist() == [1, 1, 3]
+
+
+def test_timeout_takes_table_and_bank_and_the_next_player_opens():
+    _, s, _ = play(["announce 5", "put 9", "done", "timeout"], H3)
+    assert hand(s, 1) == ["7", "9", "A", "J"] and s.current_player == 2
+    assert s.last_check[2] == 2
+
+
+# ------------------------------------------------------------------ gadgets
+def test_joker_swap_once_per_round_never_with_one_card_twice_per_game():
+    opts = dict(joker_swap_seats=(0,), jokers=2)
+    ref, s, _ = play(["swap 9"], H3, **opts)
+    # the swapped 9 leaves unseen (the three 9s in no scenario hand were out already)
+    assert hand(s, 0) == ["5", "5", "K", "joker"] and s.discard_hidden[R.RANKS.index("9")] == 4
+    assert not [n for n in names(ref, s) if n.startswith("swap")]  # once per round
+    ref, s, _ = play([], [["5"], ["7"], ["2"]], **opts)
+    assert not [n for n in names(ref, s) if n.startswith("swap")]  # one card
+    # a new round, seat 0's turn again: a swap is back unless the game's quota is used up
+    acts = ["swap 9", "announce 5", "put 5", "done", "believe", "announce 7", "put 7", "done",
+            "put 2", "done"]
+    ref, s, _ = play(acts, H3, joker_swap_seats=(0,), joker_swaps=2)
+    assert s.current_player == 0 and names(ref, s)[-2:] == ["swap 5", "swap K"]
+    ref, s, _ = play(acts, H3, joker_swap_seats=(0,), joker_swaps=1)
+    assert s.current_player == 0 and not [n for n in names(ref, s) if n.startswith("swap")]
+    ref, s, _ = play([], H3)
+    assert not [n for n in names(ref, s) if n.startswith("swap")]   # no gadget, no swap
+
+
+def test_check_gadget_sees_the_checked_cards():
+    acts = ["announce 5", "put 9", "done", "believe"]
+    ref, s, _ = play(acts, H3, check_seats=(2,))
+    assert ref.observe(s, 2)["last_check_cards"][R.RANKS.index("9")] == 1
+    assert s.seen_taken[2][1][R.RANKS.index("9")] == 1
+    ref, s, _ = play(acts, H3)
+    assert ref.observe(s, 2)["last_check_cards"].sum() == 0
+
+
+def test_ace_hint_shows_where_the_aces_are():
+    ref, s, _ = play([], H3, ace_hint_seats=(2,))
+    # seat 1 holds one ace, the other three are out of the game (not in any scenario hand)
+    assert ref.observe(s, 2)["ace_where"].tolist() == [0, 1, 0, 0, 0, 3]
+    assert ref.observe(s, 0)["ace_where"].tolist() == [-1] * 6
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"num_players": 2}, "num_players=2 is invalid; allowed: 3..6"),
+    ({"num_players": 7}, "num_players=7"),
+    ({"jokers": -1}, "jokers=-1"),
+    ({"jokers": 49}, "jokers=49 is invalid; allowed: 0..48"),
+    ({"check_seats": (5,)}, "check_seats=\\(5,\\)"),
+])
+def test_bad_options_are_refused(options, message):
+    from bluffsim.games.veru.rules import Rules
+
+    with pytest.raises(RulesError, match=message):
+        Rules.from_options(**options)
