@@ -21,7 +21,8 @@ from bluffsim.api import (
 
 __version__ = "0.1.0"
 
-_GAMES = {"qdv": "bluffsim.games.qdv", "veru": "bluffsim.games.veru"}
+_GAMES = {"qdv": "bluffsim.games.qdv", "legumes": "bluffsim.games.legumes",
+          "veru": "bluffsim.games.veru"}
 
 __all__ = [
     "BluffsimError", "Game", "IllegalActionError", "RulesError", "SeedError", "State",

@@ -74,9 +74,13 @@ def index_bits(n: int) -> int:
     return max(1, (n - 1).bit_length())
 
 
-def permutation(seed: int, stream: int, major: int, n: int) -> list[int]:
-    """A uniform permutation of ``range(n)`` keyed by (seed, stream, major)."""
-    bits = index_bits(n)
+def permutation(seed: int, stream: int, major: int, n: int, width: int | None = None) -> list[int]:
+    """A uniform permutation of ``range(n)`` keyed by (seed, stream, major).
+
+    ``width`` (>= n) fixes the index bits as for a shuffle of ``width`` items, so
+    the result equals the first ``n`` entries of ``ragged_permutations`` rows.
+    """
+    bits = index_bits(width or n)
     keys = [(word(seed, stream, major, i) >> bits << bits) | i for i in range(n)]
     return [k & ((1 << bits) - 1) for k in sorted(keys)]
 
@@ -138,6 +142,25 @@ def permutations(seeds: np.ndarray, stream: int, major: np.ndarray | int, n: int
     keys.sort(axis=1)
     keys &= (_U(1) << bits) - _U(1)
     return keys.astype(np.int64)
+
+
+def ragged_permutations(seeds: np.ndarray, stream: int, major: np.ndarray | int,
+                        lengths: np.ndarray, width: int) -> np.ndarray:
+    """Row b: a permutation of ``range(lengths[b])`` then -1 padding, shape ``[B, width]``.
+
+    Equals ``permutation(seed, stream, major, lengths[b], width)`` row by row.
+    """
+    seeds = np.asarray(seeds, dtype=np.uint64)
+    major = np.broadcast_to(_as_u64(major), seeds.shape)
+    minor = np.arange(width, dtype=np.uint64)
+    bits = _U(index_bits(width))
+    keys = words(seeds[:, None], stream, major[:, None], minor)
+    keys = ((keys >> bits) << bits) | minor
+    keys[minor[None, :] >= np.asarray(lengths, dtype=np.uint64)[:, None]] = _U(MASK64)
+    keys.sort(axis=1)
+    out = (keys & ((_U(1) << bits) - _U(1))).astype(np.int64)
+    out[np.arange(width)[None, :] >= np.asarray(lengths)[:, None]] = -1
+    return out
 
 
 class AgentRNG:

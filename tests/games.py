@@ -36,7 +36,10 @@ class Case:
 GADGETS = (("joker_swap_seats", (0, 2, 4)), ("check_seats", (1, 2)), ("ace_hint_seats", (0, 3)),
            ("endgame_limit", 30), ("turn_order", "counterclockwise"), ("jokers", 6))
 CASES = [Case("qdv", 2), Case("qdv", 4), Case("qdv", 6),
-         Case("veru", 3), Case("veru", 4), Case("veru", 6), Case("veru", 5, GADGETS, "gadgets")]
+         Case("veru", 3), Case("veru", 4), Case("veru", 6), Case("veru", 5, GADGETS, "gadgets"),
+         Case("legumes", 2), Case("legumes", 4), Case("legumes", 6),
+         Case("legumes", 3, (("numbers", (2, 2, 1)), ("action_lie_penalty", 0),
+                             ("first_player", -1)), "small")]
 CASE_IDS = [str(c) for c in CASES]
 
 

@@ -1,0 +1,149 @@
+"""What one ``legumes`` seat may see: a structured information set and a flat float32 tensor.
+
+Structured observation (batch-first in ``LegumesGame.observe``; the reference
+engine returns the same keys without the batch axis).  ``P`` seats, ``T = 22``
+card types, ``V = 6`` vegetables.
+
+| key                | dtype / shape | meaning                                                 |
+|--------------------|---------------|---------------------------------------------------------|
+| `seat`             | int8          | observing seat (current player; -1 once over)          |
+| `phase`            | int8          | 0 open a round, 1 play or accuse, 2 over                |
+| `hand`             | int8[T]       | my cards by type                                        |
+| `hand_sizes`       | int8[P]       | cards in hand per seat                                  |
+| `called`           | int8          | the called vegetable (-1 before the opening)            |
+| `direction`        | int8          | +1 clockwise, -1 reversed                               |
+| `face_down_count`  | int8          | face-down cards this round                              |
+| `last_owner`       | int8          | who played the last face-down card (-1 none)            |
+| `last_called`      | int8          | vegetable called when that card was played (-1 none)    |
+| `my_face_down`     | int8[T]       | my face-down cards this round                           |
+| `face_up`          | int8[T]       | action cards played face up this round                  |
+| `after_reverse`    | bool          | the last move was a Reverse (no accusation now)         |
+| `discard_size`     | int8          | cards in the discard pile                               |
+| `discard_revealed` | int8[T]       | discard cards known to all (revealed or face up)        |
+| `draw_size`        | int8          | cards left in the draw pile                             |
+| `reshuffles`       | int8          | times the draw pile ran out                             |
+| `revealed_total`   | int16[T]      | every card revealed by an accusation so far             |
+| `last_reveal`      | int8[6]       | accuser, accused, card, doubled, taker, cards taken     |
+| `pending`          | int8          | seat whose hand emptied at the last decision (-1)       |
+| `num_rounds`       | int32         | accusations (rounds) so far                             |
+
+The flat tensor uses relative seats (index 0 = me); ``tensor_layout(rules)``
+gives its index / meaning table.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from bluffsim.games.legumes import rules as R
+from bluffsim.games.legumes.rules import Rules
+
+if TYPE_CHECKING:
+    from bluffsim.games.legumes.reference import RefState
+
+
+def observation_fields(rules: Rules, s: RefState, seat: int) -> dict[str, np.ndarray]:
+    """Structured observation of ``seat`` in a reference state (no batch axis)."""
+    i8 = np.int8
+    mine = seat >= 0
+    my_fd = [0] * R.NUM_TYPES
+    for owner, card, _ in s.face_down:
+        if owner == seat:
+            my_fd[card] += 1
+    last = s.face_down[-1] if s.face_down else (-1, -1, -1)
+    return {
+        "seat": np.asarray(seat, i8),
+        "phase": np.asarray(s.phase, i8),
+        "hand": np.asarray(s.hand_counts[seat] if mine else [0] * R.NUM_TYPES, i8),
+        "hand_sizes": np.asarray([sum(h) for h in s.hand_counts], i8),
+        "called": np.asarray(s.called, i8),
+        "direction": np.asarray(s.direction, i8),
+        "face_down_count": np.asarray(len(s.face_down), i8),
+        "last_owner": np.asarray(last[0], i8),
+        "last_called": np.asarray(last[2], i8),
+        "my_face_down": np.asarray(my_fd, i8),
+        "face_up": np.asarray(s.face_up, i8),
+        "after_reverse": np.asarray(s.after_reverse, bool),
+        "discard_size": np.asarray(sum(s.discard), i8),
+        "discard_revealed": np.asarray(s.discard_revealed, i8),
+        "draw_size": np.asarray(len(s.draw) - s.draw_ptr, i8),
+        "reshuffles": np.asarray(s.reshuffles, i8),
+        "revealed_total": np.asarray(s.revealed_total, np.int16),
+        "last_reveal": np.asarray(s.last_reveal, i8),
+        "pending": np.asarray(s.pending, i8),
+        "num_rounds": np.asarray(s.num_rounds, np.int32),
+    }
+
+
+def tensor_layout(rules: Rules) -> list[tuple[str, int, int, str]]:
+    """Index / meaning table of the flat tensor: (name, first index, width, meaning)."""
+    p, t, v = rules.num_players, R.NUM_TYPES, R.NUM_VEG
+    blocks = [
+        ("phase", 3, "one-hot phase: open, play, over"),
+        ("hand", t, "my cards per type"),
+        ("hand_sizes", p, "cards in hand per relative seat"),
+        ("called", v, "one-hot called vegetable"),
+        ("direction", 1, "+1 clockwise, -1 reversed"),
+        ("face_down_count", 1, "face-down cards this round"),
+        ("last_owner", p, "one-hot relative seat of the last face-down card"),
+        ("last_called", v, "one-hot vegetable called when it was played"),
+        ("my_face_down", t, "my face-down cards this round"),
+        ("face_up", t, "face-up action cards this round"),
+        ("after_reverse", 1, "1 if no accusation is allowed now"),
+        ("discard_size", 1, "cards in the discard pile"),
+        ("discard_revealed", t, "known discard cards per type"),
+        ("draw_size", 1, "cards in the draw pile"),
+        ("reshuffles", 1, "times the draw pile ran out"),
+        ("revealed_total", t, "cards revealed so far per type"),
+        ("pending", p, "one-hot relative seat whose hand emptied last decision"),
+        ("num_rounds", 1, "accusations so far"),
+    ]
+    out, pos = [], 0
+    for name, width, meaning in blocks:
+        out.append((name, pos, width, meaning))
+        pos += width
+    return out
+
+
+def tensor_size(rules: Rules) -> int:
+    """Width D of the flat observation tensor."""
+    _, first, width, _ = tensor_layout(rules)[-1]
+    return first + width
+
+
+def _one_hot(values: np.ndarray, n: int) -> np.ndarray:
+    out = np.zeros((values.shape[0], n), dtype=np.float32)
+    ok = values >= 0
+    out[np.flatnonzero(ok), values[ok].astype(np.int64)] = 1.0
+    return out
+
+
+def to_tensor(rules: Rules, obs: dict[str, np.ndarray]) -> np.ndarray:
+    """Flatten a batch of structured observations to float32[B, D] (see ``tensor_layout``)."""
+    p = rules.num_players
+    seat = np.maximum(obs["seat"].astype(np.int64), 0)
+    b = seat.shape[0]
+    order = (seat[:, None] + np.arange(p)) % p
+    rows = np.arange(b)[:, None]
+
+    def rel_seat(x: np.ndarray) -> np.ndarray:
+        x = x.astype(np.int64)
+        return _one_hot(np.where(x >= 0, (x - seat) % p, -1), p)
+
+    def col(name: str) -> np.ndarray:
+        return obs[name].astype(np.float32)[:, None]
+
+    parts = [
+        _one_hot(obs["phase"].astype(np.int64), 3), obs["hand"].astype(np.float32),
+        obs["hand_sizes"][rows, order].astype(np.float32),
+        _one_hot(obs["called"].astype(np.int64), R.NUM_VEG), col("direction"),
+        col("face_down_count"), rel_seat(obs["last_owner"]),
+        _one_hot(obs["last_called"].astype(np.int64), R.NUM_VEG),
+        obs["my_face_down"].astype(np.float32), obs["face_up"].astype(np.float32),
+        col("after_reverse"), col("discard_size"), obs["discard_revealed"].astype(np.float32),
+        col("draw_size"), col("reshuffles"), obs["revealed_total"].astype(np.float32),
+        rel_seat(obs["pending"]), col("num_rounds"),
+    ]
+    return np.concatenate(parts, axis=1)

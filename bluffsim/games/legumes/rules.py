@@ -1,0 +1,146 @@
+"""Rules object of ``legumes`` (Menteur, vegetable cheat with action cards).
+
+Options (keyword arguments of ``bluffsim.make("legumes", num_players, ...)``):
+
+| option               | default       | allowed                                              |
+|----------------------|---------------|------------------------------------------------------|
+| `num_players`        | 4             | 2..6                                                 |
+| `numbers`            | (5, 4, 3)     | cards printed 1, 2, 3 per vegetable (each 0..8)      |
+| `hand_size`          | 8             | vegetable cards dealt to each player (1..12)         |
+| `action_lie_penalty` | 1             | cards drawn for an action card played face down (0..5) |
+| `first_player`       | 0             | a seat, or -1 = drawn at random from the seed        |
+| `max_turns`          | 5000          | decisions before the game is truncated (1..100000)   |
+
+Card types (index / meaning): ``3*v + (n-1)`` is vegetable ``v`` printed ``n``
+(``carrot-1`` … ``pea-3``); 18 ``bomb``, 19 ``choice`` (Vegetable choice), 20
+``reverse``, 21 ``double`` (Double accusation).  Vegetables: carrot, tomato,
+leek, cabbage, radish, pea.
+
+Action ids (index / meaning):
+
+| ids       | names                    | meaning                                             |
+|-----------|--------------------------|-----------------------------------------------------|
+| 0..131    | `open <card> <vegetable>`| opener: card 22*... see ``open_id``; put face down, call the vegetable |
+| 132..153  | `play <card>`            | put a card face down, claiming the called vegetable |
+| 154       | `accuse`                 | "Menteur !": reveal the last face-down card         |
+| 155       | `accuse double`          | accuse with the Double accusation card              |
+| 156..161  | `choice <vegetable>`     | Vegetable choice face up: call a new vegetable      |
+| 162       | `reverse`                | Reverse face up: turn order reverses                |
+
+``open_id(card, veg) = card * 6 + veg``.
+
+Decisions where RULES.md and the seed are silent:
+- after a reveal the round's cards go to the discard pile first, then the loser
+  draws (so a reshuffle includes them);
+- the draw pile "runs out" when a card must be drawn and it is empty: the
+  first time the discard pile is shuffled into a new draw pile; the second time
+  (or with an empty discard pile) the game ends at once;
+- a player whose hand becomes empty ends the game when, after the next
+  decision (whoever makes it), their hand is still empty;
+- a Bomb revealed after an ``accuse double``: the Double card is one of the
+  round's cards, so the accuser takes it back with the discard pile.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Any
+
+from bluffsim.api import RulesError
+
+VEGETABLES = ("carrot", "tomato", "leek", "cabbage", "radish", "pea")
+NUM_VEG = 6
+BOMB, CHOICE, REVERSE, DOUBLE = 18, 19, 20, 21
+NUM_TYPES = 22
+ACTION_CARDS = (BOMB, CHOICE, REVERSE, DOUBLE)
+CARD_NAMES = tuple(f"{v}-{n}" for v in VEGETABLES for n in (1, 2, 3)) + (
+    "bomb", "choice", "reverse", "double")
+CARD_POINTS = tuple([1, 2, 3] * NUM_VEG + [10, 10, 10, 10])
+
+OPEN0, PLAY0, ACCUSE, ACCUSE_DOUBLE, CHOICE0, REVERSE_ID = 0, 132, 154, 155, 156, 162
+NUM_ACTIONS = 163
+
+PHASE_OPEN, PHASE_PLAY, PHASE_OVER = 0, 1, 2
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _fail(option: str, value: Any, allowed: str) -> RulesError:
+    return RulesError(f"legumes option {option}={value!r} is invalid; allowed: {allowed}")
+
+
+@dataclass(frozen=True)
+class Rules:
+    """Validated options of one ``legumes`` game (module table)."""
+
+    num_players: int = 4
+    numbers: tuple[int, int, int] = (5, 4, 3)
+    hand_size: int = 8
+    action_lie_penalty: int = 1
+    first_player: int = 0
+    max_turns: int = 5000
+
+    def __post_init__(self) -> None:
+        p = self.num_players
+        if not _is_int(p) or not 2 <= p <= 6:
+            raise _fail("num_players", p, "2..6")
+        if (not isinstance(self.numbers, tuple) or len(self.numbers) != 3
+                or not all(_is_int(x) and 0 <= x <= 8 for x in self.numbers)):
+            raise _fail("numbers", self.numbers, "three counts (of 1s, 2s, 3s), each 0..8")
+        if not _is_int(self.hand_size) or not 1 <= self.hand_size <= 12:
+            raise _fail("hand_size", self.hand_size, "1..12")
+        if self.hand_size * p > self.deck_size:
+            raise _fail("hand_size", self.hand_size,
+                        f"at most {self.deck_size // p} with {p} players and this deck")
+        if not _is_int(self.action_lie_penalty) or not 0 <= self.action_lie_penalty <= 5:
+            raise _fail("action_lie_penalty", self.action_lie_penalty, "0..5")
+        if not _is_int(self.first_player) or not -1 <= self.first_player < p:
+            raise _fail("first_player", self.first_player, f"-1 (random) or a seat 0..{p - 1}")
+        if not _is_int(self.max_turns) or not 1 <= self.max_turns <= 100_000:
+            raise _fail("max_turns", self.max_turns, "1..100000")
+
+    @classmethod
+    def from_options(cls, num_players: int = 4, **options: Any) -> Rules:
+        """Build rules from keyword options; unknown names raise ``RulesError``."""
+        known = {f.name for f in fields(cls)}
+        for name, value in options.items():
+            if name not in known:
+                raise RulesError(f"unknown legumes option {name!r}; allowed: "
+                                 f"{', '.join(sorted(known))}")
+            if isinstance(value, list):
+                options[name] = tuple(value)
+        return cls(num_players=num_players, **options)
+
+    @property
+    def deck(self) -> tuple[int, ...]:
+        """The vegetable deck as card types, canonical order."""
+        return tuple(v * 3 + n for v in range(NUM_VEG) for n in range(3)
+                     for _ in range(self.numbers[n]))
+
+    @property
+    def deck_size(self) -> int:
+        """Number of vegetable cards (72 by default)."""
+        return NUM_VEG * sum(self.numbers)
+
+    @property
+    def total_cards(self) -> int:
+        """Vegetable cards plus every player's four action cards."""
+        return self.deck_size + 4 * self.num_players
+
+    @property
+    def action_names(self) -> tuple[str, ...]:
+        """Action names, index = action id."""
+        return (tuple(f"open {c} {v}" for c in CARD_NAMES for v in VEGETABLES)
+                + tuple(f"play {c}" for c in CARD_NAMES) + ("accuse", "accuse double")
+                + tuple(f"choice {v}" for v in VEGETABLES) + ("reverse",))
+
+    @classmethod
+    def describe(cls) -> list[tuple[str, str, str]]:
+        """(option, default, allowed) rows for ``bluffsim games``."""
+        return [("num_players", "4", "2..6"), ("numbers", "(5, 4, 3)", "1s, 2s, 3s per vegetable"),
+                ("hand_size", "8", "1..12 vegetable cards dealt"),
+                ("action_lie_penalty", "1", "0..5"),
+                ("first_player", "0", "-1 (random) or a seat"),
+                ("max_turns", "5000", "1..100000")]

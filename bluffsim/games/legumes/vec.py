@@ -1,0 +1,412 @@
+"""Batched numpy engine of ``legumes``: the fast path, bit-identical to ``reference.py``.
+
+A step splits the batch by action kind (open, play, accuse, vegetable choice,
+reverse) and applies each rule to its sub-batch; Python loops run over card
+slots, seats or cards to draw, never over games.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from bluffsim import rng
+from bluffsim.api import Game, State, check_seeds
+from bluffsim.games.legumes import observe as O
+from bluffsim.games.legumes import rules as R
+from bluffsim.games.legumes.reference import RESHUFFLE_STREAM, RefState
+from bluffsim.games.legumes.rules import Rules
+
+I8, I16, I32 = np.int8, np.int16, np.int32
+T = R.NUM_TYPES
+POINTS = np.asarray(R.CARD_POINTS, dtype=np.int64)
+
+
+@dataclass
+class LegumesState(State):
+    """Batch of legumes games.  Game-specific fields (B games, P seats, T = 22 types, W cards):"""
+
+    seed: np.ndarray             # uint64[B] game seed
+    phase: np.ndarray            # int8[B] 0 open, 1 play, 2 over
+    hands: np.ndarray            # int8[B,P,T] cards in hand per type
+    hand_sizes: np.ndarray       # int8[B,P] cards in hand per seat
+    draw: np.ndarray             # int8[B,W] the draw pile in order (-1 padding)
+    draw_ptr: np.ndarray         # int16[B] next card of `draw`
+    draw_len: np.ndarray         # int16[B] cards in `draw`
+    discard: np.ndarray          # int8[B,T] discard pile per type
+    discard_revealed: np.ndarray  # int8[B,T] the part of it known to all
+    reshuffles: np.ndarray       # int8[B] times the draw pile ran out
+    fd_by_owner: np.ndarray      # int8[B,P,T] this round's face-down cards per owner
+    fd_count: np.ndarray         # int16[B] face-down cards this round
+    last_owner: np.ndarray       # int8[B] owner of the last face-down card (-1 none)
+    last_card: np.ndarray        # int8[B] its type (-1 none)
+    last_called: np.ndarray      # int8[B] vegetable called when it was played (-1 none)
+    face_up: np.ndarray          # int8[B,T] face-up action cards this round
+    called: np.ndarray           # int8[B] the called vegetable (-1 none)
+    direction: np.ndarray        # int8[B] +1 / -1
+    after_reverse: np.ndarray    # bool[B] the last move was a Reverse
+    pending: np.ndarray          # int8[B] seat whose hand emptied at the last decision (-1)
+    revealed_total: np.ndarray   # int16[B,T] cards revealed so far
+    last_reveal: np.ndarray      # int8[B,6] accuser, accused, card, doubled, taker, cards taken
+
+
+class LegumesGame(Game):
+    """Vectorised Menteur with vegetables and action cards (see ``rules.py``)."""
+
+    game_id = "legumes"
+
+    def __init__(self, rules: Rules):
+        self.rules = rules
+        self.action_names = rules.action_names
+        self.observation_size = O.tensor_size(rules)
+        self._deck = np.asarray(rules.deck, dtype=I8)
+        self._width = rules.total_cards
+
+    # ================================================================ set-up
+    def empty_state(self, seeds: np.ndarray) -> LegumesState:
+        """Zeroed arrays for ``len(seeds)`` games."""
+        b, p, w = len(seeds), self.rules.num_players, self._width
+        z = np.zeros
+        return LegumesState(
+            current_player=z(b, I8), legal_action_mask=z((b, R.NUM_ACTIONS), bool),
+            terminated=z(b, bool), truncated=z(b, bool), placements=z((b, p), I8),
+            num_decisions=z(b, I32), num_rounds=z(b, I32), seed=seeds.astype(np.uint64),
+            phase=z(b, I8), hands=z((b, p, T), I8), hand_sizes=z((b, p), I8),
+            draw=np.full((b, w), -1, I8), draw_ptr=z(b, I16), draw_len=z(b, I16),
+            discard=z((b, T), I8), discard_revealed=z((b, T), I8), reshuffles=z(b, I8),
+            fd_by_owner=z((b, p, T), I8), fd_count=z(b, I16), last_owner=np.full(b, -1, I8),
+            last_card=np.full(b, -1, I8), last_called=np.full(b, -1, I8), face_up=z((b, T), I8),
+            called=np.full(b, -1, I8), direction=np.ones(b, I8), after_reverse=z(b, bool),
+            pending=np.full(b, -1, I8), revealed_total=z((b, T), I16),
+            last_reveal=np.full((b, 6), -1, I8))
+
+    def init(self, seeds: Any) -> LegumesState:
+        """New games: action cards, dealt vegetables, the rest as the draw pile."""
+        seeds = check_seeds(seeds)
+        st = self.empty_state(seeds)
+        r = self.rules
+        b, p, hs, d = st.batch_size, r.num_players, r.hand_size, r.deck_size
+        deck = self._deck[rng.permutations(seeds, rng.Stream.DEAL, 0, d)].astype(np.int64)
+        dealt = deck[:, : p * hs].reshape(b, p, hs)
+        key = (np.arange(b)[:, None, None] * p + np.arange(p)[None, :, None]) * T + dealt
+        st.hands[:] = np.bincount(key.ravel(), minlength=b * p * T).reshape(b, p, T)
+        st.hands[:, :, list(R.ACTION_CARDS)] += 1
+        st.hand_sizes[:] = hs + 4
+        st.draw[:, : d - p * hs] = deck[:, p * hs:]
+        st.draw_len[:] = d - p * hs
+        if r.first_player >= 0:
+            st.current_player[:] = r.first_player
+        else:
+            st.current_player[:] = rng.below(rng.words(seeds, rng.Stream.OPENER, 0, 0), p)
+        self.update_legal_mask(st)
+        return st
+
+    def reset_games(self, st: LegumesState, idx: np.ndarray, seeds: Any) -> None:
+        """Restart games ``idx`` in place as new games with ``seeds`` (autoreset)."""
+        fresh = self.init(seeds)
+        for name, value in vars(fresh).items():
+            getattr(st, name)[idx] = value
+
+    # ================================================================ step
+    def step(self, st: LegumesState, actions: Any) -> LegumesState:
+        """Apply one decision per game (in place); finished games ignore their action."""
+        a = self.check_actions(st, actions)
+        live = ~st.done
+        actor = st.current_player.astype(np.int64)
+        st.num_decisions += live
+        idx = np.flatnonzero(live & (a < R.PLAY0))
+        if idx.size:
+            self.open(st, idx, (a[idx] - R.OPEN0) // R.NUM_VEG, (a[idx] - R.OPEN0) % R.NUM_VEG)
+        idx = np.flatnonzero(live & (a >= R.PLAY0) & (a < R.ACCUSE))
+        if idx.size:
+            self.play(st, idx, a[idx] - R.PLAY0)
+        idx = np.flatnonzero(live & ((a == R.ACCUSE) | (a == R.ACCUSE_DOUBLE)))
+        if idx.size:
+            self.accuse(st, idx, a[idx] == R.ACCUSE_DOUBLE)
+        idx = np.flatnonzero(live & (a >= R.CHOICE0) & (a < R.REVERSE_ID))
+        if idx.size:
+            self.vegetable_choice(st, idx, a[idx] - R.CHOICE0)
+        idx = np.flatnonzero(live & (a == R.REVERSE_ID))
+        if idx.size:
+            self.reverse(st, idx)
+        idx = np.flatnonzero(live & ~st.done)
+        self.check_empty_hand(st, idx, actor[idx])
+        over = np.flatnonzero(live & ~st.done & (st.num_decisions >= self.rules.max_turns))
+        if over.size:
+            self.finish(st, over, truncated=True)
+        self.update_legal_mask(st)
+        return st
+
+    def pass_turn(self, st: LegumesState, idx: np.ndarray) -> None:
+        """The next player in the current direction decides."""
+        st.current_player[idx] = (st.current_player[idx].astype(np.int64)
+                                  + st.direction[idx]) % self.rules.num_players
+
+    def open(self, st: LegumesState, idx: np.ndarray, card: np.ndarray, veg: np.ndarray) -> None:
+        """The opener puts a card face down and calls the round's vegetable."""
+        st.called[idx] = veg
+        st.phase[idx] = R.PHASE_PLAY
+        self.play(st, idx, card)
+
+    def play(self, st: LegumesState, idx: np.ndarray, card: np.ndarray) -> None:
+        """Put a card face down, claiming it is the called vegetable."""
+        me = st.current_player[idx].astype(np.int64)
+        st.hands[idx, me, card] -= 1
+        st.hand_sizes[idx, me] -= 1
+        st.fd_by_owner[idx, me, card] += 1
+        st.fd_count[idx] += 1
+        st.last_owner[idx] = me
+        st.last_card[idx] = card
+        st.last_called[idx] = st.called[idx]
+        st.after_reverse[idx] = False
+        self.pass_turn(st, idx)
+
+    def face_up_card(self, st: LegumesState, idx: np.ndarray, card: int) -> None:
+        """An action card from the current hand goes face up among the round's cards."""
+        me = st.current_player[idx].astype(np.int64)
+        st.hands[idx, me, card] -= 1
+        st.hand_sizes[idx, me] -= 1
+        st.face_up[idx, card] += 1
+
+    def vegetable_choice(self, st: LegumesState, idx: np.ndarray, veg: np.ndarray) -> None:
+        """Vegetable choice face up: a new called vegetable."""
+        self.face_up_card(st, idx, R.CHOICE)
+        st.called[idx] = veg
+        st.after_reverse[idx] = False
+        self.pass_turn(st, idx)
+
+    def reverse(self, st: LegumesState, idx: np.ndarray) -> None:
+        """Reverse face up: the order reverses and the next player may not accuse."""
+        self.face_up_card(st, idx, R.REVERSE)
+        st.direction[idx] *= -1
+        st.after_reverse[idx] = True
+        self.pass_turn(st, idx)
+
+    # ================================================================ reveal
+    def accuse(self, st: LegumesState, idx: np.ndarray, double: np.ndarray) -> None:
+        """Reveal the last face-down card and settle who takes what."""
+        accuser = st.current_player[idx].astype(np.int64)
+        if double.any():
+            self.face_up_card(st, idx[double], R.DOUBLE)
+        owner = st.last_owner[idx].astype(np.int64)
+        card = st.last_card[idx].astype(np.int64)
+        called = st.last_called[idx].astype(np.int64)
+        st.revealed_total[idx, card] += 1
+        st.num_rounds[idx] += 1
+        bomb = card == R.BOMB
+        if bomb.any():
+            j = idx[bomb]
+            taken = self.bomb(st, j, accuser[bomb])
+            st.last_reveal[j] = np.stack([accuser[bomb], owner[bomb], card[bomb],
+                                          double[bomb].astype(np.int64), accuser[bomb], taken],
+                                         axis=1)
+            self.next_round(st, j, accuser[bomb])
+        rest = ~bomb
+        if not rest.any():
+            return
+        j, accuser, owner, card, called, double = (idx[rest], accuser[rest], owner[rest],
+                                                   card[rest], called[rest], double[rest])
+        self.round_to_discard(st, j, card)
+        veg = card < R.BOMB
+        loser = np.where(veg & (card // 3 == called), accuser, owner)
+        n = np.where(veg, card % 3 + 1, self.rules.action_lie_penalty) * np.where(double, 2, 1)
+        st.last_reveal[j] = np.stack([accuser, owner, card, double.astype(np.int64), loser, n],
+                                     axis=1)
+        ended = self.draw_cards(st, j, loser, n)
+        self.next_round(st, j[~ended], loser[~ended])
+
+    def bomb(self, st: LegumesState, idx: np.ndarray, accuser: np.ndarray) -> np.ndarray:
+        """The accuser takes the discard pile and every card of this round; returns the count."""
+        taken = (st.discard[idx].astype(np.int64) + st.face_up[idx]
+                 + st.fd_by_owner[idx].sum(axis=1))
+        st.hands[idx, accuser] += taken.astype(I8)
+        total = taken.sum(axis=1)
+        st.hand_sizes[idx, accuser] += total.astype(I8)
+        st.discard[idx] = 0
+        st.discard_revealed[idx] = 0
+        self.clear_round(st, idx)
+        return total
+
+    def round_to_discard(self, st: LegumesState, idx: np.ndarray, card: np.ndarray) -> None:
+        """This round's cards go on the discard pile; the revealed and face-up ones are known."""
+        st.discard[idx] += (st.fd_by_owner[idx].sum(axis=1) + st.face_up[idx]).astype(I8)
+        st.discard_revealed[idx, card] += 1
+        st.discard_revealed[idx] += st.face_up[idx]
+        self.clear_round(st, idx)
+
+    def clear_round(self, st: LegumesState, idx: np.ndarray) -> None:
+        """No face-down or face-up cards on the table any more."""
+        st.fd_by_owner[idx] = 0
+        st.fd_count[idx] = 0
+        st.face_up[idx] = 0
+        st.last_owner[idx] = -1
+        st.last_card[idx] = -1
+        st.last_called[idx] = -1
+
+    def draw_cards(self, st: LegumesState, idx: np.ndarray, seat: np.ndarray,
+                   n: np.ndarray) -> np.ndarray:
+        """Draw ``n`` cards each; returns the games that ended on a second exhaustion."""
+        ended = np.zeros(idx.size, bool)
+        for k in range(int(n.max(initial=0))):
+            want = (n > k) & ~ended
+            empty = want & (st.draw_ptr[idx] >= st.draw_len[idx])
+            if empty.any():
+                can = empty & (st.reshuffles[idx] == 0) & (st.discard[idx].sum(axis=1) > 0)
+                if can.any():
+                    self.reshuffle(st, idx[can])
+                stop = empty & ~can
+                if stop.any():
+                    st.reshuffles[idx[stop]] += 1
+                    self.finish(st, idx[stop], truncated=False)
+                    ended |= stop
+                want &= ~stop
+            j, s = idx[want], seat[want]
+            ptr = st.draw_ptr[j].astype(np.int64)
+            card = st.draw[j, ptr].astype(np.int64)
+            st.hands[j, s, card] += 1
+            st.hand_sizes[j, s] += 1
+            st.draw_ptr[j] = ptr + 1
+        return ended
+
+    def reshuffle(self, st: LegumesState, idx: np.ndarray) -> None:
+        """The discard pile, shuffled, becomes the new draw pile."""
+        w = self._width
+        counts = st.discard[idx].astype(np.int64)
+        length = counts.sum(axis=1)
+        cum = np.cumsum(counts, axis=1)
+        sorted_cards = (np.arange(w)[None, None, :] >= cum[:, :, None]).sum(axis=1)  # [n, W]
+        perm = rng.ragged_permutations(st.seed[idx], RESHUFFLE_STREAM, 0, length, w)
+        rows = np.arange(idx.size)[:, None]
+        st.draw[idx] = np.where(perm >= 0, sorted_cards[rows, np.maximum(perm, 0)], -1)
+        st.draw_ptr[idx] = 0
+        st.draw_len[idx] = length
+        st.discard[idx] = 0
+        st.discard_revealed[idx] = 0
+        st.reshuffles[idx] += 1
+
+    def next_round(self, st: LegumesState, idx: np.ndarray, opener: np.ndarray) -> None:
+        """The player who received cards opens; with an empty hand the game is over."""
+        st.called[idx] = -1
+        st.phase[idx] = R.PHASE_OPEN
+        st.after_reverse[idx] = False
+        st.current_player[idx] = opener
+        empty = st.hand_sizes[idx, opener] == 0
+        if empty.any():
+            self.finish(st, idx[empty], truncated=False)
+
+    # ================================================================ end
+    def check_empty_hand(self, st: LegumesState, idx: np.ndarray, actor: np.ndarray) -> None:
+        """A hand emptied at the previous decision and still empty now ends the game."""
+        if idx.size == 0:
+            return
+        pend = st.pending[idx].astype(np.int64)
+        still = (pend >= 0) & (st.hand_sizes[idx, np.maximum(pend, 0)] == 0)
+        if still.any():
+            self.finish(st, idx[still], truncated=False)
+        go = ~still
+        j, me = idx[go], actor[go]
+        st.pending[j] = np.where(st.hand_sizes[j, me] == 0, me, -1)
+
+    def finish(self, st: LegumesState, idx: np.ndarray, truncated: bool) -> None:
+        """Game over: lowest score first, equal scores share a place."""
+        st.terminated[idx] = not truncated
+        st.truncated[idx] = truncated
+        st.phase[idx] = R.PHASE_OVER
+        st.current_player[idx] = -1
+        score = st.hands[idx].astype(np.int64) @ POINTS
+        st.placements[idx] = 1 + (score[:, None, :] < score[:, :, None]).sum(axis=2)
+
+    def final_score(self, st: LegumesState, idx: np.ndarray) -> np.ndarray:
+        """Points in hand per seat (the results' ``score`` column)."""
+        return st.hands[idx].astype(np.int64) @ POINTS
+
+    def round_record(self, st: LegumesState, idx: np.ndarray) -> dict[str, np.ndarray]:
+        """One results row per accusation of games ``idx``."""
+        lr = st.last_reveal[idx].astype(np.int64)
+        card = lr[:, 2]
+        return {"round": st.num_rounds[idx] - 1, "caller": lr[:, 0], "accused": lr[:, 1],
+                "card": np.asarray(R.CARD_NAMES, object)[card], "doubled": lr[:, 3] == 1,
+                "taker": lr[:, 4], "cards_taken": lr[:, 5], "call_right": lr[:, 4] != lr[:, 0]}
+
+    # ================================================================ legality
+    def update_legal_mask(self, st: LegumesState) -> None:
+        """Legal actions of every game's current player."""
+        m = st.legal_action_mask
+        m[:] = False
+        b = st.batch_size
+        rows = np.arange(b)
+        cp = np.maximum(st.current_player, 0).astype(np.int64)
+        has = st.hands[rows, cp] > 0
+        opening = st.phase == R.PHASE_OPEN
+        playing = st.phase == R.PHASE_PLAY
+        m[:, R.OPEN0:R.PLAY0] = (opening[:, None, None] & has[:, :, None]).repeat(
+            R.NUM_VEG, axis=2).reshape(b, -1)
+        m[:, R.PLAY0:R.ACCUSE] = playing[:, None] & has
+        accuse = (playing & (st.fd_count > 0) & (st.last_owner != st.current_player)
+                  & ~st.after_reverse)
+        m[:, R.ACCUSE] = accuse
+        m[:, R.ACCUSE_DOUBLE] = accuse & has[:, R.DOUBLE]
+        m[:, R.CHOICE0:R.REVERSE_ID] = (playing & has[:, R.CHOICE])[:, None]
+        m[:, R.REVERSE_ID] = playing & has[:, R.REVERSE]
+
+    # ================================================================ observation
+    def observe(self, st: LegumesState) -> dict[str, np.ndarray]:
+        """The current player's information set, batch-first (table in ``observe.py``)."""
+        rows = np.arange(st.batch_size)
+        seat = st.current_player.astype(np.int64)
+        keep = (seat >= 0)[:, None]
+        cp = np.maximum(seat, 0)
+        return {
+            "seat": st.current_player.copy(), "phase": st.phase.copy(),
+            "hand": np.where(keep, st.hands[rows, cp], 0).astype(I8),
+            "hand_sizes": st.hand_sizes.copy(), "called": st.called.copy(),
+            "direction": st.direction.copy(), "face_down_count": st.fd_count.astype(I8),
+            "last_owner": st.last_owner.copy(), "last_called": st.last_called.copy(),
+            "my_face_down": np.where(keep, st.fd_by_owner[rows, cp], 0).astype(I8),
+            "face_up": st.face_up.copy(), "after_reverse": st.after_reverse.copy(),
+            "discard_size": st.discard.sum(axis=1, dtype=I8),
+            "discard_revealed": st.discard_revealed.copy(),
+            "draw_size": (st.draw_len - st.draw_ptr).astype(I8),
+            "reshuffles": st.reshuffles.copy(), "revealed_total": st.revealed_total.copy(),
+            "last_reveal": st.last_reveal.copy(), "pending": st.pending.copy(),
+            "num_rounds": st.num_rounds.copy(),
+        }
+
+    def observation_tensor(self, st: LegumesState) -> np.ndarray:
+        """float32[B, D] flat observation; layout in ``observe.tensor_layout``."""
+        return O.to_tensor(self.rules, self.observe(st))
+
+    # ================================================================ bridges
+    def from_reference(self, states: list[RefState]) -> LegumesState:
+        """A batch holding exact copies of reference states."""
+        st = self.empty_state(np.asarray([s.seed for s in states], dtype=np.uint64))
+        for b, s in enumerate(states):
+            st.current_player[b] = s.current_player
+            st.terminated[b], st.truncated[b] = s.terminated, s.truncated
+            st.placements[b] = s.placements
+            st.num_decisions[b], st.num_rounds[b] = s.num_decisions, s.num_rounds
+            st.phase[b] = s.phase
+            st.hands[b] = s.hand_counts
+            st.hand_sizes[b] = [sum(h) for h in s.hand_counts]
+            st.draw[b] = -1
+            st.draw[b, : len(s.draw)] = s.draw
+            st.draw_ptr[b], st.draw_len[b] = s.draw_ptr, len(s.draw)
+            st.discard[b], st.discard_revealed[b] = s.discard, s.discard_revealed
+            st.reshuffles[b] = s.reshuffles
+            for owner, card, _ in s.face_down:
+                st.fd_by_owner[b, owner, card] += 1
+            st.fd_count[b] = len(s.face_down)
+            last = s.face_down[-1] if s.face_down else (-1, -1, -1)
+            st.last_owner[b], st.last_card[b], st.last_called[b] = last
+            st.face_up[b], st.called[b], st.direction[b] = s.face_up, s.called, s.direction
+            st.after_reverse[b], st.pending[b] = s.after_reverse, s.pending
+            st.revealed_total[b], st.last_reveal[b] = s.revealed_total, s.last_reveal
+        self.update_legal_mask(st)
+        return st
+
+
+def make_game(num_players: int = 4, **options: Any) -> LegumesGame:
+    """``bluffsim.make("legumes", ...)``: validated rules and the vectorised engine."""
+    return LegumesGame(Rules.from_options(num_players=num_players, **options))
