@@ -20,7 +20,7 @@ Action ids (index / meaning):
 
 | ids       | names                    | meaning                                             |
 |-----------|--------------------------|-----------------------------------------------------|
-| 0..131    | `open <card> <vegetable>`| opener: card 22*... see ``open_id``; put face down, call the vegetable |
+| 0..131    | `open <card> <vegetable>`| opener: a card face down and the called vegetable    |
 | 132..153  | `play <card>`            | put a card face down, claiming the called vegetable |
 | 154       | `accuse`                 | "Menteur !": reveal the last face-down card         |
 | 155       | `accuse double`          | accuse with the Double accusation card              |
