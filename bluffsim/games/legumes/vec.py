@@ -50,6 +50,7 @@ class LegumesState(State):
     pending: np.ndarray          # int8[B] seat whose hand emptied at the last decision (-1)
     revealed_total: np.ndarray   # int16[B,T] cards revealed so far
     last_reveal: np.ndarray      # int8[B,6] accuser, accused, card, doubled, taker, cards taken
+    round_over: np.ndarray       # bool[B] an accusation ended a round during the last step
 
 
 class LegumesGame(Game):
@@ -80,7 +81,7 @@ class LegumesGame(Game):
             last_card=np.full(b, -1, I8), last_called=np.full(b, -1, I8), face_up=z((b, T), I8),
             called=np.full(b, -1, I8), direction=np.ones(b, I8), after_reverse=z(b, bool),
             pending=np.full(b, -1, I8), revealed_total=z((b, T), I16),
-            last_reveal=np.full((b, 6), -1, I8))
+            last_reveal=np.full((b, 6), -1, I8), round_over=z(b, bool))
 
     def init(self, seeds: Any) -> LegumesState:
         """New games: action cards, dealt vegetables, the rest as the draw pile."""
@@ -116,6 +117,7 @@ class LegumesGame(Game):
         live = ~st.done
         actor = st.current_player.astype(np.int64)
         st.num_decisions += live
+        st.round_over[:] = False
         idx = np.flatnonzero(live & (a < R.PLAY0))
         if idx.size:
             self.open(st, idx, (a[idx] - R.OPEN0) // R.NUM_VEG, (a[idx] - R.OPEN0) % R.NUM_VEG)
@@ -195,6 +197,7 @@ class LegumesGame(Game):
         called = st.last_called[idx].astype(np.int64)
         st.revealed_total[idx, card] += 1
         st.num_rounds[idx] += 1
+        st.round_over[idx] = True
         bomb = card == R.BOMB
         if bomb.any():
             j = idx[bomb]

@@ -54,6 +54,7 @@ class VeruState(State):
     seen_taken: np.ndarray      # int16[B,P,P,T] [observer, taker, type] cards seen going to taker
     last_check: np.ndarray      # int8[B,5] checker, claimant, kind, truth, taker
     last_check_cards: np.ndarray  # int8[B,T] the last checked claim
+    round_over: np.ndarray      # bool[B] a round (check or timeout) ended during the last step
 
 
 class VeruGame(Game):
@@ -92,7 +93,8 @@ class VeruGame(Game):
             opener=z(b, I8), put_count=z(b, I8), acted=z(b, bool), swaps_used=z((b, p), I8),
             swapped_round=z((b, p), bool), endgame_count=np.full(b, -1, I16),
             taken=z((b, p), I16), seen_taken=z((b, p, p, T), I16),
-            last_check=np.full((b, 5), -1, I8), last_check_cards=z((b, T), I8))
+            last_check=np.full((b, 5), -1, I8), last_check_cards=z((b, T), I8),
+            round_over=z(b, bool))
 
     def init(self, seeds: Any) -> VeruState:
         """New games: Jokers in, shuffle, deal all cards from the first opener, close quads."""
@@ -171,6 +173,7 @@ class VeruGame(Game):
         a = self.check_actions(st, actions)
         live = ~st.done
         st.num_decisions += live
+        st.round_over[:] = False
         for lo, hi, rule in ((R.ANNOUNCE0, R.PUT0, self.announce), (R.PUT0, R.DONE, self.put),
                              (R.SWAP0, R.TIMEOUT, self.swap)):
             idx = np.flatnonzero(live & (a >= lo) & (a < hi))
@@ -320,6 +323,7 @@ class VeruGame(Game):
         st.claimant[idx] = -1
         st.claim_rank[idx] = -1
         st.num_rounds[idx] += 1
+        st.round_over[idx] = True
         st.swapped_round[idx] = False
         out = st.out[idx]
         leaving = ~out & (st.hand_sizes[idx] == 0)

@@ -1,0 +1,1 @@
+"""legumes agents."""

@@ -1,0 +1,68 @@
+"""veru ``heuristic``: tell the truth when you can, dump aces inside claims, doubt the impossible.
+
+- announce: the open rank I hold most naturals of;
+- putting: matching cards first (naturals, then Jokers); then, with
+  probability ``bluff`` per card, fill the claim (up to three) with an ace or
+  my most plentiful other card; a claim with nothing true starts with an ace if
+  I have one, else with my most plentiful card;
+- responding: ``disbelieve`` when the claim count plus my own cards of that rank
+  plus those known out exceed the four that exist (plus ``joker_slack``);
+  otherwise add true cards if I have any; otherwise estimate the chance the
+  claim is true as ``trust ** claim_count`` (a claimed card is genuine with
+  probability ``trust`` when the rank is still possible) and believe above
+  one half, doubt below.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from agents.base import Agent
+from bluffsim.games.veru import rules as R
+from bluffsim.rng import AgentRNG
+
+
+class VeruHeuristic(Agent):
+    """Rule-of-thumb veru player (see the module docstring)."""
+
+    name = "heuristic"
+    games = ("veru",)
+    traits = {"stochastic": True, "uses_history": False, "uses_observation": True}
+    params = {"bluff": 0.5, "trust": 0.6, "joker_slack": 0}
+
+    def act(self, obs: dict[str, np.ndarray], legal_mask: np.ndarray, rng: AgentRNG) -> np.ndarray:
+        """One action per game, by phase."""
+        c = self.config
+        b = legal_mask.shape[0]
+        rows = np.arange(b)
+        u = rng.uniform(1)
+        hand = obs["hand"].astype(np.int64)
+        phase = obs["phase"]
+        rank = np.maximum(obs["claim_rank"].astype(np.int64), 0)
+        # announce: open rank held most
+        held = np.where(obs["closed"], -1, hand[:, :R.ANNOUNCEABLE])
+        announce = R.ANNOUNCE0 + held.argmax(axis=1)
+        # putting: truth first, then maybe an ace, else done
+        match = hand[rows, rank] > 0
+        joker = hand[:, R.JOKER] > 0
+        ace = hand[:, R.ACE] > 0
+        started = obs["put_count"] > 0
+        put_true = np.where(match, R.PUT0 + rank, R.PUT0 + R.JOKER)
+        most = R.PUT0 + hand.argmax(axis=1)
+        first_lie = np.where(ace, R.PUT0 + R.ACE, most)
+        slip = started & (u[:, 0] < c["bluff"])
+        putting = np.where(match | joker, put_true,
+                           np.where(started, np.where(slip, first_lie, R.DONE), first_lie))
+        # responding
+        mine = hand[rows, rank]
+        seen_out = obs["discard_seen"][rows, rank].astype(np.int64)
+        count = obs["claim_count"].astype(np.int64)
+        impossible = count + mine + seen_out > 4 + c["joker_slack"]
+        p_true = c["trust"] ** np.maximum(count, 1)
+        check = np.where(p_true > 0.5, R.BELIEVE, R.DISBELIEVE)
+        respond = np.where(impossible, R.DISBELIEVE,
+                           np.where(match | joker, put_true, check))
+        out = np.select([phase == R.PHASE_ANNOUNCE, phase == R.PHASE_PUT,
+                         phase == R.PHASE_RESPOND], [announce, putting, respond], 0)
+        ok = legal_mask[rows, np.clip(out, 0, legal_mask.shape[1] - 1)]
+        return np.where(ok, out, legal_mask.argmax(axis=1))
