@@ -13,6 +13,7 @@ from typing import Any
 
 from agents.base import Agent
 from agents.legumes.heuristic import LegumesHeuristic
+from agents.qdv.counting import QdvCounting
 from agents.qdv.heuristic import QdvHeuristic
 from agents.random import RandomAgent
 from agents.veru.heuristic import VeruHeuristic
@@ -21,6 +22,7 @@ from agents.veru.heuristic import VeruHeuristic
 REGISTRY: dict[str, dict[str, type[Agent]]] = {
     "random": {g: RandomAgent for g in RandomAgent.games},
     "heuristic": {"qdv": QdvHeuristic, "veru": VeruHeuristic, "legumes": LegumesHeuristic},
+    "counting": {"qdv": QdvCounting},
 }
 
 __all__ = ["REGISTRY", "Agent", "RandomAgent", "describe", "list_agents", "make"]
