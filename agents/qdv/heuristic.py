@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from agents.base import Agent
-from agents.qdv.common import visible
+from agents.qdv.common import VALUE, visible
 from bluffsim.games.qdv import rules as R
 from bluffsim.rng import AgentRNG
 
@@ -40,8 +40,6 @@ class QdvHeuristic(Agent):
         v = visible(obs, rules)
         unseen = v["unseen_kinds"].astype(float)
         total_unseen = np.maximum(unseen.sum(axis=1), 1.0)
-        from agents.qdv.common import VALUE
-
         per_card = (unseen @ VALUE + self.config["salad_weight"] * unseen[:, [R.SALAD]])
         per_card = per_card / total_unseen[:, None]
         return v["known"] + v["my_salads"][:, None] + v["hidden_cards"][:, None] * per_card

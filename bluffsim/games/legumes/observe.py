@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from bluffsim.games.encoding import Relative, layout, layout_size, one_hot
 from bluffsim.games.legumes import rules as R
 from bluffsim.games.legumes.rules import Rules
 
@@ -100,47 +101,28 @@ def tensor_layout(rules: Rules) -> list[tuple[str, int, int, str]]:
         ("pending", p, "one-hot relative seat whose hand emptied last decision"),
         ("num_rounds", 1, "accusations so far"),
     ]
-    out, pos = [], 0
-    for name, width, meaning in blocks:
-        out.append((name, pos, width, meaning))
-        pos += width
-    return out
+    return layout(blocks)
 
 
 def tensor_size(rules: Rules) -> int:
     """Width D of the flat observation tensor."""
-    _, first, width, _ = tensor_layout(rules)[-1]
-    return first + width
-
-
-def _one_hot(values: np.ndarray, n: int) -> np.ndarray:
-    out = np.zeros((values.shape[0], n), dtype=np.float32)
-    ok = values >= 0
-    out[np.flatnonzero(ok), values[ok].astype(np.int64)] = 1.0
-    return out
+    return layout_size(tensor_layout(rules))
 
 
 def to_tensor(rules: Rules, obs: dict[str, np.ndarray]) -> np.ndarray:
     """Flatten a batch of structured observations to float32[B, D] (see ``tensor_layout``)."""
-    p = rules.num_players
-    seat = np.maximum(obs["seat"].astype(np.int64), 0)
-    b = seat.shape[0]
-    order = (seat[:, None] + np.arange(p)) % p
-    rows = np.arange(b)[:, None]
-
-    def rel_seat(x: np.ndarray) -> np.ndarray:
-        x = x.astype(np.int64)
-        return _one_hot(np.where(x >= 0, (x - seat) % p, -1), p)
+    rel_ = Relative(obs["seat"], rules.num_players)
+    rel_seat = rel_.seat_one_hot
 
     def col(name: str) -> np.ndarray:
         return obs[name].astype(np.float32)[:, None]
 
     parts = [
-        _one_hot(obs["phase"].astype(np.int64), 3), obs["hand"].astype(np.float32),
-        obs["hand_sizes"][rows, order].astype(np.float32),
-        _one_hot(obs["called"].astype(np.int64), R.NUM_VEG), col("direction"),
+        one_hot(obs["phase"].astype(np.int64), 3), obs["hand"].astype(np.float32),
+        rel_.blocks(obs["hand_sizes"]),
+        one_hot(obs["called"].astype(np.int64), R.NUM_VEG), col("direction"),
         col("face_down_count"), rel_seat(obs["last_owner"]),
-        _one_hot(obs["last_called"].astype(np.int64), R.NUM_VEG),
+        one_hot(obs["last_called"].astype(np.int64), R.NUM_VEG),
         obs["my_face_down"].astype(np.float32), obs["face_up"].astype(np.float32),
         col("after_reverse"), col("discard_size"), obs["discard_revealed"].astype(np.float32),
         col("draw_size"), col("reshuffles"), obs["revealed_total"].astype(np.float32),

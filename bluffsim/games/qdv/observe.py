@@ -47,6 +47,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from bluffsim.games.encoding import Relative, layout, layout_size, one_hot
 from bluffsim.games.qdv import rules as R
 from bluffsim.games.qdv.rules import Rules
 
@@ -131,41 +132,20 @@ def tensor_layout(rules: Rules) -> list[tuple[str, int, int, str]]:
         ("showdown_count", 1, "called fruit's count at that showdown (0 if none)"),
         ("num_rounds", 1, "rounds completed"),
     ]
-    out, pos = [], 0
-    for name, width, meaning in blocks:
-        out.append((name, pos, width, meaning))
-        pos += width
-    return out
+    return layout(blocks)
 
 
 def tensor_size(rules: Rules) -> int:
     """Width D of the flat observation tensor."""
-    name, first, width, _ = tensor_layout(rules)[-1]
-    return first + width
-
-
-def _one_hot(values: np.ndarray, n: int) -> np.ndarray:
-    """float32[B, n]; rows with a negative value are all zero."""
-    out = np.zeros((values.shape[0], n), dtype=np.float32)
-    ok = values >= 0
-    out[np.flatnonzero(ok), values[ok].astype(np.int64)] = 1.0
-    return out
+    return layout_size(tensor_layout(rules))
 
 
 def to_tensor(rules: Rules, obs: dict[str, np.ndarray]) -> np.ndarray:
     """Flatten a batch of structured observations to float32[B, D] (see ``tensor_layout``)."""
     p = rules.num_players
-    seat = np.maximum(obs["seat"].astype(np.int64), 0)
-    b = seat.shape[0]
-    order = (seat[:, None] + np.arange(p)) % p  # relative -> absolute seat
-    rows = np.arange(b)[:, None]
-
-    def rel(x: np.ndarray) -> np.ndarray:
-        return x[rows, order].reshape(b, -1).astype(np.float32)
-
-    def rel_seat(x: np.ndarray) -> np.ndarray:
-        r = np.where(x >= 0, (x.astype(np.int64) - seat) % p, -1)
-        return _one_hot(r, p)
+    rel_ = Relative(obs["seat"], p)
+    rel, rel_seat = rel_.blocks, rel_.seat_one_hot
+    b = rel_.seat.shape[0]
 
     hist = obs["bid_history"].astype(np.int64)
     table = np.zeros((b, p, R.NUM_FRUITS), dtype=np.float32)
@@ -174,17 +154,17 @@ def to_tensor(rules: Rules, obs: dict[str, np.ndarray]) -> np.ndarray:
     np.maximum.at(table, (bi, hist[bi, hi, 0], hist[bi, hi, 2]), hist[bi, hi, 1])
     call = obs["call"].astype(np.int64)
     parts = [
-        _one_hot(obs["phase"].astype(np.int64), 5),
+        one_hot(obs["phase"].astype(np.int64), 5),
         obs["hand"].astype(np.float32),
         rel(obs["hand_sizes"]),
         rel(obs["tokens"]),
         rel(obs["in_round"]),
         rel_seat(obs["dealer"]),
         obs["direction"].astype(np.float32)[:, None],
-        _one_hot(obs["centre"].astype(np.int64), R.NUM_KINDS),
-        _one_hot(obs["start"].astype(np.int64), R.NUM_FRUITS),
+        one_hot(obs["centre"].astype(np.int64), R.NUM_KINDS),
+        one_hot(obs["start"].astype(np.int64), R.NUM_FRUITS),
         obs["bid_count"].astype(np.float32)[:, None],
-        _one_hot(obs["bid_fruit"].astype(np.int64), R.NUM_FRUITS),
+        one_hot(obs["bid_fruit"].astype(np.int64), R.NUM_FRUITS),
         rel_seat(obs["bidder"]),
         obs["num_bids"].astype(np.float32)[:, None],
         rel(table),
@@ -194,7 +174,7 @@ def to_tensor(rules: Rules, obs: dict[str, np.ndarray]) -> np.ndarray:
         obs["challenges"].astype(np.float32),
         obs["challenge_left"].astype(np.float32)[:, None],
         obs["undealt_left"].astype(np.float32)[:, None],
-        _one_hot(call, 2),
+        one_hot(call, 2),
         rel_seat(obs["caller"]),
         rel(obs["showdown_hands"]),
         rel(obs["declared"].astype(np.int64) + 1),

@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from bluffsim.games.encoding import Relative, layout, layout_size, one_hot
 from bluffsim.games.veru import rules as R
 from bluffsim.games.veru.rules import Rules
 
@@ -128,50 +129,28 @@ def tensor_layout(rules: Rules) -> list[tuple[str, int, int, str]]:
         ("endgame_left", 1, "decisions left in the two-player endgame (-1 before)"),
         ("num_rounds", 1, "checks so far"),
     ]
-    out, pos = [], 0
-    for name, width, meaning in blocks:
-        out.append((name, pos, width, meaning))
-        pos += width
-    return out
+    return layout(blocks)
 
 
 def tensor_size(rules: Rules) -> int:
     """Width D of the flat observation tensor."""
-    _, first, width, _ = tensor_layout(rules)[-1]
-    return first + width
-
-
-def _one_hot(values: np.ndarray, n: int) -> np.ndarray:
-    out = np.zeros((values.shape[0], n), dtype=np.float32)
-    ok = values >= 0
-    out[np.flatnonzero(ok), values[ok].astype(np.int64)] = 1.0
-    return out
+    return layout_size(tensor_layout(rules))
 
 
 def to_tensor(rules: Rules, obs: dict[str, np.ndarray]) -> np.ndarray:
     """Flatten a batch of structured observations to float32[B, D] (see ``tensor_layout``)."""
     p = rules.num_players
-    seat = np.maximum(obs["seat"].astype(np.int64), 0)
-    b = seat.shape[0]
-    order = (seat[:, None] + np.arange(p)) % p
-    rows = np.arange(b)[:, None]
-
-    def rel(x: np.ndarray) -> np.ndarray:
-        return x[rows, order].reshape(b, -1).astype(np.float32)
-
-    def rel_seat(x: np.ndarray) -> np.ndarray:
-        x = x.astype(np.int64)
-        return _one_hot(np.where(x >= 0, (x - seat) % p, -1), p)
-
+    rel_ = Relative(obs["seat"], p)
+    rel, rel_seat = rel_.blocks, rel_.seat_one_hot
     ace = obs["ace_where"].astype(np.int64)
-    ace_rel = np.concatenate([ace[:, :p][rows, order], ace[:, p:]], axis=1)
+    ace_rel = np.concatenate([rel_.blocks(ace[:, :p]), ace[:, p:]], axis=1)
     lc = obs["last_check"].astype(np.int64)
     parts = [
-        _one_hot(obs["phase"].astype(np.int64), 4),
+        one_hot(obs["phase"].astype(np.int64), 4),
         obs["hand"].astype(np.float32),
         rel(obs["hand_sizes"]), rel(obs["out"]),
         rel_seat(obs["opener"]), rel_seat(obs["claimant"]),
-        _one_hot(obs["claim_rank"].astype(np.int64), R.ANNOUNCEABLE),
+        one_hot(obs["claim_rank"].astype(np.int64), R.ANNOUNCEABLE),
         obs["claim_count"].astype(np.float32)[:, None],
         obs["put_count"].astype(np.float32)[:, None],
         obs["my_table"].astype(np.float32),
@@ -179,7 +158,7 @@ def to_tensor(rules: Rules, obs: dict[str, np.ndarray]) -> np.ndarray:
         obs["closed"].astype(np.float32), obs["discard_seen"].astype(np.float32),
         obs["discard_hidden"].astype(np.float32)[:, None],
         rel(obs["taken"]), rel(obs["seen_taken"]),
-        _one_hot(lc[:, 2], 3), (lc[:, 3] == 1).astype(np.float32)[:, None],
+        one_hot(lc[:, 2], 3), (lc[:, 3] == 1).astype(np.float32)[:, None],
         obs["last_check_cards"].astype(np.float32),
         obs["swaps_left"].astype(np.float32)[:, None],
         ace_rel.astype(np.float32),
