@@ -86,6 +86,22 @@ class State:
         return sum(v.nbytes for v in vars(self).values() if isinstance(v, np.ndarray))
 
 
+def rules_from_options(cls: Any, game_id: str, num_players: int, options: dict[str, Any]) -> Any:
+    """Build a game's frozen rules dataclass from keyword options (TOML lists become tuples).
+
+    Unknown option names raise ``RulesError`` listing the allowed ones; the
+    dataclass validates the values.
+    """
+    known = {f.name for f in fields(cls)}
+    clean = {}
+    for name, value in options.items():
+        if name not in known:
+            raise RulesError(f"unknown {game_id} option {name!r}; allowed: "
+                             f"{', '.join(sorted(known))}")
+        clean[name] = tuple(value) if isinstance(value, list) else value
+    return cls(num_players=num_players, **clean)
+
+
 def check_seeds(seeds: Any) -> np.ndarray:
     """Validate seeds: a 1-D array (or sequence) of non-negative integers; returns uint64[B]."""
     arr = np.asarray(seeds)

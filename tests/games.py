@@ -80,3 +80,20 @@ def assert_same_game(game: Any, ref: Any, st: Any, rstates: list, where: str = "
             assert robs.keys() == obs.keys(), tag
             for key, value in robs.items():
                 np.testing.assert_array_equal(obs[key][b], value, err_msg=f"{tag} key {key}")
+
+
+def play_both(scenario_fn: Any, vec_cls: Any, actions: list[str], *args: Any,
+              **kwargs: Any) -> tuple[Any, Any, Any]:
+    """Build a scenario, apply named actions on both engines, check they agree at every step.
+
+    Returns (reference game, reference state, vectorised batch of one).
+    """
+    ref, s = scenario_fn(*args, **kwargs)
+    vg = vec_cls(ref.rules)
+    st = vg.from_reference([s])
+    assert_same_game(vg, ref, st, [s], where="start")
+    for a in actions:
+        ref.apply(s, a)
+        vg.step(st, np.array([vg.action_id(a)]))
+        assert_same_game(vg, ref, st, [s], where=a)
+    return ref, s, st

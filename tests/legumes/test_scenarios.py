@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 from bluffsim.api import IllegalActionError, RulesError
 from bluffsim.games.legumes import rules as R
 from bluffsim.games.legumes.reference import scenario
 from bluffsim.games.legumes.vec import LegumesGame
-from tests.games import assert_same_game
+from tests.games import play_both
 
 ACTIONS = ["bomb", "choice", "reverse", "double"]
 A = ["carrot-2", "tomato-1"] + ACTIONS
@@ -19,15 +18,8 @@ PILE = ["radish-1", "radish-2", "radish-3", "cabbage-1", "cabbage-2", "cabbage-3
 
 
 def play(actions, hands=(A, B, C), draw_pile=PILE, **kw):
-    ref, s = scenario([list(h) for h in hands], list(draw_pile), **kw)
-    vg = LegumesGame(ref.rules)
-    st = vg.from_reference([s])
-    assert_same_game(vg, ref, st, [s], where="start")
-    for a in actions:
-        ref.apply(s, a)
-        vg.step(st, np.array([vg.action_id(a)]))
-        assert_same_game(vg, ref, st, [s], where=a)
-    return ref, s, st
+    """Scenario + actions on both engines, checked equal after every step."""
+    return play_both(scenario, LegumesGame, actions, [list(h) for h in hands], list(draw_pile), **kw)
 
 
 def names(ref, s):

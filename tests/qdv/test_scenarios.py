@@ -9,21 +9,14 @@ from bluffsim.api import IllegalActionError, RulesError
 from bluffsim.games.qdv import rules as R
 from bluffsim.games.qdv.reference import ReferenceGame, scenario
 from bluffsim.games.qdv.vec import QdvGame
-from tests.games import assert_same_game
+from tests.games import play_both
 
 K = R.KIND_INDEX
 
 
 def play(actions, **setup):
     """Build a scenario, apply ``actions`` on both engines, check they agree at every step."""
-    ref, s = scenario(**setup)
-    vg = QdvGame(ref.rules)
-    st = vg.from_reference([s])
-    assert_same_game(vg, ref, st, [s], where="start")
-    for a in actions:
-        ref.apply(s, a)
-        vg.step(st, np.array([vg.action_id(a)]))
-        assert_same_game(vg, ref, st, [s], where=a)
+    _, s, st = play_both(scenario, QdvGame, actions, **setup)
     return s, st
 
 

@@ -9,22 +9,14 @@ from bluffsim.api import IllegalActionError, RulesError
 from bluffsim.games.veru import rules as R
 from bluffsim.games.veru.reference import scenario
 from bluffsim.games.veru.vec import VeruGame
-from tests.games import assert_same_game
+from tests.games import play_both
 
 FIVE = R.RANKS.index("5")
 
 
 def play(actions, hands, **kw):
     """Scenario + actions on both engines, checked equal after every step."""
-    ref, s = scenario(hands, **kw)
-    vg = VeruGame(ref.rules)
-    st = vg.from_reference([s])
-    assert_same_game(vg, ref, st, [s], where="start")
-    for a in actions:
-        ref.apply(s, a)
-        vg.step(st, np.array([vg.action_id(a)]))
-        assert_same_game(vg, ref, st, [s], where=a)
-    return ref, s, st
+    return play_both(scenario, VeruGame, actions, hands, **kw)
 
 
 def names(ref, s):

@@ -43,10 +43,10 @@ Decisions where RULES.md and the seed are silent:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any
 
-from bluffsim.api import RulesError
+from bluffsim.api import RulesError, rules_from_options
 
 VEGETABLES = ("carrot", "tomato", "leek", "cabbage", "radish", "pea")
 NUM_VEG = 6
@@ -104,14 +104,7 @@ class Rules:
     @classmethod
     def from_options(cls, num_players: int = 4, **options: Any) -> Rules:
         """Build rules from keyword options; unknown names raise ``RulesError``."""
-        known = {f.name for f in fields(cls)}
-        for name, value in options.items():
-            if name not in known:
-                raise RulesError(f"unknown legumes option {name!r}; allowed: "
-                                 f"{', '.join(sorted(known))}")
-            if isinstance(value, list):
-                options[name] = tuple(value)
-        return cls(num_players=num_players, **options)
+        return rules_from_options(cls, "legumes", num_players, options)
 
     @property
     def deck(self) -> tuple[int, ...]:

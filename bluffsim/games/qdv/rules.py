@@ -47,11 +47,11 @@ Decisions made here where RULES.md and the seed are silent:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from bluffsim.api import RulesError
+from bluffsim.api import RulesError, rules_from_options
 
 FRUITS = ("strawberry", "grape", "watermelon", "apricot", "cherry", "banana")
 NUM_FRUITS = len(FRUITS)
@@ -115,16 +115,7 @@ class Rules:
     @classmethod
     def from_options(cls, num_players: int = 4, **options: Any) -> Rules:
         """Build rules from keyword options; unknown names raise ``RulesError``."""
-        known = {f.name for f in fields(cls)}
-        for name in options:
-            if name not in known:
-                raise RulesError(
-                    f"unknown qdv option {name!r}; allowed: {', '.join(sorted(known))}"
-                )
-        for name in ("fruit_multipliers", "challenge_deck"):
-            if name in options and isinstance(options[name], list):
-                options[name] = tuple(options[name])
-        return cls(num_players=num_players, **options)
+        return rules_from_options(cls, "qdv", num_players, options)
 
     def _validate(self) -> None:
         p = self.num_players

@@ -47,10 +47,10 @@ Decisions where RULES.md and the seed are silent:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any
 
-from bluffsim.api import RulesError
+from bluffsim.api import RulesError, rules_from_options
 
 RANKS = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
 ACE = 12
@@ -111,14 +111,7 @@ class Rules:
     @classmethod
     def from_options(cls, num_players: int = 4, **options: Any) -> Rules:
         """Build rules from keyword options; unknown names raise ``RulesError``."""
-        known = {f.name for f in fields(cls)}
-        for name, value in options.items():
-            if name not in known:
-                raise RulesError(f"unknown veru option {name!r}; allowed: "
-                                 f"{', '.join(sorted(known))}")
-            if isinstance(value, list):
-                options[name] = tuple(value)
-        return cls(num_players=num_players, **options)
+        return rules_from_options(cls, "veru", num_players, options)
 
     @property
     def step(self) -> int:
