@@ -12,17 +12,19 @@ from __future__ import annotations
 from typing import Any
 
 from agents.base import Agent
+from agents.legumes.counting import LegumesCounting
 from agents.legumes.heuristic import LegumesHeuristic
 from agents.qdv.counting import QdvCounting
 from agents.qdv.heuristic import QdvHeuristic
 from agents.random import RandomAgent
+from agents.veru.counting import VeruCounting
 from agents.veru.heuristic import VeruHeuristic
 
 # name -> {game id -> class}
 REGISTRY: dict[str, dict[str, type[Agent]]] = {
     "random": {g: RandomAgent for g in RandomAgent.games},
     "heuristic": {"qdv": QdvHeuristic, "veru": VeruHeuristic, "legumes": LegumesHeuristic},
-    "counting": {"qdv": QdvCounting},
+    "counting": {"qdv": QdvCounting, "veru": VeruCounting, "legumes": LegumesCounting},
 }
 
 __all__ = ["REGISTRY", "Agent", "RandomAgent", "describe", "list_agents", "make"]

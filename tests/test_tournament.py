@@ -6,6 +6,7 @@ import json
 import math
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -77,6 +78,17 @@ def test_rotation_seats_every_agent_in_every_seat_equally():
     for agent in range(4):
         seats = np.argwhere(lineup == agent)[:, 1]
         assert np.bincount(seats, minlength=4).tolist() == [3, 3, 3, 3]
+
+
+def test_permuted_seatings_balance_seats_and_neighbours():
+    sch = Schedule(1, 24, 4, permute=True)
+    lineup = sch.seat_lineup(np.arange(24))
+    for agent in range(4):
+        assert np.bincount(np.argwhere(lineup == agent)[:, 1], minlength=4).tolist() == [6] * 4
+    # every ordered pair (a, b) has b right after a equally often
+    nxt = Counter(zip(lineup.ravel().tolist(), np.roll(lineup, -1, axis=1).ravel().tolist(),
+                      strict=True))
+    assert set(nxt.values()) == {8} and len(nxt) == 12
 
 
 def test_duplicate_deals_replay_each_seed_under_every_rotation():

@@ -22,6 +22,7 @@ workers = 2              # processes (local) or dask workers (dask, no address)
 executor = "local"       # local | dask
 address = ""             # dask scheduler address; empty = start a LocalCluster
 rotate = true            # rotate the lineup so every agent sits in every seat equally
+permute = false          # cycle through all P! seatings instead (neighbour order balanced too)
 duplicate = false        # replay each deal under every rotation (variance reduction)
 shard_games = 5000       # games per shard (unit of parallel work, writing and resume)
 out = ""                 # output dir; default results/<name>
@@ -77,6 +78,7 @@ class Experiment:
     rotate: bool = True
     duplicate: bool = False
     shard_games: int = 5000
+    permute: bool = False
     out: str = ""
     plots: bool = True
 
@@ -118,7 +120,7 @@ class Experiment:
             params = ", ".join(f"{k} = {json.dumps(v)}" for k, v in s["params"].items())
             lines.append(f"params = {{{params}}}")
         lines.append("\n[run]")
-        for k in ("batch", "workers", "executor", "address", "rotate", "duplicate",
+        for k in ("batch", "workers", "executor", "address", "rotate", "permute", "duplicate",
                   "shard_games", "out", "plots"):
             v = d[k]
             lines.append(f"{k} = {json.dumps(v)}")
@@ -136,7 +138,7 @@ class Experiment:
 SECTIONS = {"experiment", "rules", "seats", "run"}
 EXPERIMENT_KEYS = {"name", "game", "players", "games", "seed"}
 RUN_KEYS = {"batch", "workers", "executor", "address", "rotate", "duplicate", "shard_games",
-            "out", "plots"}
+            "permute", "out", "plots"}
 SEAT_KEYS = {"agent", "label", "params"}
 EXECUTORS = ("local", "dask")
 
@@ -238,6 +240,7 @@ def _validate_run(exp: Experiment) -> None:
            "a dask scheduler address such as \"tcp://10.0.0.5:8786\", or \"\"")
     _check(isinstance(exp.rotate, bool), "run.rotate", exp.rotate, "true | false")
     _check(isinstance(exp.duplicate, bool), "run.duplicate", exp.duplicate, "true | false")
+    _check(isinstance(exp.permute, bool), "run.permute", exp.permute, "true | false")
     _check(isinstance(exp.plots, bool), "run.plots", exp.plots, "true | false")
     _check(_is_int(exp.shard_games) and exp.shard_games >= 1, "run.shard_games",
            exp.shard_games, "an integer >= 1")

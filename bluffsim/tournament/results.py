@@ -95,7 +95,8 @@ def write_manifest(out: Path, exp: Experiment, timing: dict[str, Any]) -> None:
         "git_hash": git_hash(),
         "config": exp.to_dict(),
         "seeds": {"master": exp.seed, "scheme": "word(master, 7, deal) (bluffsim.tournament."
-                  "schedule)", "duplicate": exp.duplicate, "rotate": exp.rotate},
+                  "schedule)", "duplicate": exp.duplicate, "rotate": exp.rotate,
+                  "permute": exp.permute},
         "timing": timing,
         "machine": {"python": platform.python_version(), "platform": platform.platform(),
                     "cpus": os.cpu_count()},

@@ -31,7 +31,8 @@ class AgentFailure(BluffsimError, RuntimeError):
 
 def schedule_of(exp: Experiment) -> Schedule:
     """The experiment's schedule."""
-    return Schedule(exp.seed, exp.games, exp.players, exp.rotate, exp.duplicate, exp.shard_games)
+    return Schedule(exp.seed, exp.games, exp.players, exp.rotate, exp.duplicate, exp.shard_games,
+                    exp.permute)
 
 
 def play_shard(exp: Experiment, shard: int,

@@ -7,7 +7,12 @@ Game ``i`` (0-based, global) is played with
 * seed ``word(master, SCHEDULE, deal(i))`` (a 64-bit counter-based hash);
 * rotation ``i % P`` if seat rotation is on, else 0: lineup entry ``j`` sits in
   seat ``(j + rotation) % P``, so over ``P`` consecutive games every agent sits
-  in every seat once.
+  in every seat once;
+* with ``permute`` instead, seating ``i % P!`` of all ``P!`` orders
+  (``itertools.permutations``): lineup entry ``j`` sits in seat ``perm[j]``, so
+  every agent also meets every other in every relative position — needed where
+  the neighbour order matters (in veru the player after a reckless one profits).
+  Duplicate deals then replay each deal under all ``P!`` seatings.
 
 Shards are consecutive ranges of ``shard_games`` games; results never depend on
 how shards are distributed over workers or executors.
@@ -15,6 +20,7 @@ how shards are distributed over workers or executors.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
 import numpy as np
@@ -34,6 +40,17 @@ class Schedule:
     rotate: bool = True
     duplicate: bool = False
     shard_games: int = 5000
+    permute: bool = False
+
+    @property
+    def seatings(self) -> np.ndarray:
+        """int8[S, P]: seat of each lineup entry in each seating of the cycle."""
+        p = self.num_players
+        if self.permute:
+            return np.asarray(list(itertools.permutations(range(p))), dtype=np.int8)
+        if self.rotate:
+            return ((np.arange(p)[None, :] + np.arange(p)[:, None]) % p).astype(np.int8)
+        return np.arange(p, dtype=np.int8)[None, :]
 
     @property
     def num_shards(self) -> int:
@@ -46,8 +63,8 @@ class Schedule:
         return range(lo, min(lo + self.shard_games, self.num_games))
 
     def deals(self, games: np.ndarray) -> np.ndarray:
-        """Deal index of each game (shared by the rotations of a duplicate deal)."""
-        return games // self.num_players if self.duplicate else games
+        """Deal index of each game (shared by the seatings of a duplicate deal)."""
+        return games // len(self.seatings) if self.duplicate else games
 
     def seeds(self, games: np.ndarray) -> np.ndarray:
         """uint64 game seeds."""
@@ -55,12 +72,13 @@ class Schedule:
                          self.deals(np.asarray(games)).astype(np.uint64), 0)
 
     def rotations(self, games: np.ndarray) -> np.ndarray:
-        """Rotation of the lineup in each game."""
-        games = np.asarray(games)
-        return games % self.num_players if self.rotate else np.zeros_like(games)
+        """Index of each game's seating in the cycle (``seatings``)."""
+        return np.asarray(games) % len(self.seatings)
 
     def seat_lineup(self, games: np.ndarray) -> np.ndarray:
         """int8[G, P]: lineup index of the agent in each seat of each game."""
-        p = self.num_players
-        rot = self.rotations(games)
-        return ((np.arange(p)[None, :] - rot[:, None]) % p).astype(np.int8)
+        seats = self.seatings[self.rotations(games)]          # [G, P]: lineup j -> seat
+        out = np.empty_like(seats)
+        rows = np.arange(seats.shape[0])[:, None]
+        out[rows, seats] = np.arange(self.num_players, dtype=np.int8)[None, :]
+        return out

@@ -156,6 +156,13 @@ def test_the_game_ends_when_every_rank_is_closed():
     assert s.terminated and s.placements == [1, 1, 3] and st.placements[0].tolist() == [1, 1, 3]
 
 
+def test_max_turns_truncates_and_ranks_by_fewest_cards():
+    _, s, st = play(["announce 5", "put 5", "done"], [["5", "5", "9"], ["7", "8"], ["2"]],
+                    max_turns=3)
+    assert s.truncated and not s.terminated and s.placements == [2, 2, 1]  # 2, 2 and 1 cards
+    assert st.truncated[0] and st.placements[0].tolist() == [2, 2, 1]
+
+
 def test_timeout_takes_table_and_bank_and_the_next_player_opens():
     _, s, _ = play(["announce 5", "put 9", "done", "timeout"], H3)
     assert hand(s, 1) == ["7", "9", "A", "J"] and s.current_player == 2

@@ -220,6 +220,9 @@ class ReferenceGame:
         else:
             self.timeout(s)
         self.count_endgame(s)
+        if not s.done and s.num_decisions >= self.rules.max_turns:
+            self.rank_by_cards(s)
+            self.finish(s, truncated=True)
         return s
 
     def announce(self, s: RefState, rank: int) -> None:
@@ -368,13 +371,17 @@ class ReferenceGame:
         """Every announceable rank closed: the rest rank by fewest cards."""
         if not all(s.closed):
             return False
+        self.rank_by_cards(s)
+        self.finish(s)
+        return True
+
+    def rank_by_cards(self, s: RefState) -> None:
+        """The players still in take the next places by fewest cards in hand (ties share)."""
         remaining = [q for q in range(s.num_players) if not s.out[q]]
         base = sum(s.out) + 1
         for q in remaining:
             mine = sum(s.hand_counts[q])
             s.place[q] = base + sum(sum(s.hand_counts[o]) < mine for o in remaining)
-        self.finish(s)
-        return True
 
     def count_endgame(self, s: RefState) -> None:
         """Two players left: after ``endgame_limit`` decisions both lose (share the last place)."""
@@ -388,9 +395,10 @@ class ReferenceGame:
                     s.place[q] = base
             self.finish(s)
 
-    def finish(self, s: RefState) -> None:
+    def finish(self, s: RefState, truncated: bool = False) -> None:
         """Game over: placements are the places."""
-        s.terminated = True
+        s.terminated = not truncated
+        s.truncated = truncated
         s.phase = R.PHASE_OVER
         s.current_player = -1
         s.placements = list(s.place)

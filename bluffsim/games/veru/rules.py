@@ -7,6 +7,7 @@ Options (keyword arguments of ``bluffsim.make("veru", num_players, ...)``):
 | `num_players`     | 4        | 3..6                                                            |
 | `jokers`          | 2        | 0..48 non-ace cards replaced by Jokers at the deal (0 = classic)|
 | `endgame_limit`   | 200      | 1..100000 decisions once two players are left                   |
+| `max_turns`       | 5000     | 1..100000 decisions before the game is truncated (safety cap)   |
 | `joker_swaps`     | 2        | 0..10 `swap` gadget uses per game                               |
 | `joker_swap_seats`| ()       | seats with the Joker-swap gadget                                |
 | `check_seats`     | ()       | seats with the Check gadget (see the checked cards at every check) |
@@ -42,7 +43,9 @@ Decisions where RULES.md and the seed are silent:
 - a player who goes out mid-round (their last cards left with a check) is ranked
   at that moment; players leaving at the same moment share a place;
 - the two-player ``endgame_limit`` ends the game with both players sharing the
-  last place (``terminated``).
+  last place (``terminated``);
+- a safety cap ``max_turns`` (not in the seed) truncates a game that has not
+  ended: the players still in rank by fewest cards in hand (``truncated``).
 """
 
 from __future__ import annotations
@@ -81,6 +84,7 @@ class Rules:
     num_players: int = 4
     jokers: int = 2
     endgame_limit: int = 200
+    max_turns: int = 5000
     joker_swaps: int = 2
     joker_swap_seats: tuple[int, ...] = ()
     check_seats: tuple[int, ...] = ()
@@ -96,6 +100,8 @@ class Rules:
             raise _fail("jokers", self.jokers, "0..48 (the non-ace cards)")
         if not _is_int(self.endgame_limit) or not 1 <= self.endgame_limit <= 100_000:
             raise _fail("endgame_limit", self.endgame_limit, "1..100000 decisions")
+        if not _is_int(self.max_turns) or not 1 <= self.max_turns <= 100_000:
+            raise _fail("max_turns", self.max_turns, "1..100000 decisions")
         if not _is_int(self.joker_swaps) or not 0 <= self.joker_swaps <= 10:
             raise _fail("joker_swaps", self.joker_swaps, "0..10")
         for name in ("joker_swap_seats", "check_seats", "ace_hint_seats"):
@@ -130,6 +136,7 @@ class Rules:
         """(option, default, allowed) rows for ``bluffsim games``."""
         return [("num_players", "4", "3..6"), ("jokers", "2", "0..48"),
                 ("endgame_limit", "200", "decisions once 2 players are left"),
+                ("max_turns", "5000", "decisions before truncation"),
                 ("joker_swaps", "2", "0..10 per game"),
                 ("joker_swap_seats", "()", "seats with the Joker gadget"),
                 ("check_seats", "()", "seats with the Check gadget"),

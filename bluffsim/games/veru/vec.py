@@ -189,6 +189,10 @@ class VeruGame(Game):
         if idx.size:
             self.timeout(st, idx)
         self.count_endgame(st, np.flatnonzero(live & ~st.done & (st.endgame_count >= 0)))
+        capped = np.flatnonzero(live & ~st.done & (st.num_decisions >= self.rules.max_turns))
+        if capped.size:
+            self.rank_by_cards(st, capped)
+            self.finish(st, capped, truncated=True)
         self.update_legal_mask(st)
         return st
 
@@ -354,12 +358,16 @@ class VeruGame(Game):
         idx = idx[st.closed[idx].all(axis=1)]
         if idx.size == 0:
             return
+        self.rank_by_cards(st, idx)
+        self.finish(st, idx)
+
+    def rank_by_cards(self, st: VeruState, idx: np.ndarray) -> None:
+        """The players still in take the next places by fewest cards in hand (ties share)."""
         out = st.out[idx]
         size = np.where(out, 1 << 10, st.hand_sizes[idx].astype(np.int64))
         fewer = (size[:, None, :] < size[:, :, None]).sum(axis=2)
         base = out.sum(axis=1, keepdims=True) + 1
         st.place[idx] = np.where(out, st.place[idx], base + fewer)
-        self.finish(st, idx)
 
     def count_endgame(self, st: VeruState, idx: np.ndarray) -> None:
         """Two players left: after ``endgame_limit`` decisions both share the last place."""
@@ -373,9 +381,10 @@ class VeruGame(Game):
             st.place[over] = np.where(out, st.place[over], base)
             self.finish(st, over)
 
-    def finish(self, st: VeruState, idx: np.ndarray) -> None:
+    def finish(self, st: VeruState, idx: np.ndarray, truncated: bool = False) -> None:
         """Game over: placements are the places."""
-        st.terminated[idx] = True
+        st.terminated[idx] = not truncated
+        st.truncated[idx] = truncated
         st.phase[idx] = R.PHASE_OVER
         st.current_player[idx] = -1
         st.placements[idx] = st.place[idx]
