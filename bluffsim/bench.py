@@ -24,19 +24,22 @@ import bluffsim
 from bluffsim.rng import AgentRNG
 
 
-def pin_to_one_core() -> int | None:
-    """Pin this process to its first allowed CPU; returns it (None if unsupported)."""
+def pin_to_one_core() -> tuple[int | None, set[int] | None]:
+    """Pin this process to its first allowed CPU; returns (that CPU, the previous CPU set)."""
     if not hasattr(os, "sched_setaffinity"):
-        return None
-    cpu = min(os.sched_getaffinity(0))
+        return None, None
+    before = os.sched_getaffinity(0)
+    cpu = min(before)
     os.sched_setaffinity(0, {cpu})
-    return cpu
+    return cpu, before
 
 
-def vectorised_rate(game_id: str, players: int, batch: int, seconds: float) -> float:
-    """Decisions/s of the vectorised engine + random agent at ``batch`` (autoreset)."""
+def vectorised_rate(game_id: str, players: int, batch: int, seconds: float,
+                    agent_name: str = "random") -> float:
+    """Decisions/s of the vectorised engine with every seat played by ``agent_name`` (autoreset)."""
     game = bluffsim.make(game_id, players)
-    agent = agents.make("random", game)
+    agent = agents.make(agent_name, game)
+    needs_obs = agent.traits.get("uses_observation", True)
     st = game.init(np.arange(batch))
     next_seed = batch
     decisions = 0
@@ -45,7 +48,8 @@ def vectorised_rate(game_id: str, players: int, batch: int, seconds: float) -> f
         for _ in range(20):
             live = int(batch - st.done.sum())
             rng = AgentRNG(st.seed, st.current_player, st.num_decisions)
-            game.step(st, agent.act(None, st.legal_action_mask, rng))
+            obs = game.observe(st) if needs_obs else None
+            game.step(st, agent.act(obs, st.legal_action_mask, rng))
             decisions += live
             done = np.flatnonzero(st.done)
             if done.size:
@@ -83,19 +87,37 @@ def _stats(rates: list[float]) -> dict[str, float]:
 
 
 def bench_engines(games: list[str], players: int = 4, batches: tuple[int, ...] | list[int] = (
-        1, 64, 1024, 4096), repeats: int = 5, seconds: float = 0.5) -> pd.DataFrame:
-    """Benchmark table: one row per (game, engine, batch) with median/min/max decisions/s."""
-    cpu = pin_to_one_core()
-    rows = []
-    for gid in games:
-        ref = _stats([reference_rate(gid, players, seconds) for _ in range(repeats)])
-        rows.append({"game": gid, "engine": "reference", "batch": 1, **ref,
-                     "x_reference": 1.0})
-        for b in batches:
-            vec = _stats([vectorised_rate(gid, players, b, seconds) for _ in range(repeats)])
-            rows.append({"game": gid, "engine": "vectorised", "batch": b, **vec,
-                         "x_reference": vec["decisions_per_s"] / ref["decisions_per_s"]})
+        1, 64, 1024, 4096), repeats: int = 5, seconds: float = 0.5,
+        agent_names: tuple[str, ...] = ("random",)) -> pd.DataFrame:
+    """Benchmark table: one row per (game, engine, agents, batch), median/min/max decisions/s.
+
+    The reference engine is timed with uniform random play; the vectorised one with
+    every seat played by each agent of ``agent_names``.
+    """
+    cpu, before = pin_to_one_core()
+    try:
+        rows = _bench_rows(games, players, batches, repeats, seconds, agent_names)
+    finally:
+        if before is not None:
+            os.sched_setaffinity(0, before)
     table = pd.DataFrame(rows)
     table["players"] = players
     table["cpu"] = cpu if cpu is not None else -1
     return table
+
+
+def _bench_rows(games: list[str], players: int, batches: tuple[int, ...] | list[int],
+                repeats: int, seconds: float, agent_names: tuple[str, ...]) -> list[dict]:
+    rows = []
+    for gid in games:
+        ref = _stats([reference_rate(gid, players, seconds) for _ in range(repeats)])
+        rows.append({"game": gid, "engine": "reference", "agents": "random", "batch": 1, **ref,
+                     "x_reference": 1.0})
+        for name in agent_names:
+            for b in batches:
+                vec = _stats([vectorised_rate(gid, players, b, seconds, name)
+                              for _ in range(repeats)])
+                rows.append({"game": gid, "engine": "vectorised", "agents": name, "batch": b,
+                             **vec, "x_reference": vec["decisions_per_s"]
+                             / ref["decisions_per_s"]})
+    return rows

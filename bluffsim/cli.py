@@ -62,6 +62,8 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--batches", default="1,64,1024,4096", help="comma-separated batch sizes")
     b.add_argument("--repeats", type=int, default=5, help="runs per measure (median reported)")
     b.add_argument("--seconds", type=float, default=0.5, help="minimum time per run")
+    b.add_argument("--agents", default="random",
+                   help="comma-separated agents playing every seat (e.g. random,counting)")
     b.add_argument("--out", help="write the table as parquet here")
     b.set_defaults(func=cmd_bench)
 
@@ -111,7 +113,14 @@ def cmd_bench(args: argparse.Namespace) -> int:
         batches = [int(x) for x in args.batches.split(",")]
     except ValueError:
         raise BluffsimError(f"--batches {args.batches!r}: give integers like 1,64,1024") from None
-    table = bench_engines(games, args.players, batches, args.repeats, args.seconds)
+    names = tuple(a.strip() for a in args.agents.split(",") if a.strip())
+    import agents as agent_registry
+
+    for name in names:
+        if name not in agent_registry.list_agents():
+            raise BluffsimError(f"--agents: unknown agent {name!r}; available: "
+                                f"{', '.join(agent_registry.list_agents())}")
+    table = bench_engines(games, args.players, batches, args.repeats, args.seconds, names)
     with pd.option_context("display.width", 120, "display.max_columns", 20):
         print(table.to_string(index=False))
     if args.out:

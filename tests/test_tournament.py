@@ -282,3 +282,13 @@ def test_the_notebook_executes_on_a_tiny_run(tmp_path, monkeypatch):
     outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]
     assert not [o for o in outputs if o.get("output_type") == "error"]
     assert any("games," in "".join(o.get("text", "")) for o in outputs)
+
+
+def test_cli_bench_prints_a_table(capsys, tmp_path):
+    out = tmp_path / "bench.parquet"
+    assert main(["bench", "--games", "qdv", "--batches", "8", "--repeats", "1", "--seconds",
+                 "0.05", "--agents", "random,counting", "--out", str(out)]) == 0
+    table = pd.read_parquet(out)
+    assert set(table["engine"]) == {"reference", "vectorised"}
+    assert set(table["agents"]) == {"random", "counting"} and (table["decisions_per_s"] > 0).all()
+    assert main(["bench", "--agents", "oracle"]) == 2

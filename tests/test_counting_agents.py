@@ -1,0 +1,45 @@
+"""veru and legumes counting agents: their probabilities equal brute-force enumeration."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from agents.legumes.counting import truth_probability, unseen_pool
+from agents.veru.counting import hypergeom_tail
+from bluffsim.games.legumes import rules as LR
+from bluffsim.games.legumes.reference import scenario as legumes_scenario
+from bluffsim.games.legumes.vec import LegumesGame
+
+
+@pytest.mark.parametrize("pool, good, draws, at_least", [
+    (10, 3, 4, 1), (10, 3, 4, 2), (9, 5, 3, 3), (12, 0, 5, 1), (7, 7, 2, 2), (8, 2, 8, 2)])
+def test_veru_hypergeometric_tail_matches_enumeration(pool, good, draws, at_least):
+    cards = [1] * good + [0] * (pool - good)
+    subsets = list(itertools.combinations(range(pool), draws))
+    want = sum(sum(cards[i] for i in s) >= at_least for s in subsets) / len(subsets)
+    got = hypergeom_tail(np.array([pool]), np.array([good]), np.array([draws]),
+                         np.array([at_least]))[0]
+    assert got == pytest.approx(want, abs=1e-12)
+
+
+def test_legumes_truth_probability_matches_enumeration():
+    small = dict(numbers=(1, 1, 0), hand_size=2)     # 12 vegetables, tiny hands
+    hands = [["carrot-1", "tomato-2", "bomb", "choice", "reverse", "double"],
+             ["leek-1", "pea-2", "bomb", "choice", "reverse", "double"]]
+    ref, s = legumes_scenario(hands, ["cabbage-1", "radish-2"], opener=0, **small)
+    ref.apply(s, "open tomato-2 leek")                # seat 0 claims a leek
+    game = LegumesGame(ref.rules)
+    obs = game.observe(game.from_reference([s]))
+    assert obs["seat"][0] == 1
+    got = truth_probability(obs, ref.rules)[0]
+    pool = unseen_pool(obs, ref.rules)[0]
+    cards = [t for t in range(LR.NUM_TYPES) for _ in range(int(pool[t]))]
+    h = int(obs["hand_sizes"][0, 0]) + 1               # seat 0's hand before its card
+    leeks = {LR.CARD_NAMES.index(f"leek-{n}") for n in (1, 2, 3)}
+    subsets = list(itertools.combinations(range(len(cards)), h))
+    want = sum(any(cards[i] in leeks for i in sub) for sub in subsets) / len(subsets)
+    assert got == pytest.approx(want, abs=1e-12)
+    assert 0 < got < 1
