@@ -166,6 +166,15 @@ class Game:
             raise IllegalActionError(self.describe_illegal(state, b, int(a[b])))
         return a
 
+    @staticmethod
+    def copy_shared_fields(st: State, b: int, s: Any) -> None:
+        """Copy the shared fields (and the phase) of a reference state ``s`` into row ``b``."""
+        st.current_player[b] = s.current_player
+        st.terminated[b], st.truncated[b] = s.terminated, s.truncated
+        st.placements[b] = s.placements
+        st.num_decisions[b], st.num_rounds[b] = s.num_decisions, s.num_rounds
+        st.phase[b] = s.phase  # type: ignore[attr-defined]
+
     def describe_illegal(self, state: State, b: int, action: int) -> str:
         """One-line message for an illegal action at batch index ``b``."""
         name = self.action_names[action] if 0 <= action < self.num_actions else "out of range"

@@ -15,9 +15,10 @@ from typing import Any
 import numpy as np
 
 from bluffsim import rng
-from bluffsim.api import IllegalActionError, RulesError
+from bluffsim.api import RulesError
 from bluffsim.games.legumes import rules as R
 from bluffsim.games.legumes.rules import Rules
+from bluffsim.games.refbase import ReferenceBase
 
 RESHUFFLE_STREAM = 6
 
@@ -74,13 +75,10 @@ class RefState:
 LAST_REVEAL = ("accuser", "accused", "card", "doubled", "taker", "cards_taken")
 
 
-class ReferenceGame:
+class ReferenceGame(ReferenceBase):
     """Scalar legumes engine: ``new_game``, ``legal_actions``, ``apply``, ``observe``."""
 
-    def __init__(self, rules: Rules):
-        self.rules = rules
-        self.action_names = rules.action_names
-        self._ids = {n: i for i, n in enumerate(self.action_names)}
+    game_id = "legumes"
 
     # ------------------------------------------------------------ set-up
     def new_game(self, seed: int) -> RefState:
@@ -130,24 +128,12 @@ class ReferenceGame:
             acts.append(R.REVERSE_ID)
         return acts
 
-    def action_id(self, action: int | str) -> int:
-        """Accept an action id or name."""
-        if isinstance(action, str):
-            if action not in self._ids:
-                raise IllegalActionError(f"unknown legumes action {action!r}")
-            return self._ids[action]
-        return int(action)
-
     # ------------------------------------------------------------ apply
     def apply(self, s: RefState, action: int | str) -> RefState:
         """Apply one decision (in place); a finished game ignores it."""
         if s.done:
             return s
-        a = self.action_id(action)
-        if a not in self.legal_actions(s):
-            name = self.action_names[a] if 0 <= a < R.NUM_ACTIONS else "out of range"
-            raise IllegalActionError(
-                f"illegal legumes action {a} ({name}) for seat {s.current_player}")
+        a = self.checked_action(s, action)
         s.num_decisions += 1
         me = s.current_player
         if a < R.PLAY0:

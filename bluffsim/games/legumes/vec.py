@@ -386,11 +386,7 @@ class LegumesGame(Game):
         """A batch holding exact copies of reference states."""
         st = self.empty_state(np.asarray([s.seed for s in states], dtype=np.uint64))
         for b, s in enumerate(states):
-            st.current_player[b] = s.current_player
-            st.terminated[b], st.truncated[b] = s.terminated, s.truncated
-            st.placements[b] = s.placements
-            st.num_decisions[b], st.num_rounds[b] = s.num_decisions, s.num_rounds
-            st.phase[b] = s.phase
+            self.copy_shared_fields(st, b, s)
             st.hands[b] = s.hand_counts
             st.hand_sizes[b] = [sum(h) for h in s.hand_counts]
             st.draw[b] = -1

@@ -18,9 +18,10 @@ from typing import Any
 import numpy as np
 
 from bluffsim import rng
-from bluffsim.api import IllegalActionError, RulesError
+from bluffsim.api import RulesError
 from bluffsim.games.qdv import rules as R
 from bluffsim.games.qdv.rules import Rules
+from bluffsim.games.refbase import ReferenceBase
 
 PLACE_SURVIVOR = 1 << 20  # placement score of a player who still holds tokens
 
@@ -79,13 +80,10 @@ class RefState:
         return self.terminated or self.truncated
 
 
-class ReferenceGame:
+class ReferenceGame(ReferenceBase):
     """Scalar qdv engine: ``new_game``, ``legal_actions``, ``apply``, ``observe``."""
 
-    def __init__(self, rules: Rules):
-        self.rules = rules
-        self.action_names = rules.action_names
-        self._ids = {n: i for i, n in enumerate(self.action_names)}
+    game_id = "qdv"
 
     # ------------------------------------------------------------ set-up
     def new_game(self, seed: int) -> RefState:
@@ -193,24 +191,12 @@ class ReferenceGame:
             acts.append(R.MENTEUR)
         return sorted(acts)
 
-    def action_id(self, action: int | str) -> int:
-        """Accept an action id or name."""
-        if isinstance(action, str):
-            if action not in self._ids:
-                raise IllegalActionError(f"unknown qdv action {action!r}")
-            return self._ids[action]
-        return int(action)
-
     # ------------------------------------------------------------ apply
     def apply(self, s: RefState, action: int | str) -> RefState:
         """Apply one decision of the current player (in place); a finished game ignores it."""
         if s.done:
             return s
-        a = self.action_id(action)
-        if a not in self.legal_actions(s):
-            name = self.action_names[a] if 0 <= a < len(self.action_names) else "out of range"
-            raise IllegalActionError(
-                f"illegal qdv action {a} ({name}) for seat {s.current_player}")
+        a = self.checked_action(s, action)
         s.num_decisions += 1
         r = self.rules
         if a < 2 * R.NUM_FRUITS:

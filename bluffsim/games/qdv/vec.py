@@ -627,11 +627,7 @@ class QdvGame(Game):
         r = self.rules
         st = self.empty_state(np.asarray([s.seed for s in states], dtype=np.uint64))
         for b, s in enumerate(states):
-            st.current_player[b] = s.current_player
-            st.terminated[b], st.truncated[b] = s.terminated, s.truncated
-            st.placements[b] = s.placements
-            st.num_decisions[b], st.num_rounds[b] = s.num_decisions, s.num_rounds
-            st.phase[b] = s.phase
+            self.copy_shared_fields(st, b, s)
             st.tokens[b], st.in_round[b], st.elim_round[b] = s.tokens, s.in_round, s.elim_round
             st.zero_time[b] = s.zero_time
             st.round_bits[b] = sum(1 << i for i, x in enumerate(s.in_round) if x)

@@ -17,7 +17,8 @@ from typing import Any
 import numpy as np
 
 from bluffsim import rng
-from bluffsim.api import IllegalActionError, RulesError
+from bluffsim.api import RulesError
+from bluffsim.games.refbase import ReferenceBase
 from bluffsim.games.veru import rules as R
 from bluffsim.games.veru.rules import Rules
 
@@ -87,13 +88,10 @@ class RefState:
 LAST_CHECK = ("checker", "claimant", "kind", "truth", "taker")
 
 
-class ReferenceGame:
+class ReferenceGame(ReferenceBase):
     """Scalar veru engine: ``new_game``, ``legal_actions``, ``apply``, ``observe``."""
 
-    def __init__(self, rules: Rules):
-        self.rules = rules
-        self.action_names = rules.action_names
-        self._ids = {n: i for i, n in enumerate(self.action_names)}
+    game_id = "veru"
 
     # ------------------------------------------------------------ set-up
     def blank(self, seed: int) -> RefState:
@@ -188,24 +186,12 @@ class ReferenceGame:
             acts += [R.SWAP0 + r for r in range(R.ANNOUNCEABLE) if hand[r] > 0]
         return sorted(acts)
 
-    def action_id(self, action: int | str) -> int:
-        """Accept an action id or name."""
-        if isinstance(action, str):
-            if action not in self._ids:
-                raise IllegalActionError(f"unknown veru action {action!r}")
-            return self._ids[action]
-        return int(action)
-
     # ------------------------------------------------------------ apply
     def apply(self, s: RefState, action: int | str) -> RefState:
         """Apply one decision (in place); a finished game ignores it."""
         if s.done:
             return s
-        a = self.action_id(action)
-        if a != R.TIMEOUT and a not in self.legal_actions(s):
-            name = self.action_names[a] if 0 <= a < R.NUM_ACTIONS else "out of range"
-            raise IllegalActionError(
-                f"illegal veru action {a} ({name}) for seat {s.current_player}")
+        a = self.checked_action(s, action, always_allowed=(R.TIMEOUT,))
         s.num_decisions += 1
         if a < R.PUT0:
             self.announce(s, a - R.ANNOUNCE0)
