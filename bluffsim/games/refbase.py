@@ -2,9 +2,29 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from bluffsim.api import IllegalActionError
+
+
+class RefStateBase:
+    """Properties every reference state has; states set ``CARD_NAMES`` (card type -> name)."""
+
+    CARD_NAMES: ClassVar[tuple[str, ...]] = ()
+    hand_counts: list[list[int]]
+    terminated: bool
+    truncated: bool
+
+    @property
+    def hands(self) -> list[list[str]]:
+        """Per seat, the sorted names of the cards in hand."""
+        return [sorted(self.CARD_NAMES[t] for t, n in enumerate(h) for _ in range(n))
+                for h in self.hand_counts]
+
+    @property
+    def done(self) -> bool:
+        """The game is over (terminated or truncated)."""
+        return self.terminated or self.truncated
 
 
 class ReferenceBase:

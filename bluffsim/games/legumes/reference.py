@@ -18,7 +18,7 @@ from bluffsim import rng
 from bluffsim.api import RulesError
 from bluffsim.games.legumes import rules as R
 from bluffsim.games.legumes.rules import Rules
-from bluffsim.games.refbase import ReferenceBase
+from bluffsim.games.refbase import ReferenceBase, RefStateBase
 
 RESHUFFLE_STREAM = 6
 
@@ -28,8 +28,10 @@ def _zeros() -> list[int]:
 
 
 @dataclass
-class RefState:
+class RefState(RefStateBase):
     """One legumes game, plain Python fields (meanings as in ``vec.LegumesState``)."""
+
+    CARD_NAMES = R.CARD_NAMES
 
     seed: int
     num_players: int
@@ -54,17 +56,6 @@ class RefState:
     placements: list[int] = field(default_factory=list)
     num_decisions: int = 0
     num_rounds: int = 0
-
-    @property
-    def hands(self) -> list[list[str]]:
-        """Per seat, the sorted names of the cards in hand."""
-        return [sorted(R.CARD_NAMES[t] for t, n in enumerate(h) for _ in range(n))
-                for h in self.hand_counts]
-
-    @property
-    def done(self) -> bool:
-        """The game is over."""
-        return self.terminated or self.truncated
 
     def scores(self) -> list[int]:
         """Points in hand per seat: vegetables their number, action cards 10."""

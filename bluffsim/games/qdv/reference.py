@@ -21,14 +21,16 @@ from bluffsim import rng
 from bluffsim.api import RulesError
 from bluffsim.games.qdv import rules as R
 from bluffsim.games.qdv.rules import Rules
-from bluffsim.games.refbase import ReferenceBase
+from bluffsim.games.refbase import ReferenceBase, RefStateBase
 
 PLACE_SURVIVOR = 1 << 20  # placement score of a player who still holds tokens
 
 
 @dataclass
-class RefState:
+class RefState(RefStateBase):
     """One qdv game, plain Python fields (see ``vec.QdvState`` for the meaning of each)."""
+
+    CARD_NAMES = R.KIND_NAMES
 
     seed: int
     num_players: int
@@ -67,17 +69,6 @@ class RefState:
     num_rounds: int = 0
     # record of the last finished round (for results): -1 where not applicable
     last_round: dict[str, int] = field(default_factory=dict)
-
-    @property
-    def hands(self) -> list[list[str]]:
-        """Per seat, the sorted names of the cards in hand (discarded cards excluded)."""
-        return [sorted(R.KIND_NAMES[k] for k, n in enumerate(h) for _ in range(n))
-                for h in self.hand_counts]
-
-    @property
-    def done(self) -> bool:
-        """The game is over (terminated or truncated)."""
-        return self.terminated or self.truncated
 
 
 class ReferenceGame(ReferenceBase):

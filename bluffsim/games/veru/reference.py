@@ -18,7 +18,7 @@ import numpy as np
 
 from bluffsim import rng
 from bluffsim.api import RulesError
-from bluffsim.games.refbase import ReferenceBase
+from bluffsim.games.refbase import ReferenceBase, RefStateBase
 from bluffsim.games.veru import rules as R
 from bluffsim.games.veru.rules import Rules
 
@@ -30,8 +30,10 @@ def _zeros(p: int) -> list[list[int]]:
 
 
 @dataclass
-class RefState:
+class RefState(RefStateBase):
     """One veru game, plain Python fields (meanings as in ``vec.VeruState``)."""
+
+    CARD_NAMES = R.CARD_NAMES
 
     seed: int
     num_players: int
@@ -64,20 +66,9 @@ class RefState:
     num_rounds: int = 0
 
     @property
-    def hands(self) -> list[list[str]]:
-        """Per seat, the sorted names of the cards in hand."""
-        return [sorted(R.CARD_NAMES[t] for t, n in enumerate(h) for _ in range(n))
-                for h in self.hand_counts]
-
-    @property
     def bank_size(self) -> int:
         """Cards in the Bank."""
         return sum(map(sum, self.bank))
-
-    @property
-    def done(self) -> bool:
-        """The game is over."""
-        return self.terminated or self.truncated
 
     @property
     def closed_ranks(self) -> list[str]:
