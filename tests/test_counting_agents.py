@@ -8,21 +8,42 @@ import numpy as np
 import pytest
 
 from agents.legumes.counting import truth_probability, unseen_pool
-from agents.veru.counting import hypergeom_tail
+from agents.veru.counting import able_probability, hypergeom_pmf
 from bluffsim.games.legumes import rules as LR
 from bluffsim.games.legumes.reference import scenario as legumes_scenario
 from bluffsim.games.legumes.vec import LegumesGame
+from bluffsim.games.veru import rules as VR
 
 
-@pytest.mark.parametrize("pool, good, draws, at_least", [
-    (10, 3, 4, 1), (10, 3, 4, 2), (9, 5, 3, 3), (12, 0, 5, 1), (7, 7, 2, 2), (8, 2, 8, 2)])
-def test_veru_hypergeometric_tail_matches_enumeration(pool, good, draws, at_least):
+@pytest.mark.parametrize("pool, good, draws, x", [
+    (10, 3, 4, 1), (10, 3, 4, 2), (9, 5, 3, 3), (12, 0, 5, 0), (7, 7, 2, 2), (8, 2, 8, 2)])
+def test_veru_hypergeometric_pmf_matches_enumeration(pool, good, draws, x):
     cards = [1] * good + [0] * (pool - good)
     subsets = list(itertools.combinations(range(pool), draws))
-    want = sum(sum(cards[i] for i in s) >= at_least for s in subsets) / len(subsets)
-    got = hypergeom_tail(np.array([pool]), np.array([good]), np.array([draws]),
-                         np.array([at_least]))[0]
+    want = sum(sum(cards[i] for i in s) == x for s in subsets) / len(subsets)
+    got = hypergeom_pmf(np.array([pool]), np.array([good]), np.array([draws]), x)[0]
     assert got == pytest.approx(want, abs=1e-12)
+
+
+@pytest.mark.parametrize("claimed, claim_count", [(0, 1), (0, 2), (0, 3), (5, 2)])
+def test_veru_able_probability_matches_enumeration(claimed, claim_count):
+    """Unseen: 2, 2, 7, 9, 9, J, Q, K; the claimant held 4 of them (3 in hand + 1 claimed)."""
+    rules = VR.Rules.from_options(num_players=3, jokers=0)
+    unseen = [0, 0, 5, 7, 7, 9, 10, 11]
+    hand = np.full(VR.NUM_TYPES, 4, np.int64)
+    hand[VR.JOKER] = 0
+    for t in unseen:
+        hand[t] -= 1
+    hand_size = 4 - claim_count
+    obs = {"hand": hand[None], "my_table": np.zeros((1, VR.NUM_TYPES), np.int8),
+           "my_bank": np.zeros((1, VR.NUM_TYPES), np.int8),
+           "discard_seen": np.zeros((1, VR.NUM_TYPES), np.int8),
+           "discard_hidden": np.zeros(1, np.int8), "claim_rank": np.array([claimed], np.int8),
+           "claim_count": np.array([claim_count], np.int8), "claimant": np.array([1], np.int8),
+           "hand_sizes": np.array([[44, hand_size, 4]], np.int8)}
+    held = list(itertools.combinations(unseen, 4))
+    want = sum(sum(t == claimed for t in h) >= claim_count for h in held) / len(held)
+    assert able_probability(obs, rules)[0] == pytest.approx(want, abs=1e-12)
 
 
 def test_legumes_truth_probability_matches_enumeration():
