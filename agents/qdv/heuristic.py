@@ -71,19 +71,23 @@ class QdvHeuristic(Agent):
         # --- start choice
         out = np.where(phase == R.PHASE_START, R.START0 + exp.argmax(axis=1), out)
         # --- salad declarations
-        held = obs["hand"][:, R.SALAD].astype(np.int64)
-        seat = obs["seat"].astype(np.int64)
-        so_far = obs["showdown_count"].astype(np.int64)
-        call = obs["call"]
-        i_called = obs["caller"] == seat
-        i_bid = obs["bidder"] == seat
-        exact_k = np.clip(count - so_far, 0, held)
-        k = np.where(i_called & (call == R.CALL_MENTEUR), 0,
-                     np.where(i_called, exact_k, np.where(i_bid & (call == R.CALL_MENTEUR),
-                                                          held, 0)))
-        out = np.where(phase == R.PHASE_SALADS, R.SALADS0 + k, out)
+        out = np.where(phase == R.PHASE_SALADS, declare_salads(obs), out)
         # --- exact-call reward
         out = np.where(phase == R.PHASE_REWARD, self.game.rules.gain_id, out)
         # safety: never return an illegal action
         ok = legal_mask[rows, out]
         return np.where(ok, out, legal_mask.argmax(axis=1))
+
+
+def declare_salads(obs: dict[str, np.ndarray]) -> np.ndarray:
+    """int64[B]: salad-declaration action helping my side of the call: all if I am the
+    accused bidder, none if I called menteur, as many as make the count exact if I said vrai."""
+    held = obs["hand"][:, R.SALAD].astype(np.int64)
+    seat = obs["seat"].astype(np.int64)
+    short = np.clip(obs["bid_count"].astype(np.int64) - obs["showdown_count"], 0, held)
+    i_called = obs["caller"] == seat
+    i_bid = obs["bidder"] == seat
+    menteur = obs["call"] == R.CALL_MENTEUR
+    k = np.where(i_called & menteur, 0,
+                 np.where(i_called, short, np.where(i_bid & menteur, held, 0)))
+    return R.SALADS0 + k

@@ -8,7 +8,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from agents.qdv.counting import count_distribution
+from agents.qdv.counting import Counts, count_distribution, count_table, fruit_classes
 from bluffsim.games.qdv import rules as R
 from bluffsim.games.qdv.reference import scenario
 from bluffsim.games.qdv.vec import QdvGame
@@ -47,3 +47,30 @@ def test_distribution_matches_enumeration(mine, theirs, centre, q):
                     comb_weight(cards[R.SALAD], j, q) / len(subsets))
     np.testing.assert_allclose(got, want, atol=1e-12)
     np.testing.assert_allclose(got.sum(axis=1), 1.0)
+
+
+@pytest.mark.parametrize("players", [2, 4, 6])
+def test_threshold_queries_equal_sums_over_the_distribution(players):
+    """``Counts`` answers from the memo's cumulative tables what the full pmf gives by summing."""
+    game = QdvGame(R.Rules.from_options(num_players=players))
+    rng = np.random.default_rng(players)
+    st = game.init(np.arange(64, dtype=np.uint64))
+    for _ in range(25):
+        legal = st.legal_action_mask
+        game.step(st, np.where(st.done, legal.argmax(axis=1),
+                               (rng.random(legal.shape) * legal).argmax(axis=1)))
+    obs = game.observe(st)
+    dist = count_distribution(obs, game.rules)                           # [B, F, V]
+    table = count_table(game.rules, 0.5)
+    classes, known = fruit_classes(obs, game.rules)
+    counts = Counts(table, table.rows(classes), known)
+    v = np.arange(dist.shape[2])
+    for t in range(dist.shape[2]):
+        below = v < t
+        np.testing.assert_allclose(counts.less(np.full((64, 1), t)), (dist * below).sum(axis=2),
+                                   atol=1e-12)
+        np.testing.assert_allclose(counts.shortfall(np.full((64, 1), t)),
+                                   (dist * np.where(below, t - v + 1, 0)).sum(axis=2), atol=1e-9)
+        np.testing.assert_allclose(counts.excess(np.full((64, 1), t)),
+                                   (dist * np.where(below, 0, v - t + 1)).sum(axis=2), atol=1e-9)
+    np.testing.assert_allclose(counts.mean(), dist @ v, atol=1e-9)
