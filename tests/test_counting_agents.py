@@ -7,8 +7,9 @@ import itertools
 import numpy as np
 import pytest
 
+from agents.combinatorics import hypergeom_pmf, log_choose
 from agents.legumes.counting import truth_probability, unseen_pool
-from agents.veru.counting import able_probability, hypergeom_pmf
+from agents.veru.counting import next_holds_fitting
 from bluffsim.games.legumes import rules as LR
 from bluffsim.games.legumes.reference import scenario as legumes_scenario
 from bluffsim.games.legumes.vec import LegumesGame
@@ -25,25 +26,24 @@ def test_veru_hypergeometric_pmf_matches_enumeration(pool, good, draws, x):
     assert got == pytest.approx(want, abs=1e-12)
 
 
-@pytest.mark.parametrize("claimed, claim_count", [(0, 1), (0, 2), (0, 3), (5, 2)])
-def test_veru_able_probability_matches_enumeration(claimed, claim_count):
-    """Unseen: 2, 2, 7, 9, 9, J, Q, K; the claimant held 4 of them (3 in hand + 1 claimed)."""
+@pytest.mark.parametrize("rank, next_hand", [(0, 1), (0, 3), (5, 2), (7, 4)])
+def test_veru_next_holds_fitting_matches_enumeration(rank, next_hand):
+    """Unseen: 2, 2, 7, 9, 9, J, Q, K; the next player (seat 2) holds ``next_hand`` of them."""
     rules = VR.Rules.from_options(num_players=3, jokers=0)
     unseen = [0, 0, 5, 7, 7, 9, 10, 11]
     hand = np.full(VR.NUM_TYPES, 4, np.int64)
     hand[VR.JOKER] = 0
     for t in unseen:
         hand[t] -= 1
-    hand_size = 4 - claim_count
-    obs = {"hand": hand[None], "my_table": np.zeros((1, VR.NUM_TYPES), np.int8),
-           "my_bank": np.zeros((1, VR.NUM_TYPES), np.int8),
-           "discard_seen": np.zeros((1, VR.NUM_TYPES), np.int8),
-           "discard_hidden": np.zeros(1, np.int8), "claim_rank": np.array([claimed], np.int8),
-           "claim_count": np.array([claim_count], np.int8), "claimant": np.array([1], np.int8),
-           "hand_sizes": np.array([[44, hand_size, 4]], np.int8)}
-    held = list(itertools.combinations(unseen, 4))
-    want = sum(sum(t == claimed for t in h) >= claim_count for h in held) / len(held)
-    assert able_probability(obs, rules)[0] == pytest.approx(want, abs=1e-12)
+    zeros = np.zeros((1, VR.NUM_TYPES), np.int8)
+    obs = {"hand": hand[None], "my_table": zeros, "my_bank": zeros, "discard_seen": zeros,
+           "discard_hidden": np.zeros(1, np.int8), "claim_rank": np.array([rank], np.int8),
+           "claim_count": np.array([1], np.int8), "claimant": np.array([0], np.int8),
+           "seat": np.array([1], np.int8), "out": np.zeros((1, 3), bool),
+           "hand_sizes": np.array([[44, 8 - next_hand, next_hand]], np.int8)}
+    held = list(itertools.combinations(unseen, next_hand))
+    want = sum(any(t == rank for t in h) for h in held) / len(held)
+    assert next_holds_fitting(obs, rules, step=1)[0] == pytest.approx(want, abs=1e-12)
 
 
 def test_legumes_truth_probability_matches_enumeration():
@@ -64,3 +64,12 @@ def test_legumes_truth_probability_matches_enumeration():
     want = sum(any(cards[i] in leeks for i in sub) for sub in subsets) / len(subsets)
     assert got == pytest.approx(want, abs=1e-12)
     assert 0 < got < 1
+
+
+def test_log_choose_table_matches_math_comb():
+    from math import comb, log
+
+    n = np.array([0, 1, 5, 52, 52, 7, 3, -2, 255])
+    k = np.array([0, 1, 2, 13, 0, 8, -1, 0, 128])
+    want = [log(comb(a, b)) if 0 <= b <= a else -np.inf for a, b in zip(n, k, strict=True)]
+    np.testing.assert_allclose(log_choose(n, k), want, rtol=1e-12)

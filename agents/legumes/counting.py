@@ -21,23 +21,15 @@ hands; all unplaced cards are treated alike (the draw pile included).
 
 from __future__ import annotations
 
-from math import lgamma
-
 import numpy as np
 
 from agents.base import Agent
+from agents.combinatorics import log_choose
 from agents.legumes.heuristic import LegumesHeuristic
 from bluffsim.games.legumes import rules as R
 from bluffsim.rng import AgentRNG
 
-LOG_FACT = np.array([lgamma(n + 1) for n in range(256)])
 NUMBER = np.tile(np.arange(1, 4), R.NUM_VEG)
-
-
-def _log_choose(n: np.ndarray, k: np.ndarray) -> np.ndarray:
-    ok = (k >= 0) & (k <= n)
-    n_, k_ = np.clip(n, 0, 255), np.clip(k, 0, 255)
-    return np.where(ok, LOG_FACT[n_] - LOG_FACT[k_] - LOG_FACT[np.clip(n_ - k_, 0, 255)], -np.inf)
 
 
 def unseen_pool(obs: dict[str, np.ndarray], rules: R.Rules) -> np.ndarray:
@@ -59,7 +51,7 @@ def truth_probability(obs: dict[str, np.ndarray], rules: R.Rules) -> np.ndarray:
     u = pool.sum(axis=1)
     owner = np.maximum(obs["last_owner"].astype(np.int64), 0)
     h = np.minimum(obs["hand_sizes"][rows, owner].astype(np.int64) + 1, u)
-    p_none = np.exp(_log_choose(u - n_v, h) - _log_choose(u, h))
+    p_none = np.exp(log_choose(u - n_v, h) - log_choose(u, h))
     return np.clip(1.0 - p_none, 0.0, 1.0)
 
 

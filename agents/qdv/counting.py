@@ -32,29 +32,14 @@ and the exact-call reward follow the heuristic.
 
 from __future__ import annotations
 
-from math import lgamma
-
 import numpy as np
 
 from agents.base import Agent
+from agents.combinatorics import log_choose
 from agents.qdv.common import deck_counts, visible
 from agents.qdv.heuristic import declare_salads
 from bluffsim.games.qdv import rules as R
 from bluffsim.rng import AgentRNG
-
-_LOGC_N = 64
-LOG_FACT = np.array([lgamma(n + 1) for n in range(_LOGC_N + 1)])
-
-
-def log_choose(n: np.ndarray, k: np.ndarray) -> np.ndarray:
-    """log C(n, k), -inf where k < 0 or k > n (vectorised, n <= 64)."""
-    n = np.asarray(n)
-    k = np.asarray(k)
-    ok = (k >= 0) & (k <= n)
-    kk = np.clip(k, 0, _LOGC_N)
-    nn = np.clip(n, 0, _LOGC_N)
-    val = LOG_FACT[nn] - LOG_FACT[kk] - LOG_FACT[np.clip(nn - kk, 0, _LOGC_N)]
-    return np.where(ok, val, -np.inf)
 
 
 def hidden_value_distribution(classes: np.ndarray, salad_p: float, nv: int) -> np.ndarray:

@@ -5,20 +5,21 @@ hand, my cards on the table and in the Bank, and the cards out face up.  Per
 type, a card I cannot place may not exist (two naturals became Jokers, some
 cards left unseen), so the missing ones are spread over the types in
 proportion: ``good`` is the expected number of fitting cards (the rank's
-naturals plus Jokers) in the pool.  ``able_probability`` is the exact
-hypergeometric chance that the claimant's hand before the claim held at least
-as many fitting cards as it claims (checked against enumeration in the tests).
+naturals plus Jokers) in the pool (``unseen_counts``).  Hands are uniformly
+random subsets of the pool, so whether a given player holds a fitting card is
+an exact hypergeometric term (``next_holds_fitting``; checked against
+enumeration in the tests).
 
 Opponent model.  Whether a claimant lies when it could tell the truth is
 behaviour, not cards, so the posterior that the claim is true is a logistic
-model over card-counting features (``HONESTY_FEATURES``: that tail
-probability, the fitting share of the pool, the claim size, whether the claim
-adds to a running round, the claimant's share of all pick-ups and its hand
-size).  ``HONESTY_WEIGHTS`` were fitted once by
-``experiments/fit_veru_counting.py`` on 43,000 answered claims of the 4-player
-ladder lineup (log-loss 0.515 against 0.679 for a constant); the ladder that
-ranks the agents is a different (3-player) lineup.  The counting tail alone
-is almost redundant next to the pool share (weight near 0).
+model over card-counting features (``HONESTY_FEATURES``: the fitting share of
+the pool, the claim size, whether the claim adds to a running round, the
+claimant's share of all pick-ups and its hand size).  ``HONESTY_WEIGHTS`` were
+fitted once by ``experiments/fit_veru_counting.py`` on about 43,000 answered
+claims of a 4-player lineup (log-loss about 0.52 against 0.68 for a constant);
+the ladder that ranks the agents is a different, 3-player lineup.  (The exact
+"claimant held at least k fitting cards" tail added nothing next to the pool
+share — fitted weight -0.01 — and was dropped.)
 
 Decisions.
 - respond: add a true card when I hold one (shedding a card that can never
@@ -38,29 +39,13 @@ played them since); all unplaced cards of a type are alike.
 
 from __future__ import annotations
 
-from math import lgamma
-
 import numpy as np
 
 from agents.base import Agent
+from agents.combinatorics import hypergeom_pmf
 from agents.veru.heuristic import VeruHeuristic
 from bluffsim.games.veru import rules as R
 from bluffsim.rng import AgentRNG
-
-LOG_FACT = np.array([lgamma(n + 1) for n in range(128)])
-
-
-def _log_choose(n: np.ndarray, k: np.ndarray) -> np.ndarray:
-    ok = (k >= 0) & (k <= n)
-    n_, k_ = np.clip(n, 0, 127), np.clip(k, 0, 127)
-    return np.where(ok, LOG_FACT[n_] - LOG_FACT[k_] - LOG_FACT[np.clip(n_ - k_, 0, 127)], -np.inf)
-
-
-def hypergeom_pmf(pool: np.ndarray, good: np.ndarray, draws: np.ndarray, x: int) -> np.ndarray:
-    """P(X = x) for X ~ Hypergeometric(pool, good, draws), vectorised and exact."""
-    pool, good, draws = (np.asarray(v, dtype=np.int64) for v in (pool, good, draws))
-    return np.exp(_log_choose(good, x) + _log_choose(pool - good, draws - x)
-                  - _log_choose(pool, draws))
 
 
 def unseen_counts(obs: dict[str, np.ndarray], rules: R.Rules) -> tuple[np.ndarray, ...]:
@@ -98,36 +83,24 @@ def smooth_pmf(pool: np.ndarray, good: np.ndarray, draws: np.ndarray, x: int) ->
     return (1 - w) * hypergeom_pmf(pool, lo, draws, x) + w * hypergeom_pmf(pool, lo + 1, draws, x)
 
 
-def able_probability(obs: dict[str, np.ndarray], rules: R.Rules) -> np.ndarray:
-    """float[B]: probability that the claimant's hand before the claim held at least as
-    many fitting cards as it claims (the card-counting posterior; exact for whole ``good``)."""
-    pool, good, hand = unseen_counts(obs, rules)
-    k = np.clip(obs["claim_count"].astype(np.int64), 1, 3)
-    below = np.zeros(k.size)
-    for x in range(3):
-        below += np.where(x < k, smooth_pmf(pool, good, hand, x), 0.0)
-    return np.clip(1.0 - below, 0.0, 1.0)
-
-
 def honesty_features(obs: dict[str, np.ndarray], rules: R.Rules) -> np.ndarray:
     """float64[B, F]: the opponent model's inputs, in ``HONESTY_FEATURES`` order."""
     b = obs["hand"].shape[0]
     rows = np.arange(b)
-    able = np.clip(able_probability(obs, rules), 1e-3, 1 - 1e-3)
     pool, good, _ = unseen_counts(obs, rules)
     k = obs["claim_count"].astype(np.int64)
     claimant = np.maximum(obs["claimant"].astype(np.int64), 0)
     taken = obs["taken"].astype(np.float64)
-    return np.stack([np.ones(b), np.log(able / (1 - able)), k == 2, k == 3,
+    return np.stack([np.ones(b), k == 2, k == 3,
                      obs["bank_sizes"].astype(np.int64).sum(axis=1) > 0,
                      taken[rows, claimant] / (1.0 + taken.sum(axis=1)),
                      obs["hand_sizes"][rows, claimant] / 10.0, good / pool], axis=1).astype(np.float64)
 
 
-HONESTY_FEATURES = ("bias", "logit P(able)", "claims 2", "claims 3", "adds to a round",
+HONESTY_FEATURES = ("bias", "claims 2", "claims 3", "adds to a round",
                     "share of all pick-ups", "hand size / 10", "fitting share of the pool")
 # fitted by experiments/fit_veru_counting.py (logistic regression on logged checks)
-HONESTY_WEIGHTS = np.array([-0.426, -0.009, -1.341, -2.784, -1.790, -1.044, 2.215, 8.956])
+HONESTY_WEIGHTS = np.array([-0.462, -1.261, -2.664, -1.734, -1.136, 2.212, 8.545])
 
 
 def claim_probability(obs: dict[str, np.ndarray], rules: R.Rules,
@@ -144,6 +117,15 @@ def next_in_turn(obs: dict[str, np.ndarray], step: int) -> np.ndarray:
     ahead = (seat[:, None] + step * np.arange(1, p)[None, :]) % p
     playing = ~np.take_along_axis(obs["out"], ahead, axis=1)
     return ahead[np.arange(seat.size), playing.argmax(axis=1)]
+
+
+def next_holds_fitting(obs: dict[str, np.ndarray], rules: R.Rules, step: int) -> np.ndarray:
+    """float[B]: probability that the next player in turn holds at least one card fitting
+    the round's rank (its hand a uniformly random subset of the unseen pool)."""
+    rows = np.arange(obs["hand"].shape[0])
+    pool, good, _ = unseen_counts(obs, rules)
+    hand = np.minimum(obs["hand_sizes"][rows, next_in_turn(obs, step)].astype(np.int64), pool)
+    return 1.0 - smooth_pmf(pool, good, hand, 0)
 
 
 class VeruCounting(Agent):
@@ -170,10 +152,7 @@ class VeruCounting(Agent):
     def pad(self, obs: dict[str, np.ndarray]) -> np.ndarray:
         """Out of true cards mid-claim: add a lie (an ace if I have one) when the next
         player probably holds a fitting card, so would add rather than check."""
-        rows = np.arange(obs["hand"].shape[0])
-        nxt = next_in_turn(obs, self.game.rules.step)
-        pool, good, _ = unseen_counts(obs, self.game.rules)
-        q = 1.0 - smooth_pmf(pool, good, np.minimum(obs["hand_sizes"][rows, nxt], pool), 0)
+        q = next_holds_fitting(obs, self.game.rules, self.game.rules.step)
         hand = obs["hand"].astype(np.int64)
         lie = np.where(hand[:, R.ACE] > 0, R.PUT0 + R.ACE, R.PUT0 + hand.argmax(axis=1))
         return np.where(q >= self.config["pad_above"], lie, R.DONE)
