@@ -1,0 +1,106 @@
+"""Ecosystem adapters: PettingZoo's and OpenSpiel's own conformance tests, and exploitability."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from bluffsim.adapters.single import SingleGame
+
+CASES = [("qdv", 2), ("qdv", 4), ("veru", 3), ("veru", 5), ("legumes", 2), ("legumes", 6)]
+
+
+def test_single_game_rewards_are_zero_sum_placement_scores():
+    g = SingleGame("legumes", 4)
+    s = g.new_state(11)
+    while not s.done:
+        g.apply(s, g.legal_actions(s)[0])
+    r = g.rewards(s)
+    place = np.asarray(s.placements)
+    assert r.sum() == pytest.approx(0.0)
+    for i in range(4):
+        want = sum(np.sign(place[j] - place[i]) for j in range(4)) / 3
+        assert r[i] == pytest.approx(want)
+
+
+# PettingZoo warns about every Dict observation (its own classic games included)
+@pytest.mark.filterwarnings("ignore:Observation is not a NumPy array")
+@pytest.mark.filterwarnings("ignore:Observation space for each agent probably")
+@pytest.mark.parametrize("game_id, players", CASES)
+def test_pettingzoo_api_and_seed_tests_pass(game_id, players):
+    pytest.importorskip("pettingzoo", reason="needs the 'adapters' extra")
+    from pettingzoo.test import api_test, seed_test
+
+    from bluffsim.adapters.pettingzoo import env
+
+    api_test(env(game_id, players, render_mode="ansi"), num_cycles=200)
+    seed_test(lambda: env(game_id, players), num_cycles=200)
+
+
+def test_pettingzoo_reset_seed_deals_the_bluffsim_game_of_that_seed():
+    pytest.importorskip("pettingzoo", reason="needs the 'adapters' extra")
+    from bluffsim.adapters.pettingzoo import env
+
+    e = env("qdv", 3, render_mode="ansi")
+    e.reset(seed=5)
+    want = SingleGame("qdv", 3).new_state(5)
+    assert e.state.hands == want.hands
+    assert "player_0" in e.render()
+    with pytest.raises(ValueError, match="render_mode"):
+        env("qdv", 3, render_mode="human")
+
+
+@pytest.mark.parametrize("game_id, players", CASES)
+def test_openspiel_random_sim_test_passes(game_id, players):
+    pyspiel = pytest.importorskip("pyspiel", reason="needs the 'adapters' extra")
+    import bluffsim.adapters.openspiel  # noqa: F401
+
+    game = pyspiel.load_game(f"python_bluffsim_{game_id}", {"players": players, "deals": 4})
+    pyspiel.random_sim_test(game, num_sims=2, serialize=False, verbose=False)
+
+
+def test_openspiel_options_round_trip_and_reach_the_rules():
+    pyspiel = pytest.importorskip("pyspiel", reason="needs the 'adapters' extra")
+    from bluffsim.adapters.openspiel import format_options, parse_options
+
+    opts = {"starting_tokens": 2, "fruit_multipliers": [1, 2], "challenge_deck": [],
+            "challenge_on_landing": False}
+    assert parse_options(format_options(opts)) == opts
+    game = pyspiel.load_game(f"python_bluffsim_qdv(players=3,options={format_options(opts)})")
+    assert game.single.rules.starting_tokens == 2
+    assert game.num_players() == 3
+    with pytest.raises(Exception, match="name:value"):
+        pyspiel.load_game("python_bluffsim_qdv(options=starting_tokens)")
+
+
+def test_openspiel_information_state_is_perfect_recall_and_private():
+    pyspiel = pytest.importorskip("pyspiel", reason="needs the 'adapters' extra")
+    import bluffsim.adapters.openspiel  # noqa: F401
+
+    game = pyspiel.load_game("python_bluffsim_qdv", {"players": 2, "deals": 2})
+    a, b = game.new_initial_state().child(0), game.new_initial_state().child(1)
+    # the two deals differ, yet a seat's view depends only on its own cards
+    assert a.information_state_string(0) != a.information_state_string(1)
+    s = a.child(a.legal_actions()[0])
+    assert s.information_state_string(0).startswith(a.information_state_string(0))
+    assert len(s.observation_tensor(0)) == game.single.observation_size
+    assert b.is_chance_node() is False
+
+
+def test_cfr_exploitability_falls_and_agents_are_measured():
+    pytest.importorskip("pyspiel", reason="needs the 'adapters' extra")
+    from bluffsim.adapters.exploit import agent_nash_conv, cfr_curve, load_preset
+
+    game = load_preset("qdv-tiny")
+    curve = cfr_curve(game, [1, 4, 16])
+    values = [v for _, v in curve]
+    assert values[0] > values[1] > values[2] >= 0.0
+    # one CFR iteration is the uniform policy, which is exactly what `random` plays
+    assert agent_nash_conv(game, "random") == pytest.approx(values[0])
+    for name in ("heuristic", "counting"):
+        v = agent_nash_conv(game, name)
+        assert math.isfinite(v) and v >= -1e-12
+    with pytest.raises(ValueError, match="available"):
+        load_preset("nope")
