@@ -67,6 +67,15 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--out", help="write the table as parquet here")
     b.set_defaults(func=cmd_bench)
 
+    pl = sub.add_parser("play", help="play a game in the terminal against agents")
+    pl.add_argument("game", help="game id: " + ", ".join(bluffsim.list_games()))
+    pl.add_argument("--seats", default="human,counting,heuristic",
+                    help="comma-separated seats: human or an agent name (one per player)")
+    pl.add_argument("--seed", type=int, help="game seed (default: a random one, printed)")
+    pl.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE",
+                    help="a rules option, e.g. --rule starting_tokens=3 (repeatable)")
+    pl.set_defaults(func=cmd_play)
+
     g = sub.add_parser("games", help="list the games, their options and defaults")
     g.set_defaults(func=cmd_games)
     return p
@@ -126,6 +135,25 @@ def cmd_bench(args: argparse.Namespace) -> int:
     if args.out:
         table.to_parquet(args.out, index=False)
     return 0
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    """``bluffsim play GAME --seats human,counting``."""
+    import tomllib
+
+    from bluffsim.play import play_in_terminal
+
+    bluffsim.game_module(args.game)
+    options = {}
+    for item in args.rule:
+        name, sep, value = item.partition("=")
+        if not sep:
+            raise BluffsimError(f"--rule {item!r}: write NAME=VALUE, e.g. starting_tokens=3")
+        try:
+            options[name.strip()] = tomllib.loads(f"v = {value}")["v"]
+        except tomllib.TOMLDecodeError:
+            options[name.strip()] = value
+    return play_in_terminal(args.game, args.seats, args.seed, options)
 
 
 def cmd_games(args: argparse.Namespace) -> int:
