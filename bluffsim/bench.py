@@ -1,12 +1,23 @@
-"""Throughput benchmark: decisions per second of the engines under random play.
+"""Throughput benchmark: decisions, rounds and games per second, state size and memory.
 
-For each game, the vectorised engine is timed at each batch size with the
-``random`` agent choosing every action and finished games autoreset (so the
-batch stays full), and the scalar reference engine is timed on one game at a
-time with uniform random legal actions.  Each measure is the median of
-``repeats`` runs of at least ``seconds`` seconds, in one process pinned to one
-core (``os.sched_setaffinity`` where the OS has it); min and max are kept so
-noise on a shared machine stays visible.
+For each game and agent mix (every seat played by one agent, e.g. ``random`` or
+``counting``):
+
+- the vectorised engine at each batch size, finished games autoreset in place
+  so the batch stays full;
+- the scalar reference engine on one game at a time (``random`` draws uniform
+  legal actions directly; other agents are asked with a batch of one);
+- when the optional ``open-spiel`` extra is installed, the peer anchor:
+  OpenSpiel's ``liars_dice`` (numdice=5, 2 players) played with uniform random
+  legal actions from a Python loop, the way a Python user of OpenSpiel runs it
+  (chance outcomes sampled by their probabilities; only player decisions count).
+
+Each rate is the median of ``repeats`` runs of at least ``seconds`` seconds, in
+one process pinned to one core (``os.sched_setaffinity`` where the OS has it);
+min and max are kept so noise on a shared machine stays visible.  ``state_bytes``
+is the vectorised state's array bytes per game; ``peak_mib`` is the peak of
+memory allocated while 20 steps run, measured apart (``tracemalloc``, which
+numpy reports to) so the timing runs carry no tracing cost.
 """
 
 from __future__ import annotations
@@ -14,14 +25,34 @@ from __future__ import annotations
 import os
 import random
 import time
-from importlib import import_module
+import tracemalloc
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 import agents
 import bluffsim
+from bluffsim.adapters.single import SingleGame
 from bluffsim.rng import AgentRNG
+
+DEFAULT_BATCHES = (1, 64, 1024, 4096, 16384)
+
+
+@dataclass
+class Run:
+    """Counts of one timed run."""
+
+    decisions: int
+    rounds: int
+    games: int
+    seconds: float
+
+    def rates(self) -> dict[str, float]:
+        """Per-second rates."""
+        return {"decisions_per_s": self.decisions / self.seconds,
+                "rounds_per_s": self.rounds / self.seconds,
+                "games_per_s": self.games / self.seconds}
 
 
 def pin_to_one_core() -> tuple[int | None, set[int] | None]:
@@ -34,75 +65,154 @@ def pin_to_one_core() -> tuple[int | None, set[int] | None]:
     return cpu, before
 
 
-def vectorised_rate(game_id: str, players: int, batch: int, seconds: float,
-                    agent_name: str = "random") -> float:
-    """Decisions/s of the vectorised engine with every seat played by ``agent_name`` (autoreset)."""
-    game = bluffsim.make(game_id, players)
-    agent = agents.make(agent_name, game)
-    needs_obs = agent.traits.get("uses_observation", True)
-    st = game.init(np.arange(batch))
-    next_seed = batch
-    decisions = 0
-    start = time.perf_counter()
-    while True:
-        for _ in range(20):
-            live = int(batch - st.done.sum())
+class VectorisedLoop:
+    """A full batch of one game under one agent, stepped with autoreset."""
+
+    def __init__(self, game_id: str, players: int, batch: int, agent_name: str):
+        self.game = bluffsim.make(game_id, players)
+        self.agent = agents.make(agent_name, self.game)
+        self.needs_obs = self.agent.traits.get("uses_observation", True)
+        self.batch = batch
+        self.st = self.game.init(np.arange(batch))
+        self.next_seed = batch
+
+    def steps(self, n: int) -> tuple[int, int, int]:
+        """Run ``n`` steps; returns (decisions, rounds finished, games finished)."""
+        st, game, decisions, rounds, games = self.st, self.game, 0, 0, 0
+        for _ in range(n):
+            live = int(self.batch - st.done.sum())
             rng = AgentRNG(st.seed, st.current_player, st.num_decisions)
-            obs = game.observe(st) if needs_obs else None
-            game.step(st, agent.act(obs, st.legal_action_mask, rng))
+            obs = game.observe(st) if self.needs_obs else None
+            game.step(st, self.agent.act(obs, st.legal_action_mask, rng))
             decisions += live
+            rounds += int(st.round_over.sum())
             done = np.flatnonzero(st.done)
             if done.size:
-                game.reset_games(st, done, np.arange(next_seed, next_seed + done.size))
-                next_seed += done.size
-        elapsed = time.perf_counter() - start
-        if elapsed >= seconds:
-            return decisions / elapsed
+                games += done.size
+                game.reset_games(st, done, np.arange(self.next_seed, self.next_seed + done.size))
+                self.next_seed += done.size
+        return decisions, rounds, games
 
 
-def reference_rate(game_id: str, players: int, seconds: float) -> float:
-    """Decisions/s of the scalar reference engine with uniform random legal actions."""
-    game = bluffsim.make(game_id, players)
-    ref = import_module(f"bluffsim.games.{game_id}.reference").ReferenceGame(game.rules)
-    gen = random.Random(0)
-    seed = 0
-    s = ref.new_game(seed)
-    decisions = 0
+def vectorised_run(game_id: str, players: int, batch: int, seconds: float,
+                   agent_name: str = "random") -> Run:
+    """One timed run of the vectorised engine (at least ``seconds``)."""
+    loop = VectorisedLoop(game_id, players, batch, agent_name)
+    total = [0, 0, 0]
     start = time.perf_counter()
     while True:
-        for _ in range(200):
+        for i, v in enumerate(loop.steps(20)):
+            total[i] += v
+        elapsed = time.perf_counter() - start
+        if elapsed >= seconds:
+            return Run(*total, elapsed)
+
+
+def vectorised_rate(game_id: str, players: int, batch: int, seconds: float,
+                    agent_name: str = "random") -> float:
+    """Decisions/s of the vectorised engine with every seat played by ``agent_name``."""
+    return vectorised_run(game_id, players, batch, seconds, agent_name).rates()["decisions_per_s"]
+
+
+def vectorised_memory(game_id: str, players: int, batch: int, agent_name: str) -> tuple[float, float]:
+    """(state bytes per game, peak MiB allocated during 20 steps) — an untimed run."""
+    tracemalloc.start()
+    try:
+        loop = VectorisedLoop(game_id, players, batch, agent_name)
+        loop.steps(20)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    return loop.st.nbytes() / batch, peak / 2**20
+
+
+def reference_run(game_id: str, players: int, seconds: float, agent_name: str = "random") -> Run:
+    """One timed run of the scalar reference engine, one game at a time."""
+    single = SingleGame(game_id, players)
+    agent = None if agent_name == "random" else agents.make(agent_name, single.vectorised())
+    gen = random.Random(0)
+    seed, decisions, rounds, games = 0, 0, 0, 0
+    s = single.new_state(seed)
+    start = time.perf_counter()
+    while True:
+        for _ in range(50):
             if s.done:
+                games += 1
+                rounds += s.num_rounds
                 seed += 1
-                s = ref.new_game(seed)
-            ref.apply(s, gen.choice(ref.legal_actions(s)))
+                s = single.new_state(seed)
+            legal = single.engine.legal_actions(s)
+            a = gen.choice(legal) if agent is None else single.agent_action(agent, s, seed)
+            single.engine.apply(s, a)
             decisions += 1
         elapsed = time.perf_counter() - start
         if elapsed >= seconds:
-            return decisions / elapsed
+            return Run(decisions, rounds + s.num_rounds, games, elapsed)
 
 
-def _stats(rates: list[float]) -> dict[str, float]:
-    return {"decisions_per_s": float(np.median(rates)), "min": float(min(rates)),
-            "max": float(max(rates))}
+def openspiel_run(seconds: float) -> Run | None:
+    """One timed run of OpenSpiel's liars_dice from a Python loop (None without open-spiel)."""
+    try:
+        import pyspiel
+    except ImportError:
+        return None
+    game = pyspiel.load_game("liars_dice", {"numdice": 5, "players": 2})
+    gen = random.Random(0)
+    decisions, games = 0, 0
+    start = time.perf_counter()
+    while True:
+        for _ in range(20):
+            state = game.new_initial_state()
+            while not state.is_terminal():
+                if state.is_chance_node():
+                    outcomes, probs = zip(*state.chance_outcomes(), strict=True)
+                    state.apply_action(gen.choices(outcomes, probs)[0])
+                else:
+                    state.apply_action(gen.choice(state.legal_actions()))
+                    decisions += 1
+            games += 1
+        elapsed = time.perf_counter() - start
+        if elapsed >= seconds:
+            return Run(decisions, games, games, elapsed)  # one round per game
 
 
-def bench_engines(games: list[str], players: int = 4, batches: tuple[int, ...] | list[int] = (
-        1, 64, 1024, 4096), repeats: int = 5, seconds: float = 0.5,
-        agent_names: tuple[str, ...] = ("random",)) -> pd.DataFrame:
-    """Benchmark table: one row per (game, engine, agents, batch), median/min/max decisions/s.
+def _stats(runs: list[Run]) -> dict[str, float]:
+    rates = pd.DataFrame([r.rates() for r in runs])
+    out = {k: float(v) for k, v in rates.median().items()}
+    out["min"] = float(rates["decisions_per_s"].min())
+    out["max"] = float(rates["decisions_per_s"].max())
+    return out
 
-    The reference engine is timed with uniform random play; the vectorised one with
-    every seat played by each agent of ``agent_names``.
+
+def bench_engines(games: list[str], players: int = 4,
+                  batches: tuple[int, ...] | list[int] = DEFAULT_BATCHES, repeats: int = 5,
+                  seconds: float = 0.5, agent_names: tuple[str, ...] = ("random",),
+                  anchor: bool = True) -> pd.DataFrame:
+    """Benchmark table: one row per (game, engine, agents, batch) — module docstring.
+
+    Columns: game, engine, agents, batch, decisions_per_s (median), min, max,
+    rounds_per_s, games_per_s, state_bytes, peak_mib, x_reference (vs the reference
+    engine with the same agents), x_openspiel (vs the OpenSpiel anchor; NaN when
+    skipped), players, cpu.
     """
     cpu, before = pin_to_one_core()
     try:
         rows = _bench_rows(games, players, batches, repeats, seconds, agent_names)
+        spiel = [openspiel_run(seconds) for _ in range(repeats)] if anchor else [None]
     finally:
         if before is not None:
             os.sched_setaffinity(0, before)
+    if spiel[0] is not None:
+        rows.append({"game": "liars_dice (OpenSpiel)", "engine": "openspiel python loop",
+                     "agents": "random", "batch": 1, **_stats(spiel), "x_reference": np.nan})
     table = pd.DataFrame(rows)
+    anchor_rate = (table.loc[table["engine"] == "openspiel python loop", "decisions_per_s"]
+                   .max() if spiel[0] is not None else np.nan)
+    table["x_openspiel"] = table["decisions_per_s"] / anchor_rate
     table["players"] = players
     table["cpu"] = cpu if cpu is not None else -1
+    table.attrs["openspiel"] = "measured" if spiel[0] is not None else \
+        "skipped: open-spiel is not installed (pip install -e '.[adapters]')"
     return table
 
 
@@ -110,14 +220,15 @@ def _bench_rows(games: list[str], players: int, batches: tuple[int, ...] | list[
                 repeats: int, seconds: float, agent_names: tuple[str, ...]) -> list[dict]:
     rows = []
     for gid in games:
-        ref = _stats([reference_rate(gid, players, seconds) for _ in range(repeats)])
-        rows.append({"game": gid, "engine": "reference", "agents": "random", "batch": 1, **ref,
-                     "x_reference": 1.0})
         for name in agent_names:
+            ref = _stats([reference_run(gid, players, seconds, name) for _ in range(repeats)])
+            rows.append({"game": gid, "engine": "reference", "agents": name, "batch": 1, **ref,
+                         "x_reference": 1.0})
             for b in batches:
-                vec = _stats([vectorised_rate(gid, players, b, seconds, name)
+                vec = _stats([vectorised_run(gid, players, b, seconds, name)
                               for _ in range(repeats)])
+                state_bytes, peak = vectorised_memory(gid, players, b, name)
                 rows.append({"game": gid, "engine": "vectorised", "agents": name, "batch": b,
-                             **vec, "x_reference": vec["decisions_per_s"]
-                             / ref["decisions_per_s"]})
+                             **vec, "state_bytes": state_bytes, "peak_mib": peak,
+                             "x_reference": vec["decisions_per_s"] / ref["decisions_per_s"]})
     return rows

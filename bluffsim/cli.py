@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 import pandas as pd
 
@@ -55,16 +56,19 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("results", help="a results dir written by `bluffsim run`")
     rep.set_defaults(func=cmd_report)
 
-    b = sub.add_parser("bench", help="measure engine throughput (decisions/s)")
+    b = sub.add_parser("bench", help="measure throughput: decisions, rounds, games/s, memory")
     b.add_argument("--games", default=",".join(bluffsim.list_games()),
                    help="comma-separated game ids")
     b.add_argument("--players", type=int, default=4)
-    b.add_argument("--batches", default="1,64,1024,4096", help="comma-separated batch sizes")
+    b.add_argument("--batches", default="1,64,1024,4096,16384",
+                   help="comma-separated batch sizes")
     b.add_argument("--repeats", type=int, default=5, help="runs per measure (median reported)")
     b.add_argument("--seconds", type=float, default=0.5, help="minimum time per run")
-    b.add_argument("--agents", default="random",
-                   help="comma-separated agents playing every seat (e.g. random,counting)")
-    b.add_argument("--out", help="write the table as parquet here")
+    b.add_argument("--agents", default="random,counting",
+                   help="comma-separated agents, each playing every seat in turn")
+    b.add_argument("--no-anchor", action="store_true", help="skip the OpenSpiel anchor")
+    b.add_argument("--out", default="results/bench",
+                   help="directory for bench.parquet and bench.png")
     b.set_defaults(func=cmd_bench)
 
     pl = sub.add_parser("play", help="play a game in the terminal against agents")
@@ -75,6 +79,14 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE",
                     help="a rules option, e.g. --rule starting_tokens=3 (repeatable)")
     pl.set_defaults(func=cmd_play)
+
+    ex = sub.add_parser("exploit", help="NashConv of the agents and of CFR on a small preset "
+                                        "(needs the 'adapters' extra)")
+    ex.add_argument("--preset", default="qdv-small", help="qdv-tiny or qdv-small")
+    ex.add_argument("--iterations", type=int, default=300, help="CFR iterations")
+    ex.add_argument("--checkpoints", default="1,10,100",
+                    help="also report CFR at these iteration counts")
+    ex.set_defaults(func=cmd_exploit)
 
     g = sub.add_parser("games", help="list the games, their options and defaults")
     g.set_defaults(func=cmd_games)
@@ -99,8 +111,6 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def cmd_report(args: argparse.Namespace) -> int:
     """``bluffsim report DIR``."""
-    from pathlib import Path
-
     from bluffsim.tournament import build_report
 
     out = Path(args.results)
@@ -129,11 +139,24 @@ def cmd_bench(args: argparse.Namespace) -> int:
         if name not in agent_registry.list_agents():
             raise BluffsimError(f"--agents: unknown agent {name!r}; available: "
                                 f"{', '.join(agent_registry.list_agents())}")
-    table = bench_engines(games, args.players, batches, args.repeats, args.seconds, names)
-    with pd.option_context("display.width", 120, "display.max_columns", 20):
-        print(table.to_string(index=False))
-    if args.out:
-        table.to_parquet(args.out, index=False)
+    if args.repeats < 1 or args.seconds <= 0 or min(batches) < 1:
+        raise BluffsimError("--repeats and --batches must be positive, --seconds above 0")
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        raise BluffsimError(f"--out {args.out!r} is a file; give a directory")
+    table = bench_engines(games, args.players, batches, args.repeats, args.seconds, names,
+                          anchor=not args.no_anchor)
+    shown = table.drop(columns=["players", "cpu"])
+    with pd.option_context("display.width", 160, "display.max_columns", 20,
+                           "display.float_format", "{:,.4g}".format):
+        print(shown.to_string(index=False))
+    print(f"OpenSpiel anchor: {table.attrs['openspiel']}")
+    out.mkdir(parents=True, exist_ok=True)
+    table.to_parquet(out / "bench.parquet", index=False)
+    from bluffsim.analysis.plots import throughput_vs_batch
+
+    throughput_vs_batch(table).savefig(out / "bench.png", dpi=120)
+    print(f"wrote {out / 'bench.parquet'} and {out / 'bench.png'}")
     return 0
 
 
@@ -154,6 +177,28 @@ def cmd_play(args: argparse.Namespace) -> int:
         except tomllib.TOMLDecodeError:
             options[name.strip()] = value
     return play_in_terminal(args.game, args.seats, args.seed, options)
+
+
+def cmd_exploit(args: argparse.Namespace) -> int:
+    """``bluffsim exploit``: the exploitability table of a preset."""
+    try:
+        from bluffsim.adapters import exploit
+    except ImportError as e:
+        raise BluffsimError(f"needs the 'adapters' extra (pip install -e '.[adapters]'): {e}") from None
+    if args.preset not in exploit.PRESETS:
+        raise BluffsimError(f"--preset {args.preset!r}: available: {', '.join(exploit.PRESETS)}")
+    try:
+        marks = sorted({int(x) for x in args.checkpoints.split(",") if x.strip()} | {args.iterations})
+    except ValueError:
+        raise BluffsimError(f"--checkpoints {args.checkpoints!r}: give integers like 1,10,100") from None
+    game = exploit.load_preset(args.preset)
+    rows = [{"policy": name, "nash_conv": exploit.agent_nash_conv(game, name)}
+            for name in ("random", "heuristic", "counting")]
+    rows += [{"policy": f"cfr {it} iterations", "nash_conv": v}
+             for it, v in exploit.cfr_curve(game, marks)]
+    print(f"{args.preset}: {game}")
+    print(pd.DataFrame(rows).to_string(index=False, float_format="{:.4f}".format))
+    return 0
 
 
 def cmd_games(args: argparse.Namespace) -> int:

@@ -284,11 +284,32 @@ def test_the_notebook_executes_on_a_tiny_run(tmp_path, monkeypatch):
     assert any("games," in "".join(o.get("text", "")) for o in outputs)
 
 
-def test_cli_bench_prints_a_table(capsys, tmp_path):
-    out = tmp_path / "bench.parquet"
-    assert main(["bench", "--games", "qdv", "--batches", "8", "--repeats", "1", "--seconds",
+def test_cli_bench_writes_table_and_plot(capsys, tmp_path):
+    out = tmp_path / "bench"
+    assert main(["bench", "--games", "qdv", "--batches", "8,32", "--repeats", "2", "--seconds",
                  "0.05", "--agents", "random,counting", "--out", str(out)]) == 0
-    table = pd.read_parquet(out)
-    assert set(table["engine"]) == {"reference", "vectorised"}
-    assert set(table["agents"]) == {"random", "counting"} and (table["decisions_per_s"] > 0).all()
+    table = pd.read_parquet(out / "bench.parquet")
+    ours = table[table["game"] == "qdv"]
+    assert set(ours["engine"]) == {"reference", "vectorised"}
+    assert set(ours["agents"]) == {"random", "counting"}
+    rates = ["decisions_per_s", "rounds_per_s", "games_per_s"]
+    assert (ours[rates[0]] > 0).all() and (ours[rates[1]] > 0).all()
+    assert (ours["min"] <= ours["decisions_per_s"]).all()
+    assert (ours["decisions_per_s"] <= ours["max"]).all()
+    vec = ours[ours["engine"] == "vectorised"]
+    assert (vec["state_bytes"] > 0).all() and (vec["peak_mib"] > 0).all()
+    assert (out / "bench.png").stat().st_size > 10_000
+    printed = capsys.readouterr().out
+    assert "OpenSpiel anchor:" in printed
+    try:
+        import pyspiel  # noqa: F401
+    except ImportError:
+        assert "skipped" in printed
+    else:
+        anchor = table[table["engine"] == "openspiel python loop"]
+        assert len(anchor) == 1 and anchor["decisions_per_s"].iloc[0] > 0
+        assert ours["x_openspiel"].notna().all()
     assert main(["bench", "--agents", "oracle"]) == 2
+    assert main(["bench", "--batches", "0"]) == 2
+
+

@@ -81,3 +81,35 @@ def call_accuracy(bluff: pd.DataFrame, title: str = "") -> Figure:
     ax.set_title(title or "Call accuracy")
     fig.tight_layout()
     return fig
+
+
+def throughput_vs_batch(table: pd.DataFrame, title: str = "") -> Figure:
+    """Decisions/s against batch size (log-log) from ``bluffsim.bench.bench_engines``: one line
+    per game and agent mix with its min–max band; the reference engines and the OpenSpiel
+    anchor as dotted horizontal lines."""
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    vec = table[table["engine"] == "vectorised"]
+    for i, ((game, agent), part) in enumerate(vec.groupby(["game", "agents"], sort=True)):
+        part = part.sort_values("batch")
+        color = f"C{i % 10}"
+        ax.plot(part["batch"], part["decisions_per_s"], marker="o", color=color,
+                label=f"{game} · {agent}")
+        ax.fill_between(part["batch"], part["min"], part["max"], color=color, alpha=0.15)
+    flat = table[table["engine"] != "vectorised"]
+    for _, row in flat.iterrows():
+        if row["engine"] == "openspiel python loop":
+            ax.axhline(row["decisions_per_s"], color="black", ls="--", lw=1.2,
+                       label="OpenSpiel liars_dice, Python loop")
+    ref = flat[flat["engine"] == "reference"]
+    if not ref.empty:
+        ax.axhline(ref["decisions_per_s"].median(), color="grey", ls=":", lw=1,
+                   label="reference engines (median)")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("batch size (games stepped together)")
+    ax.set_ylabel("decisions per second, one core")
+    ax.set_title(title or "Throughput against batch size")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=7, loc="upper left")
+    fig.tight_layout()
+    return fig
