@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.base import Agent, legal_count, nth_legal
+from agents.base import Agent, legal_positions, nth_legal
 from bluffsim.rng import AgentRNG
 
 
@@ -13,9 +13,10 @@ class RandomAgent(Agent):
 
     name = "random"
     games = ("qdv", "legumes", "veru")
-    traits = {"stochastic": True, "uses_history": False}
+    traits = {"stochastic": True, "uses_history": False, "uses_observation": False}
 
     def act(self, obs: dict[str, np.ndarray], legal_mask: np.ndarray, rng: AgentRNG) -> np.ndarray:
         """Uniform legal action per game (rows without a legal action get 0)."""
-        n = legal_count(legal_mask)
-        return nth_legal(legal_mask, rng.below(np.maximum(n, 1)))
+        positions = legal_positions(legal_mask)
+        n = rng.below(np.maximum(positions[1], 1))
+        return nth_legal(legal_mask, n, positions)

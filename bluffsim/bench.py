@@ -14,6 +14,8 @@ For each game and agent mix (every seat played by one agent, e.g. ``random`` or
 
 Each rate is the median of ``repeats`` runs of at least ``seconds`` seconds, in
 one process pinned to one core (``os.sched_setaffinity`` where the OS has it);
+finished games are refilled in groups as the tournament runner does
+(``REFILL_SHARE``), and only decisions of games in play are counted;
 min and max are kept so noise on a shared machine stays visible.  ``state_bytes``
 is the vectorised state's array bytes per game; ``peak_mib`` is the peak of
 memory allocated while 20 steps run, measured apart (``tracemalloc``, which
@@ -35,6 +37,7 @@ import agents
 import bluffsim
 from bluffsim.adapters.single import SingleGame
 from bluffsim.rng import AgentRNG
+from bluffsim.tournament.runner import REFILL_SHARE
 
 DEFAULT_BATCHES = (1, 64, 1024, 4096, 16384)
 
@@ -75,6 +78,7 @@ class VectorisedLoop:
         self.batch = batch
         self.st = self.game.init(np.arange(batch))
         self.next_seed = batch
+        self.refill_at = max(1, batch // REFILL_SHARE)
 
     def steps(self, n: int) -> tuple[int, int, int]:
         """Run ``n`` steps; returns (decisions, rounds finished, games finished)."""
@@ -87,7 +91,7 @@ class VectorisedLoop:
             decisions += live
             rounds += int(st.round_over.sum())
             done = np.flatnonzero(st.done)
-            if done.size:
+            if done.size >= self.refill_at:  # as the tournament runner: refill in groups
                 games += done.size
                 game.reset_games(st, done, np.arange(self.next_seed, self.next_seed + done.size))
                 self.next_seed += done.size

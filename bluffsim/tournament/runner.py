@@ -35,6 +35,13 @@ def schedule_of(exp: Experiment) -> Schedule:
                     exp.permute)
 
 
+# Finished games are refilled together once 1/REFILL_SHARE of the batch waits (or
+# nothing else is playing): a reset has a fixed cost per call, so refilling a few
+# games every step costs more than letting some slots idle for a few steps.  Each
+# game depends only on its seed and actions, so results do not change.
+REFILL_SHARE = 32
+
+
 def play_shard(exp: Experiment, shard: int,
                progress: Callable[[int], None] | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Play every game of ``shard``; returns (games, rounds) DataFrames sorted by game."""
@@ -48,6 +55,8 @@ def play_shard(exp: Experiment, shard: int,
     st = game.init(seeds[:b])
     slot = np.arange(b)            # index into `games` of the game in each slot
     active = np.ones(b, bool)
+    waiting = np.zeros(b, bool)    # finished and recorded, not yet refilled
+    refill_at = max(1, b // REFILL_SHARE)
     nxt = b
     game_rows: list[dict[str, np.ndarray]] = []
     round_rows: list[dict[str, np.ndarray]] = []
@@ -72,18 +81,22 @@ def play_shard(exp: Experiment, shard: int,
                     rec[f"{seat_key}_agent"] = labels[np.where(
                         s >= 0, lineup_of[slot[ended], np.maximum(s, 0)], len(exp.labels))]
             round_rows.append(rec)
-        done = np.flatnonzero(st.done & active)
+        done = np.flatnonzero(st.done & active & ~waiting)
         if done.size:
             game_rows.append(_game_records(exp, game, st, done, games[slot[done]],
                                            seeds[slot[done]], lineup_of[slot[done]]))
             if progress:
                 progress(done.size)
-            refill = done[: max(0, games.size - nxt)]
+            waiting[done] = True
+        if waiting.sum() >= refill_at or (waiting.any() and not (active & ~waiting).any()):
+            idle = np.flatnonzero(waiting)
+            refill = idle[: max(0, games.size - nxt)]
             if refill.size:
                 slot[refill] = np.arange(nxt, nxt + refill.size)
                 nxt += refill.size
                 game.reset_games(st, refill, seeds[slot[refill]])
-            active[done[refill.size:]] = False
+            active[idle[refill.size:]] = False
+            waiting[:] = False
     return _frame(game_rows, "game", ["game", "seat"]), _frame(round_rows, "game",
                                                                 ["game", "round"])
 
