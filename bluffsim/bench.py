@@ -9,8 +9,9 @@ For each game and agent mix (every seat played by one agent, e.g. ``random`` or
   legal actions directly; other agents are asked with a batch of one);
 - when the optional ``open-spiel`` extra is installed, the peer anchor:
   OpenSpiel's ``liars_dice`` (numdice=5, 2 players) played with uniform random
-  legal actions from a Python loop, the way a Python user of OpenSpiel runs it
-  (chance outcomes sampled by their probabilities; only player decisions count).
+  legal actions from a Python loop, the way a Python user of OpenSpiel runs it;
+  every applied action counts, dice rolls included (``openspiel_run``), and its
+  ``rounds_per_s`` column holds the player decisions alone.
 
 Each rate is the median of ``repeats`` runs of at least ``seconds`` seconds, in
 one process pinned to one core (``os.sched_setaffinity`` where the OS has it);
@@ -79,6 +80,7 @@ class VectorisedLoop:
         self.st = self.game.init(np.arange(batch))
         self.next_seed = batch
         self.refill_at = max(1, batch // REFILL_SHARE)
+        self.counted = np.zeros(batch, bool)  # finished games already counted
 
     def steps(self, n: int) -> tuple[int, int, int]:
         """Run ``n`` steps; returns (decisions, rounds finished, games finished)."""
@@ -90,9 +92,11 @@ class VectorisedLoop:
             game.step(st, self.agent.act(obs, st.legal_action_mask, rng))
             decisions += live
             rounds += int(st.round_over.sum())
+            games += int((st.done & ~self.counted).sum())
+            self.counted |= st.done
             done = np.flatnonzero(st.done)
             if done.size >= self.refill_at:  # as the tournament runner: refill in groups
-                games += done.size
+                self.counted[done] = False
                 game.reset_games(st, done, np.arange(self.next_seed, self.next_seed + done.size))
                 self.next_seed += done.size
         return decisions, rounds, games
@@ -155,29 +159,34 @@ def reference_run(game_id: str, players: int, seconds: float, agent_name: str = 
 
 
 def openspiel_run(seconds: float) -> Run | None:
-    """One timed run of OpenSpiel's liars_dice from a Python loop (None without open-spiel)."""
+    """One timed run of OpenSpiel's liars_dice from a Python loop (None without open-spiel).
+
+    Every applied action counts as a decision, chance outcomes (dice) included —
+    the larger, conservative anchor (about 3x its player decisions alone); dice
+    are uniform, so chance nodes draw from ``legal_actions()`` as players do.
+    ``rounds`` holds the player decisions alone.
+    """
     try:
         import pyspiel
     except ImportError:
         return None
     game = pyspiel.load_game("liars_dice", {"numdice": 5, "players": 2})
+    probs = {p for _, p in game.new_initial_state().chance_outcomes()}
+    assert len(probs) == 1, "liars_dice dice are uniform"
     gen = random.Random(0)
-    decisions, games = 0, 0
+    actions, decisions, games = 0, 0, 0
     start = time.perf_counter()
     while True:
         for _ in range(20):
             state = game.new_initial_state()
             while not state.is_terminal():
-                if state.is_chance_node():
-                    outcomes, probs = zip(*state.chance_outcomes(), strict=True)
-                    state.apply_action(gen.choices(outcomes, probs)[0])
-                else:
-                    state.apply_action(gen.choice(state.legal_actions()))
-                    decisions += 1
+                decisions += not state.is_chance_node()
+                state.apply_action(gen.choice(state.legal_actions()))
+                actions += 1
             games += 1
         elapsed = time.perf_counter() - start
         if elapsed >= seconds:
-            return Run(decisions, games, games, elapsed)  # one round per game
+            return Run(actions, decisions, games, elapsed)
 
 
 def _stats(runs: list[Run]) -> dict[str, float]:
