@@ -10,8 +10,8 @@ For each game and agent mix (every seat played by one agent, e.g. ``random`` or
 - when the optional ``open-spiel`` extra is installed, the peer anchor:
   OpenSpiel's ``liars_dice`` (numdice=5, 2 players) played with uniform random
   legal actions from a Python loop, the way a Python user of OpenSpiel runs it;
-  every applied action counts, dice rolls included (``openspiel_run``), and its
-  ``rounds_per_s`` column holds the player decisions alone.
+  its decisions are player decisions, and its ``rounds_per_s`` column holds every
+  applied action, dice rolls included (``openspiel_run``).
 
 Each rate is the median of ``repeats`` runs of at least ``seconds`` seconds, in
 one process pinned to one core (``os.sched_setaffinity`` where the OS has it);
@@ -161,10 +161,10 @@ def reference_run(game_id: str, players: int, seconds: float, agent_name: str = 
 def openspiel_run(seconds: float) -> Run | None:
     """One timed run of OpenSpiel's liars_dice from a Python loop (None without open-spiel).
 
-    Every applied action counts as a decision, chance outcomes (dice) included —
-    the larger, conservative anchor (about 3x its player decisions alone); dice
-    are uniform, so chance nodes draw from ``legal_actions()`` as players do.
-    ``rounds`` holds the player decisions alone.
+    Decisions are player decisions, as ours are (our chance events happen inside
+    ``step``); with the dice rolls counted too the loop applies about 3x as many
+    actions, kept in ``Run.rounds`` here.  Dice are uniform, so chance nodes draw
+    from ``legal_actions()`` as players do.
     """
     try:
         import pyspiel
@@ -186,7 +186,7 @@ def openspiel_run(seconds: float) -> Run | None:
             games += 1
         elapsed = time.perf_counter() - start
         if elapsed >= seconds:
-            return Run(actions, decisions, games, elapsed)
+            return Run(decisions, actions, games, elapsed)
 
 
 def _stats(runs: list[Run]) -> dict[str, float]:

@@ -85,25 +85,23 @@ def call_accuracy(bluff: pd.DataFrame, title: str = "") -> Figure:
 
 def throughput_vs_batch(table: pd.DataFrame, title: str = "") -> Figure:
     """Decisions/s against batch size (log-log) from ``bluffsim.bench.bench_engines``: one line
-    per game and agent mix with its min–max band; the reference engines and the OpenSpiel
-    anchor as dotted horizontal lines."""
+    per game and agent mix with its min–max band, that mix's reference engine as a cross at
+    batch 1, and the OpenSpiel anchor as a dashed line."""
     fig, ax = plt.subplots(figsize=(7, 4.5))
     vec = table[table["engine"] == "vectorised"]
+    ref = table[table["engine"] == "reference"]
     for i, ((game, agent), part) in enumerate(vec.groupby(["game", "agents"], sort=True)):
         part = part.sort_values("batch")
         color = f"C{i % 10}"
         ax.plot(part["batch"], part["decisions_per_s"], marker="o", color=color,
                 label=f"{game} · {agent}")
         ax.fill_between(part["batch"], part["min"], part["max"], color=color, alpha=0.15)
-    flat = table[table["engine"] != "vectorised"]
-    for _, row in flat.iterrows():
-        if row["engine"] == "openspiel python loop":
-            ax.axhline(row["decisions_per_s"], color="black", ls="--", lw=1.2,
-                       label="OpenSpiel liars_dice, Python loop")
-    ref = flat[flat["engine"] == "reference"]
-    if not ref.empty:
-        ax.axhline(ref["decisions_per_s"].median(), color="grey", ls=":", lw=1,
-                   label="reference engines (median)")
+        mine = ref[(ref["game"] == game) & (ref["agents"] == agent)]
+        ax.scatter([1] * len(mine), mine["decisions_per_s"], marker="x", s=60, color=color)
+    for _, row in table[table["engine"] == "openspiel python loop"].iterrows():
+        ax.axhline(row["decisions_per_s"], color="black", ls="--", lw=1.2,
+                   label="OpenSpiel liars_dice, Python loop")
+    ax.scatter([], [], marker="x", color="grey", label="reference engine (one game)")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("batch size (games stepped together)")
