@@ -53,8 +53,3 @@ def nth_legal(legal_mask: np.ndarray, n: np.ndarray,
     starts = np.cumsum(counts) - counts
     pos = np.minimum(starts + np.asarray(n, dtype=np.int64), flat.size - 1)
     return np.where(counts > 0, flat[pos] - np.arange(b) * a, 0)
-
-
-def legal_count(legal_mask: np.ndarray) -> np.ndarray:
-    """Number of legal actions per row."""
-    return legal_positions(legal_mask)[1]

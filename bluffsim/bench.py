@@ -116,12 +116,6 @@ def vectorised_run(game_id: str, players: int, batch: int, seconds: float,
             return Run(*total, elapsed)
 
 
-def vectorised_rate(game_id: str, players: int, batch: int, seconds: float,
-                    agent_name: str = "random") -> float:
-    """Decisions/s of the vectorised engine with every seat played by ``agent_name``."""
-    return vectorised_run(game_id, players, batch, seconds, agent_name).rates()["decisions_per_s"]
-
-
 def vectorised_memory(game_id: str, players: int, batch: int, agent_name: str) -> tuple[float, float]:
     """(state bytes per game, peak MiB allocated during 20 steps) — an untimed run."""
     tracemalloc.start()

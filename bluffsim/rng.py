@@ -175,12 +175,6 @@ class AgentRNG:
         self.streams = Stream.AGENT + np.maximum(np.asarray(seats, dtype=np.int64), 0)
         self.decisions = np.asarray(decisions, dtype=np.uint64)
 
-    def subset(self, idx: np.ndarray) -> AgentRNG:
-        """The generator of the games ``idx`` of this batch (same draws as here)."""
-        sub = AgentRNG.__new__(AgentRNG)
-        sub.seeds, sub.streams, sub.decisions = self.seeds[idx], self.streams[idx], self.decisions[idx]
-        return sub
-
     def words(self, n: int = 1) -> np.ndarray:
         """``n`` independent words per game, shape ``[B, n]``."""
         return words(self.seeds[:, None], self.streams[:, None], self.decisions[:, None],

@@ -110,8 +110,6 @@ class BluffsimAECEnv(AECEnv):
         else:
             self.agent_selection = self.possible_agents[self.state.current_player]
         self._accumulate_rewards()
-        if self.render_mode == "ansi":
-            pass  # rendering is on demand: ``render()`` returns the text
 
     def render(self) -> str | None:
         """``ansi``: the last actions and every seat's cards (a spectator's full view)."""

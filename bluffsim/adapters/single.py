@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import copy
 import importlib
+from dataclasses import fields
 from typing import Any
 
 import numpy as np
@@ -94,6 +95,4 @@ class SingleGame:
 
 def _options_of(rules: Any) -> dict[str, Any]:
     """The option values of a rules dataclass (everything but ``num_players``)."""
-    from dataclasses import fields
-
     return {f.name: getattr(rules, f.name) for f in fields(rules) if f.name != "num_players"}
