@@ -250,7 +250,39 @@ class LegumesGame(Game):
 
     def draw_cards(self, st: LegumesState, idx: np.ndarray, seat: np.ndarray,
                    n: np.ndarray) -> np.ndarray:
-        """Draw ``n`` cards each; returns the games that ended on a second exhaustion."""
+        """Draw ``n`` cards each; returns the games that ended on a second exhaustion.
+
+        Games whose draw pile holds all ``n`` cards take them in one gather; the
+        others draw card by card, reshuffling or ending the game when the pile runs out.
+        """
+        ended = np.zeros(idx.size, bool)
+        fits = st.draw_ptr[idx].astype(np.int64) + n <= st.draw_len[idx]
+        if fits.any():
+            self.draw_from_pile(st, idx[fits], seat[fits], n[fits])
+        idx, seat, n = idx[~fits], seat[~fits], n[~fits]
+        if idx.size == 0:
+            return ended
+        ended_slow = self.draw_one_by_one(st, idx, seat, n)
+        ended[~fits] = ended_slow
+        return ended
+
+    def draw_from_pile(self, st: LegumesState, idx: np.ndarray, seat: np.ndarray,
+                       n: np.ndarray) -> None:
+        """Draw ``n`` cards each from piles known to hold them (one gather, one bincount)."""
+        ptr = st.draw_ptr[idx].astype(np.int64)
+        k = np.arange(int(n.max(initial=0)))
+        take = k[None, :] < n[:, None]                                   # [m, K]
+        cards = st.draw[idx[:, None], np.minimum(ptr[:, None] + k, self._width - 1)]
+        rows = np.broadcast_to(np.arange(idx.size)[:, None], take.shape)
+        counts = np.bincount((rows * R.NUM_TYPES + cards)[take],
+                             minlength=idx.size * R.NUM_TYPES).reshape(idx.size, R.NUM_TYPES)
+        st.hands[idx, seat] += counts.astype(I8)
+        st.hand_sizes[idx, seat] += n.astype(I8)
+        st.draw_ptr[idx] = ptr + n
+
+    def draw_one_by_one(self, st: LegumesState, idx: np.ndarray, seat: np.ndarray,
+                        n: np.ndarray) -> np.ndarray:
+        """Card-by-card drawing for games whose pile runs out (reshuffle or end)."""
         ended = np.zeros(idx.size, bool)
         for k in range(int(n.max(initial=0))):
             want = (n > k) & ~ended
