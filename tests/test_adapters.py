@@ -86,6 +86,7 @@ def test_openspiel_information_state_is_perfect_recall_and_private():
     s = a.child(a.legal_actions()[0])
     assert s.information_state_string(0).startswith(a.information_state_string(0))
     assert len(s.observation_tensor(0)) == game.single.observation_size
+    assert s.information_state_tensor(1) == s.observation_tensor(1)
     assert b.is_chance_node() is False
 
 

@@ -22,8 +22,11 @@ trees solvable; the default 16 is meant for simulation.
 Observations.  ``observation_tensor`` / ``observation_string`` are the game's
 flat tensor from that seat (``observe.tensor_layout``); the string lists its
 non-zero entries.  ``information_state_string`` is perfect recall: the seat's
-observation strings after every event so far, joined.  No information-state
-tensor is provided (``provides_information_state_tensor = False``).
+observation strings after every event so far, joined — what tabular solvers
+(CFR, best response) key on.  ``information_state_tensor`` is the same flat
+tensor as the observation: a fixed-size feature vector for learning agents,
+which carries the history the games show (bids so far, cards seen picked up,
+revealed cards) but is not perfect recall in general.
 Returns are the placement rewards of ``bluffsim.adapters.single`` (zero-sum, in
 [-1, 1]).  A game cut by its safety cap ends as terminal with those rewards.
 ``cache_tree=True`` keeps every position reached (for solvers that walk a small
@@ -58,7 +61,7 @@ def _game_type(game_id: str) -> pyspiel.GameType:
         utility=pyspiel.GameType.Utility.ZERO_SUM,
         reward_model=pyspiel.GameType.RewardModel.TERMINAL,
         max_num_players=hi, min_num_players=lo,
-        provides_information_state_string=True, provides_information_state_tensor=False,
+        provides_information_state_string=True, provides_information_state_tensor=True,
         provides_observation_string=True, provides_observation_tensor=True,
         parameter_specification={"players": default, "deals": 16, "seed": 0, "options": "",
                                  "cache_tree": False})
