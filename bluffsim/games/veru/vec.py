@@ -407,6 +407,8 @@ class VeruGame(Game):
         m[:, R.DONE] = putting & (st.put_count >= 1)
         m[:, R.BELIEVE] = respond
         m[:, R.DISBELIEVE] = respond
+        if not self._swap_seat.any():  # no seat has the Joker gadget: never legal
+            return
         can_swap = ((announce | respond) & self._swap_seat[cp] & ~st.acted
                     & (st.swaps_used[rows, cp] < self.rules.joker_swaps)
                     & ~st.swapped_round[rows, cp] & (st.hand_sizes[rows, cp] > 1))
