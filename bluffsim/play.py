@@ -26,6 +26,20 @@ from bluffsim.api import BluffsimError
 HUMAN = "human"
 
 
+def _id_names() -> dict[str, dict[str, tuple[str, ...]]]:
+    """Per game, the observation fields that hold one id and the names of those ids."""
+    from bluffsim.games.legumes import rules as legumes
+    from bluffsim.games.qdv import rules as qdv
+    from bluffsim.games.veru import rules as veru
+
+    return {"qdv": {"centre": qdv.KIND_NAMES, "start": qdv.FRUITS, "bid_fruit": qdv.FRUITS},
+            "veru": {"claim_rank": veru.RANKS},
+            "legumes": {"called": legumes.VEGETABLES, "last_called": legumes.VEGETABLES}}
+
+
+ID_NAMES = _id_names()
+
+
 def parse_seats(text: str) -> list[str]:
     """Seat list from ``human,counting,heuristic``; unknown agents raise ``BluffsimError``."""
     seats = [s.strip() for s in text.split(",") if s.strip()]
@@ -45,28 +59,37 @@ def card_names(state: Any, counts: np.ndarray) -> str:
                     for _ in range(int(n))) or "-"
 
 
-def show(state: Any, value: Any) -> str:
-    """A field as text: card-count arrays (last axis = card types) by card names."""
+def show(state: Any, value: Any, names: tuple[str, ...] = ()) -> str:
+    """A field as text: an id by its name (``names``; -1 is "-"), card-count arrays (last
+    axis = card types) by card names, anything else as numbers."""
     arr = np.asarray(value)
+    if names and arr.ndim == 0:
+        return names[int(arr)] if 0 <= int(arr) < len(names) else "-"
     if arr.ndim >= 1 and arr.shape[-1] == len(type(state).CARD_NAMES) and arr.min(initial=0) >= 0:
         rows = arr.reshape(-1, arr.shape[-1])
         text = [card_names(state, r) for r in rows]
         return text[0] if arr.ndim == 1 else " | ".join(f"{i}: {t}" for i, t in enumerate(text))
+    if arr.ndim == 2:  # a history padded with rows of -1: show the rows in use
+        arr = arr[~(arr == -1).all(axis=1)]
     return str(arr.tolist())
 
 
-def describe_view(obs: dict[str, np.ndarray], state: Any) -> list[str]:
-    """One line per observation field; the hand first, card arrays by card names."""
+def describe_view(obs: dict[str, np.ndarray], state: Any, game_id: str) -> list[str]:
+    """One line per observation field; the hand first, ids and card arrays by name."""
+    names = ID_NAMES.get(game_id, {})
     lines = [f"  your cards: {card_names(state, obs['hand'])}"]
     for key, value in obs.items():
         if key != "hand":
-            lines.append(f"  {key}: {show(state, value)}")
+            lines.append(f"  {key}: {show(state, value, names.get(key, ()))}")
     return lines
 
 
-def changed(state: Any, before: dict[str, np.ndarray], after: dict[str, np.ndarray]) -> list[str]:
+def changed(state: Any, game_id: str, before: dict[str, np.ndarray],
+            after: dict[str, np.ndarray]) -> list[str]:
     """Fields of a view that changed, as ``key: old -> new``."""
-    return [f"    {k}: {show(state, before[k])} -> {show(state, v)}"
+    names = ID_NAMES.get(game_id, {})
+    return [f"    {k}: {show(state, before[k], names.get(k, ()))} -> "
+            f"{show(state, v, names.get(k, ()))}"
             for k, v in after.items() if not np.array_equal(before[k], v)]
 
 
@@ -110,7 +133,7 @@ class TerminalGame:
                 self.say(f"--- round {rounds + 1} over ---")
             for i in humans:
                 new = self.single.observation(s, i)
-                diff = changed(s, views[i], new)
+                diff = changed(s, self.single.game_id, views[i], new)
                 if diff and len(humans) == 1:
                     self.say("  what you see changed:")
                     for line in diff:
@@ -124,7 +147,7 @@ class TerminalGame:
         s = self.state
         legal = self.single.legal_actions(s)
         self.say(f"\n=== seat {seat}, your turn ===")
-        for line in describe_view(self.single.observation(s, seat), s):
+        for line in describe_view(self.single.observation(s, seat), s, self.single.game_id):
             self.say(line)
         for n, a in enumerate(legal):
             self.say(f"  [{n}] {self.single.action_names[a]}")
