@@ -192,10 +192,7 @@ def cmd_exploit(args: argparse.Namespace) -> int:
     except ValueError:
         raise BluffsimError(f"--checkpoints {args.checkpoints!r}: give integers like 1,10,100") from None
     game = exploit.load_preset(args.preset)
-    rows = [{"policy": name, "nash_conv": exploit.agent_nash_conv(game, name)}
-            for name in ("random", "heuristic", "counting")]
-    rows += [{"policy": f"cfr {it} iterations", "nash_conv": v}
-             for it, v in exploit.cfr_curve(game, marks)]
+    rows = exploit.exploitability_table(game, marks)
     print(f"{args.preset}: {game}")
     print(pd.DataFrame(rows).to_string(index=False, float_format="{:.4f}".format))
     return 0

@@ -105,3 +105,14 @@ def test_cfr_exploitability_falls_and_agents_are_measured():
         assert math.isfinite(v) and v >= -1e-12
     with pytest.raises(ValueError, match="available"):
         load_preset("nope")
+
+
+def test_cli_exploit_prints_the_table(capsys):
+    pytest.importorskip("pyspiel", reason="needs the 'adapters' extra")
+    from bluffsim.cli import main
+
+    assert main(["exploit", "--preset", "qdv-tiny", "--iterations", "4", "--checkpoints", "1"]) == 0
+    out = capsys.readouterr().out
+    for policy in ("random", "heuristic", "counting", "cfr 1 iterations", "cfr 4 iterations"):
+        assert policy in out
+    assert main(["exploit", "--preset", "nope"]) == 2
