@@ -7,7 +7,12 @@ import pytest
 
 from bluffsim.api import IllegalActionError, RulesError
 from bluffsim.games.qdv import rules as R
-from bluffsim.games.qdv.reference import ReferenceGame, scenario
+from bluffsim.games.qdv.reference import (
+    ReferenceGame,
+    placement_scores,
+    placements_from_scores,
+    scenario,
+)
 from bluffsim.games.qdv.vec import QdvGame
 from tests.games import play_both
 
@@ -173,17 +178,21 @@ def test_challenge_reverse_turns_the_order():
     assert s.bid_history[-1][0] == 1 and s.current_player == 0
 
 
-def test_challenge_token_costs_the_bidder_now_and_eliminates_at_round_end():
+# (issue 12 changed this test's premise: a `token` challenge to 0 eliminates at once, not at
+# the round's end; before, seat 2 kept bidding at 0 tokens)
+def test_challenge_token_costs_the_bidder_now_and_eliminates_at_once():
     s, _ = play(CROSS, **four(PLAIN, "strawberry", tokens=(7, 7, 1, 7), challenges=["token"]))
-    assert s.tokens == [7, 7, 0, 7] and s.in_round[2]
+    assert s.tokens == [7, 7, 0, 7] and not s.in_round[2] and s.elim_round[2] == 0
+    assert s.current_player == 3 and not s.done
     s, _ = play(CROSS + ["+1 grape", "+1 grape", "+1 grape", "+1 grape"],
                 **four(PLAIN, "strawberry", tokens=(7, 7, 1, 7), challenges=["token"]))
-    assert s.bid_history[-1][0] == 2  # bids by seats 3, 0, 1, then seat 2 at 0 tokens bids
+    # bids by seats 3, 0, 1, then seat 3 again: seat 2 is skipped in turn order
+    assert [b[0] for b in s.bid_history] == [1, 2, 3, 0, 1, 3]
     s, _ = play(CROSS + ["menteur"],
                 **four(PLAIN, "strawberry", tokens=(7, 7, 1, 7), challenges=["token"]))
-    # bid 3 grapes, count 2 (seat 2's grape x2): seat 2 loses again, stays at 0, is out
-    assert s.tokens[2] == 0 and s.elim_round[2] == 0 and not s.in_round[2]
-    assert sum(s.hand_counts[2]) == 0
+    # bid 3 grapes, count 2 (seat 2's grape x2): seat 2 is accused but has nothing left to lose
+    assert s.tokens == [7, 7, 0, 7] and s.last_round["loser"] == 2 and s.elim_round[2] == 0
+    assert not s.in_round[2] and sum(s.hand_counts[2]) == 0
 
 
 def test_an_exhausted_challenge_deck_draws_nothing():
@@ -286,22 +295,30 @@ def test_the_last_player_with_tokens_wins():
     assert st.terminated[0] and st.placements[0].tolist() == [1, 2]
 
 
-def test_everyone_out_in_the_last_round_the_last_to_reach_zero_wins():
-    s, st = play(["+1 banana", "+1 grape", "menteur"], hands=[["grape x3"], ["cherry"]],
+# (issue 12 changed the premise of the two tests below: before, a `token` challenge to 0 let the
+# player go on until the showdown, so everybody could reach 0 in one round, and players out in
+# the same round shared a place; now each elimination is its own event)
+def test_everyone_out_is_impossible_the_game_ends_when_one_player_is_left():
+    s, st = play(["+1 banana", "+1 grape"], hands=[["grape x3"], ["cherry"]],
                  centre="strawberry", tokens=[1, 1], challenges=["token"])
-    # seat 0's bid costs it its last token; seat 1 calls menteur on 3 grapes, wrongly: 0 too
-    assert s.tokens == [0, 0] and s.terminated
+    # seat 0's bid costs it its last token: seat 1 is the last with tokens, before any call
+    assert s.tokens == [0, 1] and s.terminated and s.num_rounds == 0
     assert s.placements == [2, 1] and st.placements[0].tolist() == [2, 1]
 
 
-def test_players_eliminated_in_the_same_round_share_a_place():
-    # seat 2 passes the start and seat 3 lands on it: both draw `token` and drop to 0;
-    # seat 0 calls menteur on 4 strawberries (count 1): seat 3 loses, both are out in round 0
+def test_placement_by_elimination_event_two_token_eliminations_in_one_round():
+    # seat 2 passes the start and seat 3 lands on it: both draw `token` and drop to 0, out at
+    # once, one after the other; seat 0 calls menteur on seat 3's 4 strawberries (count 1)
     s, st = play(["+1 banana", "+1 grape", "+1 strawberry", "menteur"],
                  hands=[["grape"], ["banana"], ["cherry"], ["cherry"]], centre="strawberry",
                  tokens=[5, 1, 1, 1], challenges=["token", "token"], max_rounds=1)
-    assert s.elim_round == [-1, -1, 0, 0] and s.truncated
-    assert s.placements == [1, 2, 3, 3] and st.placements[0].tolist() == [1, 2, 3, 3]
+    assert s.elim_round == [-1, -1, 0, 0] and s.truncated and s.tokens == [5, 1, 0, 0]
+    assert s.placements == [1, 2, 4, 3] and st.placements[0].tolist() == [1, 2, 4, 3]
+
+
+def test_placement_one_event_one_shared_place():
+    # the placement rule itself: eliminated at the same decision -> the same place
+    assert placements_from_scores(placement_scores([0, 3, 0, 0], [7, -1, 7, 4])) == [2, 1, 2, 4]
 
 
 def test_max_rounds_truncates_and_ranks_by_tokens():
@@ -325,3 +342,20 @@ def test_scenario_refuses_cards_that_do_not_exist():
         scenario([["kiwi"], []], "grape", [9, 9])
     with pytest.raises(RulesError, match="no 'grape x3' card left"):
         scenario([["grape x3"], ["grape x3"]], "grape", [9, 9])
+
+
+# ------------------------------------------------------------------ issue 12: elimination, end, own bid
+# seat 1 bids 2 bananas; seat 0 bids 3 grapes, passing the start: `token` takes seat 0 from 1 to 0
+ELIM = dict(hands=[["grape x3"], ["grape"]], centre="strawberry", tokens=[1, 3],
+            challenges=["token"])
+
+
+def test_elimination_is_immediate_two_players_token_to_zero_ends_the_game_at_once():
+    # before issue 12 seat 0 kept playing: seat 1 bid 4 grapes, seat 0 said an exact "vrai"
+    # and gained a token back; now the game is over the moment seat 0 has no token left
+    s, st = play(["+1 banana", "+1 grape"], **ELIM)
+    assert s.tokens == [0, 3] and s.terminated and s.current_player == -1
+    assert s.placements == [2, 1] and st.placements[0].tolist() == [2, 1]
+    assert bool(st.terminated[0]) and not st.legal_action_mask[0].any()
+    ref = ReferenceGame(R.Rules(num_players=2))
+    assert ref.legal_actions(s) == []
