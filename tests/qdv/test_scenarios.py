@@ -359,3 +359,102 @@ def test_elimination_is_immediate_two_players_token_to_zero_ends_the_game_at_onc
     assert bool(st.terminated[0]) and not st.legal_action_mask[0].any()
     ref = ReferenceGame(R.Rules(num_players=2))
     assert ref.legal_actions(s) == []
+
+
+# three players, seat 1 deals: seat 2 bids 2 bananas, seat 0 bids 3 grapes passing the start and
+# loses its last token to `token`; seat 0 holds the only grapes (x3) and a salad
+THREE = dict(hands=[["grape x3", "salad"], ["cherry"], ["salad"]], centre="strawberry",
+             tokens=[1, 5, 5], dealer=1, challenges=["token"])
+OUT = ["+1 banana", "+1 grape"]
+
+
+def names(s, players=3, **options):
+    ref = ReferenceGame(R.Rules(num_players=players, **options))
+    return [ref.action_names[a] for a in ref.legal_actions(s)]
+
+
+def test_elimination_is_immediate_skipped_in_turn_order_and_the_bid_stands():
+    s, st = play(OUT, **THREE)
+    assert s.tokens == [0, 5, 5] and not s.in_round[0] and not s.done
+    assert s.elim_round[0] == 0 and st.in_round[0].tolist() == [False, True, True]
+    # the next player answers the eliminated player's bid: it stands, calls are allowed
+    assert s.current_player == 1 and (s.bidder, s.bid_count) == (0, 3)
+    assert {"vrai", "menteur"} <= set(names(s))
+    s, _ = play(OUT + ["+1 grape", "+1 grape", "+1 grape"], **THREE)
+    assert [b[0] for b in s.bid_history] == [2, 0, 1, 2, 1]  # seat 0 never bids again
+    assert s.current_player == 2
+
+
+def test_elimination_is_immediate_cards_count_salads_do_not():
+    # seat 1 calls menteur on seat 0's 3 grapes: seat 0's grape x3 still counts (3 >= 3);
+    # seat 0's salad is not declared, seat 2 alone declares
+    s, st = play(OUT + ["menteur"], **THREE)
+    assert s.phase == R.PHASE_SALADS and s.current_player == 2
+    s, st = play(OUT + ["menteur", "salads 0"], **THREE)
+    assert s.last_round["true_count"] == 3 and s.last_round["loser"] == 1
+    assert s.tokens == [0, 4, 5] and st.tokens[0].tolist() == [0, 4, 5]
+    assert s.declared == [-1, -1, 0] and s.num_rounds == 1 and not s.done
+    assert sum(s.hand_counts[0]) == 0 and s.current_player in (1, 2)  # next round: 1 and 2
+
+
+def test_elimination_is_immediate_never_gains_nor_is_punished():
+    # seat 1 says vrai on 3 grapes: exact; the reward cannot punish the eliminated seat 0
+    s, _ = play(OUT + ["vrai", "salads 0"], **THREE)
+    assert s.phase == R.PHASE_REWARD and s.current_player == 1
+    assert names(s) == ["gain", "punish 1"]  # seat 2; "punish 2" would be seat 0
+    s, _ = play(OUT + ["vrai", "salads 0", "gain"], **THREE)
+    assert s.tokens == [0, 6, 5] and s.elim_round == [0, -1, -1] and not s.done
+
+
+def test_game_ends_the_moment_one_player_has_tokens_mid_round():
+    # seat 0 is already out; seat 2 bids 2 bananas, seat 1 bids 3 grapes passing the start and
+    # loses its last token: seat 2 wins at once, mid-round, before anyone calls
+    s, st = play(["+1 banana", "+1 grape"], hands=[[], ["grape"], ["cherry"]],
+                 centre="strawberry", tokens=[0, 1, 4], dealer=1, challenges=["token"])
+    assert s.terminated and s.phase == R.PHASE_OVER and s.current_player == -1
+    assert s.tokens == [0, 0, 4] and s.num_rounds == 0
+    assert s.placements == [3, 2, 1] and st.placements[0].tolist() == [3, 2, 1]
+    assert not st.legal_action_mask[0].any() and st.phase[0] == R.PHASE_OVER
+
+
+def test_game_ends_when_a_punish_reward_eliminates_the_last_opponent():
+    # seat 1 bids 2 grapes, seat 0 says vrai: centre 1 + grape 1 = 2, exact; punish seat 1
+    s, st = play(["+1 grape", "vrai", "punish 1"], hands=[["grape"], ["banana"]],
+                 centre="grape", tokens=[4, 1])
+    assert s.terminated and s.tokens == [4, 0] and s.placements == [1, 2]
+    assert st.placements[0].tolist() == [1, 2] and s.token_tally[1][R.LOST_PUNISH] == 1
+
+
+def test_no_call_on_ones_own_bid_two_players_skip_bidder_must_bid():
+    s, st = play(["+1 banana", "+1 grape"], hands=[["cherry"], ["grape"]], centre="strawberry",
+                 tokens=[9, 9], challenges=["skip"])
+    assert s.current_player == 0 and s.bidder == 0
+    assert names(s, 2) == [f"+{d} {f}" for d in (1, 2) for f in R.FRUITS]
+    assert not st.legal_action_mask[0, [R.VRAI, R.MENTEUR]].any()
+    s, _ = play(["+1 banana", "+1 grape", "+1 grape"], hands=[["cherry"], ["grape"]],
+                centre="strawberry", tokens=[9, 9], challenges=["skip"])
+    assert s.current_player == 1 and {"vrai", "menteur"} <= set(names(s, 2))
+
+
+def test_no_call_on_ones_own_bid_a_skip_at_the_ceiling_is_void():
+    # max count 3: seat 0's bid of 3 grapes (the ceiling) passes the start and draws `skip`;
+    # seat 0 could not bid again, so the skip does nothing and seat 1 answers the bid
+    opts = dict(fruit_multipliers=(1, 1, 1), salads=0, challenge_deck=("skip",))
+    s, st = play(["+1 banana", "+1 grape"], hands=[["grape"], ["banana"]], centre="strawberry",
+                 tokens=[3, 3], **opts)
+    assert s.bid_count == 3 and s.challenges[R.EFFECTS.index("skip")] == 1
+    assert s.current_player == 1 and names(s, 2, **opts) == ["vrai", "menteur"]
+
+
+def test_no_call_on_ones_own_bid_three_players_next_in_turn_eliminated():
+    # seat 0 is eliminated mid-round (`token`), later seat 1 draws `skip`: seat 2 loses its turn
+    # and, seat 0 being out, the turn comes back to seat 1, who must bid again
+    setup = dict(THREE, challenges=["token", "skip"])
+    s, st = play(OUT + ["+1 strawberry"], **setup)  # seat 1 lands on the start
+    assert s.current_player == 1 and s.bidder == 1
+    assert names(s) == [f"+{d} {f}" for d in (1, 2) for f in R.FRUITS]
+    # the same with seat 0 out before the round
+    s, _ = play(["+1 banana", "+1 grape"], hands=[[], ["cherry"], ["grape"]],
+                centre="strawberry", tokens=[0, 5, 5], dealer=0, challenges=["skip"])
+    assert s.bidder == 2 and s.current_player == 2
+    assert R.VRAI not in ReferenceGame(R.Rules(num_players=3)).legal_actions(s)
