@@ -326,3 +326,96 @@ def test_a_dealt_hand_of_closed_ranks_is_out_at_the_deal(monkeypatch):
         step(R.DONE)
     assert s.claimant == 4 and s.current_player == 0
     assert_same_game(vg, ref, st, [s], where="after a lap")
+
+
+# ------------------------------------------------------------------ issue 12: the observation is the memory
+H4 = [["5", "5", "9", "K"], ["5", "A", "J", "Q"], ["2", "3", "4", "8"], ["6", "10", "10", "Q"]]
+MEMORY = ["announce 5", "put 5", "done", "put 5", "done", "believe",      # 1-6: true, out
+          "announce 2", "put 2", "done", "put 6", "done", "disbelieve",   # 7-12: seat 3 caught
+          "announce 9", "put 9", "done", "believe",                       # 13-16: true, out
+          "announce J", "put J", "done", "put 3", "done", "believe"]      # 17-22: seat 3 wrong
+R2, R3, R9, RJ = (R.RANKS.index(r) for r in ("2", "3", "9", "J"))
+
+
+def block(ref, name: str, tensor: np.ndarray) -> np.ndarray:
+    """The ``name`` block of a flat observation row (``tensor_layout``)."""
+    from bluffsim.games.veru.observe import tensor_layout
+
+    (first, width), = [(f, w) for n, f, w, _ in tensor_layout(ref.rules) if n == name]
+    return tensor[first:first + width]
+
+
+def test_memory_per_seat_tallies_of_behaviour():
+    """Point 8: claims, checked claims, checks right / wrong, pick-ups per seat, in both engines."""
+    ref, s, st = play(MEMORY, H4)
+    obs = ref.observe(s, 0)
+    assert obs["claims"].tolist() == [[2, 0], [1, 1], [1, 1], [0, 1]]
+    assert obs["cards_claimed"].tolist() == [2, 2, 2, 1]
+    assert obs["claims_checked"].tolist() == [[0, 1], [0, 1], [1, 0], [1, 0]]   # false, true
+    assert obs["checks"].tolist() == [[0, 0, 1, 0], [1, 0, 0, 0], [1, 0, 0, 0], [0, 1, 0, 0]]
+    assert obs["pickups"].tolist() == [0, 0, 0, 2] and obs["taken"].tolist() == [0, 0, 0, 4]
+    assert obs["timeouts"].tolist() == [0] * 4 and obs["swaps_made"].tolist() == [0] * 4
+    vobs = VeruGame(ref.rules).observe(st)   # seat 2 is the current player: public, the same
+    assert s.current_player == 2
+    for key in ("claims", "cards_claimed", "claims_checked", "checks", "pickups"):
+        np.testing.assert_array_equal(vobs[key][0], obs[key], err_msg=key)
+    # the flat tensor, relative to seat 2: seat 3 (relative 1) believed wrongly once
+    x = VeruGame(ref.rules).observation_tensor(st)[0]
+    assert block(ref, "checks", x).reshape(4, 4)[1].tolist() == [0, 1, 0, 0]
+    assert block(ref, "pickups", x).tolist() == [0, 2, 0, 0]
+
+
+def test_memory_the_tensor_keeps_who_claimed_checked_and_took():
+    """Point 8: the flat tensor has the last check's checker, claimant and taker (relative)."""
+    ref, s, st = play(MEMORY, H4)
+    assert s.last_check == [3, 2, 0, 0, 3] and s.current_player == 2
+    x = VeruGame(ref.rules).observation_tensor(st)[0]
+    assert block(ref, "last_checker", x).tolist() == [0, 1, 0, 0]    # seat 3 = next after me
+    assert block(ref, "last_claimant", x).tolist() == [1, 0, 0, 0]   # me
+    assert block(ref, "last_taker", x).tolist() == [0, 1, 0, 0]
+    # a true "believe": nobody takes
+    ref, s, st = play(MEMORY[:6], H4)
+    x = VeruGame(ref.rules).observation_tensor(st)[0]
+    assert s.current_player == 2 and block(ref, "last_taker", x).tolist() == [0, 0, 0, 0]
+    assert block(ref, "last_checker", x).tolist() == [1, 0, 0, 0]
+    assert block(ref, "last_claimant", x).tolist() == [0, 0, 0, 1]   # seat 1 = relative 3
+
+
+def test_memory_my_bank_cards_that_went_out_unseen_are_remembered():
+    """Point 8: seat 0's 5 went out unseen in the Bank at decision 6; still known at 22."""
+    ref, s, _ = play(MEMORY[:6], H4)
+    assert ref.observe(s, 0)["my_out"][FIVE] == 1 and ref.observe(s, 1)["my_out"].sum() == 0
+    assert s.discard_seen[FIVE] == 1   # seat 1's 5 was shown to all
+    ref, s, _ = play(MEMORY, H4)
+    assert ref.observe(s, 0)["my_out"].tolist() == [0, 0, 0, 1] + [0] * 10
+    assert s.discard_seen[FIVE] == 1 and s.discard_seen[R9] == 1
+    # a swapped-away card is remembered too
+    ref, s, _ = play(["swap 9", "announce 5", "put 5", "done"], H4, joker_swap_seats=(0,))
+    assert ref.observe(s, 0)["my_out"][R9] == 1 and ref.observe(s, 1)["swaps_made"].tolist() == [1, 0, 0, 0]
+
+
+def test_memory_cards_known_to_sit_in_a_hand_until_that_seat_plays():
+    """Point 8: seat 2's 2 went to seat 3 at decision 12 (its own card); known ten decisions later,
+    the same for seat 1's J (its Bank card) and seat 2's 3 (its claim); one card put by
+    seat 3 lowers every bound by one."""
+    ref, s, _ = play(MEMORY[:12], H4)
+    assert ref.observe(s, 2)["known_in_hand"][3][R2] == 1
+    assert ref.observe(s, 0)["known_in_hand"].sum() == 0      # the checker saw nothing
+    ref, s, st = play(MEMORY, H4)
+    known2 = ref.observe(s, 2)["known_in_hand"]
+    assert known2[3].tolist() == [1, 1] + [0] * 12 and known2.sum() == 2
+    assert ref.observe(s, 1)["known_in_hand"][3][RJ] == 1
+    np.testing.assert_array_equal(VeruGame(ref.rules).observe(st)["known_in_hand"][0], known2)
+    x = VeruGame(ref.rules).observation_tensor(st)[0]
+    assert block(ref, "known_in_hand", x).reshape(4, -1)[1, :2].tolist() == [1, 1]
+    ref, s, _ = play(MEMORY + ["announce 4", "put 4", "done", "put 6", "done"], H4)
+    assert ref.observe(s, 2)["known_in_hand"].sum() == 0 and ref.observe(s, 1)["known_in_hand"].sum() == 0
+    assert ref.observe(s, 2)["seen_taken"][3].tolist() == [1, 1] + [0] * 12   # the history stays
+
+
+def test_memory_the_check_gadget_remembers_what_it_saw_go_into_a_hand():
+    """Point 8: with the Check gadget seat 0 saw seat 2's 3 go to seat 3 at decision 22."""
+    ref, s, _ = play(MEMORY, H4, check_seats=(0,))
+    assert ref.observe(s, 0)["known_in_hand"][3][R3] == 1
+    ref, s, _ = play(MEMORY, H4)
+    assert ref.observe(s, 0)["known_in_hand"][3][R3] == 0

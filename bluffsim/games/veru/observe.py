@@ -24,22 +24,22 @@ types (2…A, Joker), ``N = 12`` announceable ranks.
 | `discard_seen`     | int8[T]       | cards out of the game face up (closed quads, believed claims) |
 | `discard_hidden`   | int8          | cards out unseen (Bank after a true "believe", swapped cards)  |
 | `taken`            | int32[P]      | cards each seat has picked up so far                      |
-| `seen_taken`       | int32[P, T]   | cards I saw go into each seat's hand (cumulative; includes my own put cards a seat took) |
+| `seen_taken`       | int32[P, T]   | cards I saw go into each seat's hand, cumulative (incl. mine) |
 | `last_check`       | int8[5]       | checker, claimant, kind (believe, disbelieve, timeout), truth, taker |
 | `last_check_cards` | int8[T]       | the last checked claim, if I saw it (else zeros)          |
 | `swaps_left`       | int8          | my Joker-gadget uses left (0 without the gadget)          |
 | `ace_where`        | int8[P + 3]   | 4-Aces gadget: aces per hand, table, Bank, out; -1 without   |
 | `endgame_left`     | int32         | decisions left before both last players lose (-1 before two are left) |
 | `num_rounds`       | int32         | checks (rounds) so far                                    |
-| `my_out`           | int8[T]       | my own cards that left the game unseen by the others (my Bank cards after a believed true claim, cards I swapped away) |
-| `known_in_hand`    | int8[P, T]    | cards I know each other seat holds now (lower bound; my own row is zeros — see `hand`) |
+| `my_out`           | int8[T]       | my cards gone out unseen by others (Bank, swaps) |
+| `known_in_hand`    | int8[P, T]    | cards I know each other seat holds now (lower bound; my row 0) |
 | `claims`           | int32[P, 2]   | per seat: rounds opened, claims added to a running round   |
 | `cards_claimed`    | int32[P]      | per seat: cards put face down under a claim                |
 | `claims_checked`   | int32[P, 2]   | per claimant: checked claims found false, true             |
-| `checks`           | int32[P, 4]   | per checker: believe right, believe wrong, disbelieve right, disbelieve wrong |
+| `checks`           | int32[P, 4]   | per checker: believe right / wrong, disbelieve right / wrong |
 | `pickups`          | int32[P]      | per seat: times they took the table and the Bank           |
 | `timeouts`         | int32[P]      | per seat: timeouts                                         |
-| `swaps_made`       | int32[P]      | per seat: Joker-gadget swaps made (who swapped is public, not which card) |
+| `swaps_made`       | int32[P]      | per seat: Joker swaps made (public: who, never which card) |
 
 Memory.  Agents are stateless, so the observation holds everything the seat
 legitimately knows: its own cards wherever they went (`my_table`, `my_bank`,
