@@ -106,3 +106,29 @@ def test_the_extremes_cover_every_option_of_every_game() -> None:
         covered = [opt for g, _, opt, _ in EXTREMES if g == game_id]
         assert described == set(covered), game_id
         assert all(covered.count(opt) == 2 for opt in described), game_id
+
+
+def test_the_largest_endgame_limit_is_observed_exactly_on_both_engines() -> None:
+    """veru ``endgame_limit=100000`` used to overflow an int16 (``OverflowError``): now exact."""
+    from bluffsim.games.veru.reference import scenario
+    from bluffsim.games.veru.vec import VeruGame
+
+    ref, s = scenario([[], ["5", "6"], ["7", "8"]], opener=1, endgame_limit=100_000)
+    assert s.endgame_count == 0
+    assert int(ref.observe(s)["endgame_left"]) == 100_000
+    vg = VeruGame(ref.rules)
+    st = vg.from_reference([s])
+    assert int(vg.observe(st)["endgame_left"][0]) == 100_000
+    vg.step(st, np.array([vg.action_id("announce 5")]))
+    assert int(vg.observe(st)["endgame_left"][0]) == 99_999
+
+
+def test_counters_are_wide_enough_for_the_largest_options() -> None:
+    """Counters bounded by an option's maximum fit their dtype (qdv: one gain per round)."""
+    qdv = bluffsim.make("qdv", 2, starting_tokens=60, max_rounds=100_000)
+    assert np.iinfo(qdv.init([0]).tokens.dtype).max >= 60 + 100_000
+    veru = bluffsim.make("veru", 3, endgame_limit=100_000, max_turns=100_000)
+    st = veru.init([0])
+    for name in ("endgame_count", "taken", "seen_taken", "claims", "cards_claimed", "checks",
+                 "claim_checks", "pickups", "timeouts", "num_decisions", "num_rounds"):
+        assert np.iinfo(getattr(st, name).dtype).max >= 100_000 * 3, name
