@@ -46,7 +46,7 @@ class QdvState(State):
 
     seed: np.ndarray            # uint64[B] game seed (all randomness derives from it)
     phase: np.ndarray           # int8[B] 0 start choice, 1 bid, 2 salads, 3 reward, 4 over
-    tokens: np.ndarray          # int16[B,P] tokens per seat
+    tokens: np.ndarray          # int32[B,P] tokens per seat (a gain per round: up to 60 + max_rounds)
     in_round: np.ndarray        # bool[B,P] seat still plays this round (False once eliminated)
     round_bits: np.ndarray      # int8[B] the same as a bitmask (cache for seat lookups)
     elim_round: np.ndarray      # int32[B,P] round in which the seat was eliminated, -1 if not
@@ -120,7 +120,7 @@ class QdvGame(Game):
             current_player=z(b, I8), legal_action_mask=z((b, self.num_actions), bool),
             terminated=z(b, bool), truncated=z(b, bool), placements=z((b, p), I8),
             num_decisions=z(b, I32), num_rounds=z(b, I32), seed=seeds.astype(np.uint64),
-            phase=z(b, I8), tokens=np.full((b, p), r.starting_tokens, I16),
+            phase=z(b, I8), tokens=np.full((b, p), r.starting_tokens, I32),
             in_round=np.ones((b, p), bool), round_bits=z(b, I8), elim_round=np.full((b, p), -1, I32),
             zero_time=np.full((b, p), -1, I32),
             dealer=np.full(b, r.first_dealer, I8), direction=np.ones(b, I8),
