@@ -314,3 +314,62 @@ def test_option_extremes_fit_the_dtypes(options):
     obs = game.observe(st)
     assert (obs["draw_size"] >= 0).all() and (obs["hand_sizes"] >= 0).all()
     assert (obs["discard_size"] >= 0).all()
+
+
+def test_11_memory_matches_an_independent_log_of_the_game():
+    """An agent-side log kept from the actions and the public reveals only: at every decision
+    of random games, each seat's observation still holds its unrevealed discard cards and
+    every seat's accusation and action-card tallies, however long ago they happened."""
+    rules = R.Rules(num_players=3)
+    ref = ReferenceGame(rules)
+    game = LegumesGame(rules)
+    longest = 0
+    for seed in range(25):
+        s = ref.new_game(seed)
+        st = game.init([seed])
+        p = rules.num_players
+        mine = [[0] * R.NUM_TYPES for _ in range(p)]
+        accused = [[0] * 3 for _ in range(p)]
+        accuser = [[0] * 3 for _ in range(p)]
+        shown = [[0] * 4 for _ in range(p)]
+        table: list[tuple[int, int, int]] = []  # (owner, card, called) this round
+        last_change = 0
+        while not s.done:
+            a = int(random_actions(game, st)[0])
+            name, me, called, shuffles = ref.action_names[a], s.current_player, s.called, s.reshuffles
+            ref.apply(s, a)
+            game.step(st, np.array([a]))
+            words = name.split()
+            if words[0] in ("open", "play") or (words[0] == "reverse" and len(words) == 2):
+                table.append((me, card(words[1]), card_veg(words) if words[0] == "open" else called))
+            if words[0] in ("choice", "reverse") or name == "accuse double":
+                shown[me][{"choice": 1, "reverse": 2, "accuse": 3}[words[0]]] += 1
+            if words[0] == "accuse":
+                owner, c, veg = table[-1]
+                outcome = BOMB if c == R.BOMB else TRUE if c < R.BOMB and c // 3 == veg else LIE
+                accused[owner][outcome] += 1
+                accuser[me][outcome] += 1
+                if c >= R.BOMB:
+                    shown[owner][c - R.BOMB] += 1
+                if c == R.BOMB:
+                    mine = [[0] * R.NUM_TYPES for _ in range(p)]
+                else:
+                    for o, x, _ in table[:-1]:
+                        mine[o][x] += 1
+                table = []
+                last_change = s.num_decisions
+            if s.reshuffles > shuffles:
+                mine = [[0] * R.NUM_TYPES for _ in range(p)]
+            assert_same_game(game, ref, st, [s], where=f"seed {seed}")  # both engines
+            for seat in range(p):
+                obs = ref.observe(s, seat)
+                assert obs["my_discard"].tolist() == mine[seat], (seed, s.num_decisions, seat)
+                assert obs["accused_tally"].tolist() == accused
+                assert obs["accuser_tally"].tolist() == accuser
+                assert obs["shown_tally"].tolist() == shown
+            longest = max(longest, s.num_decisions - last_change)
+    assert longest >= 10  # facts were carried across many decisions
+
+
+def card_veg(words: list[str]) -> int:
+    return R.VEGETABLES.index(words[2])
