@@ -36,6 +36,7 @@ EXTREMES: list[tuple[str, int, str, Any]] = [
     ("legumes", 4, "action_lie_penalty", 0), ("legumes", 4, "action_lie_penalty", 5),
     ("legumes", 4, "first_player", -1), ("legumes", 4, "first_player", 3),
     ("legumes", 4, "max_turns", 1), ("legumes", 4, "max_turns", 100_000),
+    ("legumes", 4, "reverse_alone", False), ("legumes", 4, "reverse_alone", True),
     ("veru", 3, "num_players", 3), ("veru", 6, "num_players", 6),
     ("veru", 4, "jokers", 0), ("veru", 4, "jokers", 48),
     ("veru", 4, "endgame_limit", 1), ("veru", 4, "endgame_limit", 100_000),
