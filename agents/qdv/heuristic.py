@@ -66,6 +66,7 @@ class QdvHeuristic(Agent):
         menteur = legal_mask[:, R.MENTEUR] & ((count - e_bid > c["call_margin"]) | ~can_raise)
         vrai = ~menteur & (np.abs(count - e_bid) <= c["exact_window"])
         vrai |= ~menteur & ~can_raise
+        vrai &= legal_mask[:, R.VRAI]  # never on my own bid (I must bid again after a skip)
         bid_action = np.where(menteur, R.MENTEUR, np.where(vrai, R.VRAI, raise_one))
         out = np.where(phase == R.PHASE_BID, bid_action, out)
         # --- start choice

@@ -41,6 +41,32 @@ def check_token_change(ref, s, before, tokens_before, action) -> None:
         assert -d == min(s.last_round["amount"], tokens_before[p])
 
 
+def check_elimination_and_tallies(ref, s) -> None:
+    """Issue 12: the eliminated never act, the game ends when one player has tokens, nobody
+    calls on their own bid, and the public tallies account for every token and every call."""
+    p = s.num_players
+    if not s.done:
+        me = s.current_player
+        assert s.tokens[me] > 0, "a 0-token player is never the current player"
+        assert s.in_round[me]
+        assert all(s.in_round[q] == (s.tokens[q] > 0) for q in range(p))
+        assert sum(t > 0 for t in s.tokens) >= 2, "one player with tokens ends the game"
+        if s.phase == R.PHASE_BID and s.bidder == me:
+            legal = ref.legal_actions(s)
+            assert R.VRAI not in legal and R.MENTEUR not in legal, "no call on one's own bid"
+    lost = sum(row[R.LOST_CHALLENGE] + row[R.LOST_SHOWDOWN] + row[R.LOST_PUNISH]
+               for row in s.token_tally)
+    gained = sum(row[R.GAINED] for row in s.token_tally)
+    assert sum(s.tokens) == p * ref.rules.starting_tokens + gained - lost
+    calls = sum(map(sum, s.call_tally))
+    assert calls == s.num_rounds + (s.phase == R.PHASE_REWARD)
+    assert sum(map(sum, s.called_tally)) <= calls
+    assert sum(row[R.PUNISHED_OTHER] for row in s.token_tally) <= sum(
+        row[R.VRAI_RIGHT] for row in s.call_tally)
+    for row in s.bid_tally:
+        assert 0 <= row[1] + row[2] <= row[0]
+
+
 @given(players=st.integers(2, 6), seed=st.integers(0, 2**40),
        choices=st.lists(st.integers(0, 10**6), min_size=1, max_size=400),
        landing=st.booleans())
@@ -65,6 +91,7 @@ def test_invariants_under_random_play(players, seed, choices, landing) -> None:
             assert s.bid_count - before["count"] == action // R.NUM_FRUITS + 1
             assert s.bid_history[-1] == (before["me"], s.bid_count, action % R.NUM_FRUITS)
             assert s.bid_count <= ref.rules.max_count
+        check_elimination_and_tallies(ref, s)
         if s.num_rounds == before["round"] and s.phase == R.PHASE_BID:
             counts = [b[1] for b in s.bid_history]
             assert all(1 <= y - x <= 2 for x, y in zip(counts, counts[1:], strict=False))
@@ -74,7 +101,14 @@ def test_invariants_under_random_play(players, seed, choices, landing) -> None:
         assert all(pl == 1 + sum(o < pl for o in places) for pl in places)
         if s.terminated:
             assert places.count(1) == 1, "exactly one winner"
-            assert sum(t > 0 for t in s.tokens) <= 1
+            assert sum(t > 0 for t in s.tokens) == 1
+        out = [q for q in range(s.num_players) if s.tokens[q] == 0]
+        for q in out:  # eliminated later = better place; one event = one shared place
+            for o in out:
+                if s.zero_time[q] > s.zero_time[o]:
+                    assert places[q] < places[o]
+                elif s.zero_time[q] == s.zero_time[o]:
+                    assert places[q] == places[o]
 
 
 @given(seed=st.integers(0, 2**40))
@@ -89,3 +123,23 @@ def test_a_whole_game_ends_with_one_winner(seed) -> None:
     assert s.terminated or s.truncated
     if s.terminated:
         assert s.placements.count(1) == 1
+
+
+@given(players=st.integers(2, 6), seed=st.integers(0, 2**40))
+def test_vectorised_a_zero_token_player_is_never_the_current_player(players, seed) -> None:
+    import numpy as np
+
+    from bluffsim.games.qdv.vec import QdvGame
+    from tests.games import random_actions
+
+    game = QdvGame(R.Rules(num_players=players))
+    st_ = game.init(np.arange(16) + seed)
+    for _ in range(3000):
+        live = np.flatnonzero(~st_.done)
+        if live.size == 0:
+            break
+        cp = st_.current_player[live].astype(np.int64)
+        assert (st_.tokens[live, cp] > 0).all(), "a 0-token player is never the current player"
+        assert ((st_.tokens[live] > 0).sum(axis=1) >= 2).all()
+        game.step(st_, random_actions(game, st_))
+    assert st_.done.all()

@@ -7,7 +7,12 @@ import pytest
 
 from bluffsim.api import IllegalActionError, RulesError
 from bluffsim.games.qdv import rules as R
-from bluffsim.games.qdv.reference import ReferenceGame, scenario
+from bluffsim.games.qdv.reference import (
+    ReferenceGame,
+    placement_scores,
+    placements_from_scores,
+    scenario,
+)
 from bluffsim.games.qdv.vec import QdvGame
 from tests.games import play_both
 
@@ -173,17 +178,21 @@ def test_challenge_reverse_turns_the_order():
     assert s.bid_history[-1][0] == 1 and s.current_player == 0
 
 
-def test_challenge_token_costs_the_bidder_now_and_eliminates_at_round_end():
+# (issue 12 changed this test's premise: a `token` challenge to 0 eliminates at once, not at
+# the round's end; before, seat 2 kept bidding at 0 tokens)
+def test_challenge_token_costs_the_bidder_now_and_eliminates_at_once():
     s, _ = play(CROSS, **four(PLAIN, "strawberry", tokens=(7, 7, 1, 7), challenges=["token"]))
-    assert s.tokens == [7, 7, 0, 7] and s.in_round[2]
+    assert s.tokens == [7, 7, 0, 7] and not s.in_round[2] and s.elim_round[2] == 0
+    assert s.current_player == 3 and not s.done
     s, _ = play(CROSS + ["+1 grape", "+1 grape", "+1 grape", "+1 grape"],
                 **four(PLAIN, "strawberry", tokens=(7, 7, 1, 7), challenges=["token"]))
-    assert s.bid_history[-1][0] == 2  # bids by seats 3, 0, 1, then seat 2 at 0 tokens bids
+    # bids by seats 3, 0, 1, then seat 3 again: seat 2 is skipped in turn order
+    assert [b[0] for b in s.bid_history] == [1, 2, 3, 0, 1, 3]
     s, _ = play(CROSS + ["menteur"],
                 **four(PLAIN, "strawberry", tokens=(7, 7, 1, 7), challenges=["token"]))
-    # bid 3 grapes, count 2 (seat 2's grape x2): seat 2 loses again, stays at 0, is out
-    assert s.tokens[2] == 0 and s.elim_round[2] == 0 and not s.in_round[2]
-    assert sum(s.hand_counts[2]) == 0
+    # bid 3 grapes, count 2 (seat 2's grape x2): seat 2 is accused but has nothing left to lose
+    assert s.tokens == [7, 7, 0, 7] and s.last_round["loser"] == 2 and s.elim_round[2] == 0
+    assert not s.in_round[2] and sum(s.hand_counts[2]) == 0
 
 
 def test_an_exhausted_challenge_deck_draws_nothing():
@@ -286,22 +295,30 @@ def test_the_last_player_with_tokens_wins():
     assert st.terminated[0] and st.placements[0].tolist() == [1, 2]
 
 
-def test_everyone_out_in_the_last_round_the_last_to_reach_zero_wins():
-    s, st = play(["+1 banana", "+1 grape", "menteur"], hands=[["grape x3"], ["cherry"]],
+# (issue 12 changed the premise of the two tests below: before, a `token` challenge to 0 let the
+# player go on until the showdown, so everybody could reach 0 in one round, and players out in
+# the same round shared a place; now each elimination is its own event)
+def test_everyone_out_is_impossible_the_game_ends_when_one_player_is_left():
+    s, st = play(["+1 banana", "+1 grape"], hands=[["grape x3"], ["cherry"]],
                  centre="strawberry", tokens=[1, 1], challenges=["token"])
-    # seat 0's bid costs it its last token; seat 1 calls menteur on 3 grapes, wrongly: 0 too
-    assert s.tokens == [0, 0] and s.terminated
+    # seat 0's bid costs it its last token: seat 1 is the last with tokens, before any call
+    assert s.tokens == [0, 1] and s.terminated and s.num_rounds == 0
     assert s.placements == [2, 1] and st.placements[0].tolist() == [2, 1]
 
 
-def test_players_eliminated_in_the_same_round_share_a_place():
-    # seat 2 passes the start and seat 3 lands on it: both draw `token` and drop to 0;
-    # seat 0 calls menteur on 4 strawberries (count 1): seat 3 loses, both are out in round 0
+def test_placement_by_elimination_event_two_token_eliminations_in_one_round():
+    # seat 2 passes the start and seat 3 lands on it: both draw `token` and drop to 0, out at
+    # once, one after the other; seat 0 calls menteur on seat 3's 4 strawberries (count 1)
     s, st = play(["+1 banana", "+1 grape", "+1 strawberry", "menteur"],
                  hands=[["grape"], ["banana"], ["cherry"], ["cherry"]], centre="strawberry",
                  tokens=[5, 1, 1, 1], challenges=["token", "token"], max_rounds=1)
-    assert s.elim_round == [-1, -1, 0, 0] and s.truncated
-    assert s.placements == [1, 2, 3, 3] and st.placements[0].tolist() == [1, 2, 3, 3]
+    assert s.elim_round == [-1, -1, 0, 0] and s.truncated and s.tokens == [5, 1, 0, 0]
+    assert s.placements == [1, 2, 4, 3] and st.placements[0].tolist() == [1, 2, 4, 3]
+
+
+def test_placement_one_event_one_shared_place():
+    # the placement rule itself: eliminated at the same decision -> the same place
+    assert placements_from_scores(placement_scores([0, 3, 0, 0], [7, -1, 7, 4])) == [2, 1, 2, 4]
 
 
 def test_max_rounds_truncates_and_ranks_by_tokens():
@@ -325,3 +342,119 @@ def test_scenario_refuses_cards_that_do_not_exist():
         scenario([["kiwi"], []], "grape", [9, 9])
     with pytest.raises(RulesError, match="no 'grape x3' card left"):
         scenario([["grape x3"], ["grape x3"]], "grape", [9, 9])
+
+
+# ------------------------------------------------------------------ issue 12: elimination, end, own bid
+# seat 1 bids 2 bananas; seat 0 bids 3 grapes, passing the start: `token` takes seat 0 from 1 to 0
+ELIM = dict(hands=[["grape x3"], ["grape"]], centre="strawberry", tokens=[1, 3],
+            challenges=["token"])
+
+
+def test_elimination_is_immediate_two_players_token_to_zero_ends_the_game_at_once():
+    # before issue 12 seat 0 kept playing: seat 1 bid 4 grapes, seat 0 said an exact "vrai"
+    # and gained a token back; now the game is over the moment seat 0 has no token left
+    s, st = play(["+1 banana", "+1 grape"], **ELIM)
+    assert s.tokens == [0, 3] and s.terminated and s.current_player == -1
+    assert s.placements == [2, 1] and st.placements[0].tolist() == [2, 1]
+    assert bool(st.terminated[0]) and not st.legal_action_mask[0].any()
+    ref = ReferenceGame(R.Rules(num_players=2))
+    assert ref.legal_actions(s) == []
+
+
+# three players, seat 1 deals: seat 2 bids 2 bananas, seat 0 bids 3 grapes passing the start and
+# loses its last token to `token`; seat 0 holds the only grapes (x3) and a salad
+THREE = dict(hands=[["grape x3", "salad"], ["cherry"], ["salad"]], centre="strawberry",
+             tokens=[1, 5, 5], dealer=1, challenges=["token"])
+OUT = ["+1 banana", "+1 grape"]
+
+
+def names(s, players=3, **options):
+    ref = ReferenceGame(R.Rules(num_players=players, **options))
+    return [ref.action_names[a] for a in ref.legal_actions(s)]
+
+
+def test_elimination_is_immediate_skipped_in_turn_order_and_the_bid_stands():
+    s, st = play(OUT, **THREE)
+    assert s.tokens == [0, 5, 5] and not s.in_round[0] and not s.done
+    assert s.elim_round[0] == 0 and st.in_round[0].tolist() == [False, True, True]
+    # the next player answers the eliminated player's bid: it stands, calls are allowed
+    assert s.current_player == 1 and (s.bidder, s.bid_count) == (0, 3)
+    assert {"vrai", "menteur"} <= set(names(s))
+    s, _ = play(OUT + ["+1 grape", "+1 grape", "+1 grape"], **THREE)
+    assert [b[0] for b in s.bid_history] == [2, 0, 1, 2, 1]  # seat 0 never bids again
+    assert s.current_player == 2
+
+
+def test_elimination_is_immediate_cards_count_salads_do_not():
+    # seat 1 calls menteur on seat 0's 3 grapes: seat 0's grape x3 still counts (3 >= 3);
+    # seat 0's salad is not declared, seat 2 alone declares
+    s, st = play(OUT + ["menteur"], **THREE)
+    assert s.phase == R.PHASE_SALADS and s.current_player == 2
+    s, st = play(OUT + ["menteur", "salads 0"], **THREE)
+    assert s.last_round["true_count"] == 3 and s.last_round["loser"] == 1
+    assert s.tokens == [0, 4, 5] and st.tokens[0].tolist() == [0, 4, 5]
+    assert s.declared == [-1, -1, 0] and s.num_rounds == 1 and not s.done
+    assert sum(s.hand_counts[0]) == 0 and s.current_player in (1, 2)  # next round: 1 and 2
+
+
+def test_elimination_is_immediate_never_gains_nor_is_punished():
+    # seat 1 says vrai on 3 grapes: exact; the reward cannot punish the eliminated seat 0
+    s, _ = play(OUT + ["vrai", "salads 0"], **THREE)
+    assert s.phase == R.PHASE_REWARD and s.current_player == 1
+    assert names(s) == ["gain", "punish 1"]  # seat 2; "punish 2" would be seat 0
+    s, _ = play(OUT + ["vrai", "salads 0", "gain"], **THREE)
+    assert s.tokens == [0, 6, 5] and s.elim_round == [0, -1, -1] and not s.done
+
+
+def test_game_ends_the_moment_one_player_has_tokens_mid_round():
+    # seat 0 is already out; seat 2 bids 2 bananas, seat 1 bids 3 grapes passing the start and
+    # loses its last token: seat 2 wins at once, mid-round, before anyone calls
+    s, st = play(["+1 banana", "+1 grape"], hands=[[], ["grape"], ["cherry"]],
+                 centre="strawberry", tokens=[0, 1, 4], dealer=1, challenges=["token"])
+    assert s.terminated and s.phase == R.PHASE_OVER and s.current_player == -1
+    assert s.tokens == [0, 0, 4] and s.num_rounds == 0
+    assert s.placements == [3, 2, 1] and st.placements[0].tolist() == [3, 2, 1]
+    assert not st.legal_action_mask[0].any() and st.phase[0] == R.PHASE_OVER
+
+
+def test_game_ends_when_a_punish_reward_eliminates_the_last_opponent():
+    # seat 1 bids 2 grapes, seat 0 says vrai: centre 1 + grape 1 = 2, exact; punish seat 1
+    s, st = play(["+1 grape", "vrai", "punish 1"], hands=[["grape"], ["banana"]],
+                 centre="grape", tokens=[4, 1])
+    assert s.terminated and s.tokens == [4, 0] and s.placements == [1, 2]
+    assert st.placements[0].tolist() == [1, 2] and s.token_tally[1][R.LOST_PUNISH] == 1
+
+
+def test_no_call_on_ones_own_bid_two_players_skip_bidder_must_bid():
+    s, st = play(["+1 banana", "+1 grape"], hands=[["cherry"], ["grape"]], centre="strawberry",
+                 tokens=[9, 9], challenges=["skip"])
+    assert s.current_player == 0 and s.bidder == 0
+    assert names(s, 2) == [f"+{d} {f}" for d in (1, 2) for f in R.FRUITS]
+    assert not st.legal_action_mask[0, [R.VRAI, R.MENTEUR]].any()
+    s, _ = play(["+1 banana", "+1 grape", "+1 grape"], hands=[["cherry"], ["grape"]],
+                centre="strawberry", tokens=[9, 9], challenges=["skip"])
+    assert s.current_player == 1 and {"vrai", "menteur"} <= set(names(s, 2))
+
+
+def test_no_call_on_ones_own_bid_a_skip_at_the_ceiling_is_void():
+    # max count 3: seat 0's bid of 3 grapes (the ceiling) passes the start and draws `skip`;
+    # seat 0 could not bid again, so the skip does nothing and seat 1 answers the bid
+    opts = dict(fruit_multipliers=(1, 1, 1), salads=0, challenge_deck=("skip",))
+    s, st = play(["+1 banana", "+1 grape"], hands=[["grape"], ["banana"]], centre="strawberry",
+                 tokens=[3, 3], **opts)
+    assert s.bid_count == 3 and s.challenges[R.EFFECTS.index("skip")] == 1
+    assert s.current_player == 1 and names(s, 2, **opts) == ["vrai", "menteur"]
+
+
+def test_no_call_on_ones_own_bid_three_players_next_in_turn_eliminated():
+    # seat 0 is eliminated mid-round (`token`), later seat 1 draws `skip`: seat 2 loses its turn
+    # and, seat 0 being out, the turn comes back to seat 1, who must bid again
+    setup = dict(THREE, challenges=["token", "skip"])
+    s, st = play(OUT + ["+1 strawberry"], **setup)  # seat 1 lands on the start
+    assert s.current_player == 1 and s.bidder == 1
+    assert names(s) == [f"+{d} {f}" for d in (1, 2) for f in R.FRUITS]
+    # the same with seat 0 out before the round
+    s, _ = play(["+1 banana", "+1 grape"], hands=[[], ["cherry"], ["grape"]],
+                centre="strawberry", tokens=[0, 5, 5], dealer=0, challenges=["skip"])
+    assert s.bidder == 2 and s.current_player == 2
+    assert R.VRAI not in ReferenceGame(R.Rules(num_players=3)).legal_actions(s)

@@ -12,7 +12,7 @@ reference engine returns the same keys without the batch axis).  ``P`` seats,
 | `hand`            | int8[K]       | my cards in hand by kind (discarded cards excluded)             |
 | `hand_sizes`      | int8[P]       | cards in hand per seat                                          |
 | `tokens`          | int16[P]      | tokens per seat                                                 |
-| `in_round`        | bool[P]       | seat plays this round                                           |
+| `in_round`        | bool[P]       | seat still plays this round (False once eliminated, at once)    |
 | `dealer`          | int8          | dealer seat                                                     |
 | `direction`       | int8          | +1 clockwise, -1 after an odd number of `reverse` challenges     |
 | `centre`          | int8          | kind of the face-up centre card                                 |
@@ -34,6 +34,37 @@ reference engine returns the same keys without the batch axis).  ``P`` seats,
 | `declared`        | int8[P]       | salads declared at that showdown (-1 none)                      |
 | `showdown_count`  | int8          | the called fruit's count so far at that showdown (-1 none)      |
 | `num_rounds`      | int32         | rounds completed                                                |
+| `last_round`      | int16[10]     | the last showdown, in `rules.LAST_ROUND` order (below); -1 none |
+| `last_bid_history`| int8[H, 3]    | that showdown's round's bids (seat, count, fruit); -1 padding   |
+| `bid_tally`       | int32[P, 5]   | per seat, bids of rounds that reached a showdown (below)        |
+| `call_tally`      | int32[P, 4]   | per seat, calls made: vrai right/wrong, menteur right/wrong     |
+| `called_tally`    | int32[P, 4]   | per seat, calls against their bid, same columns                 |
+| `token_tally`     | int32[P, 5]   | per seat, tokens lost and gained, punish given (below)          |
+
+``last_round`` columns: caller, call, bidder, bid_count, bid_fruit, true_count
+(declared salads included), loser (the seat due to lose tokens, or the punished
+seat), amount (tokens due), gainer (the caller who took the `gain`),
+centre_value (what the centre card added to the called fruit).
+
+``bid_tally`` columns, summed over every showdown of the game so far: 0 bids
+made (in rounds that reached a showdown), 1 of them above the fruit's *card
+count*, 2 equal to it, 3 sum of (bid count − card count), 4 sum of the bidder's
+own card value of the bid fruit at the showdown.  ``call_tally`` /
+``called_tally`` columns: 0 vrai right (exact), 1 vrai wrong, 2 menteur right
+(the bid was too high), 3 menteur wrong (the bid held); ``called_tally``
+counts them for the seat whose bid was called.  ``token_tally`` columns: 0
+tokens lost to `token` challenges, 1 lost at showdowns, 2 lost to `punish`,
+3 gained (`gain`), 4 `punish` rewards given.
+
+*Card count* (``bid_tally``): the value of a bid's fruit in the hands shown at the
+showdown plus the centre card, multipliers included, salads left out (they are
+declared only for the called fruit; ``declared`` has them).  The tallies are
+updated when the showdown resolves, cover the whole game and are public: they
+are what an opponent model reads (e.g. mean overbid = col 3 / col 0, bluff
+share = col 1 / col 0, mean own support = col 4 / col 0).  The last showdown
+is kept whole (``showdown_hands``, ``declared``, ``showdown_count``,
+``last_round``, ``last_bid_history``) until the next one; earlier ones live on
+in the tallies.  Tokens lost are the tokens actually lost (never below 0).
 
 The flat tensor (``observation_tensor``) lists per-seat blocks in *relative*
 order, index 0 = the observer, 1 = the next seat clockwise, and so on; its
@@ -59,15 +90,14 @@ OBS_KEYS = (
     "centre", "start", "bid_count", "bid_fruit", "bidder", "num_bids", "bid_history",
     "revealed", "discarded", "drawn", "challenges", "challenge_left", "undealt_left",
     "call", "caller", "showdown_hands", "declared", "showdown_count", "num_rounds",
+    "last_round", "last_bid_history", "bid_tally", "call_tally", "called_tally", "token_tally",
 )
 
 
 def observation_fields(rules: Rules, s: RefState, seat: int) -> dict[str, np.ndarray]:
     """Structured observation of ``seat`` in a reference state (no batch axis)."""
     i8 = np.int8
-    hist = np.full((rules.history_len, 3), -1, dtype=i8)
-    for i, bid in enumerate(s.bid_history):
-        hist[i] = bid
+    hist = bid_array(rules, s.bid_history)
     hand = (np.asarray(s.hand_counts[seat], dtype=i8) if seat >= 0
             else np.zeros(R.NUM_KINDS, dtype=i8))
     return {
@@ -98,7 +128,21 @@ def observation_fields(rules: Rules, s: RefState, seat: int) -> dict[str, np.nda
         "declared": np.asarray(s.declared, dtype=i8),
         "showdown_count": np.asarray(s.showdown_count, dtype=i8),
         "num_rounds": np.asarray(s.num_rounds, dtype=np.int32),
+        "last_round": np.asarray([s.last_round.get(k, -1) for k in R.LAST_ROUND], dtype=np.int16),
+        "last_bid_history": bid_array(rules, s.last_bid_history),
+        "bid_tally": np.asarray(s.bid_tally, dtype=np.int32),
+        "call_tally": np.asarray(s.call_tally, dtype=np.int32),
+        "called_tally": np.asarray(s.called_tally, dtype=np.int32),
+        "token_tally": np.asarray(s.token_tally, dtype=np.int32),
     }
+
+
+def bid_array(rules: Rules, bids: list[tuple[int, int, int]]) -> np.ndarray:
+    """int8[H, 3]: a round's bids (seat, count, fruit) in order, -1 padding."""
+    hist = np.full((rules.history_len, 3), -1, dtype=np.int8)
+    for i, bid in enumerate(bids):
+        hist[i] = bid
+    return hist
 
 
 def tensor_layout(rules: Rules) -> list[tuple[str, int, int, str]]:
@@ -131,6 +175,25 @@ def tensor_layout(rules: Rules) -> list[tuple[str, int, int, str]]:
         ("declared", p, "salads declared at that showdown + 1 (0 = none)"),
         ("showdown_count", 1, "called fruit's count at that showdown (0 if none)"),
         ("num_rounds", 1, "rounds completed"),
+        ("last_call", 2, "one-hot call at the last showdown: vrai, menteur"),
+        ("last_caller", p, "one-hot relative seat of its caller"),
+        ("last_bidder", p, "one-hot relative seat of its bidder (zeros: the initial bid)"),
+        ("last_bid_count", 1, "its bid's count (0 if none)"),
+        ("last_bid_fruit", f, "one-hot fruit of its bid"),
+        ("last_true_count", 1, "its count, declared salads included (0 if none)"),
+        ("last_loser", p, "one-hot relative seat that lost tokens there (or was punished)"),
+        ("last_amount", 1, "tokens due from that seat (0 if none)"),
+        ("last_gainer", p, "one-hot relative seat that gained a token there"),
+        ("last_centre_value", 1, "what its centre card added to the called fruit"),
+        ("last_bid_table", p * f, "[seat][fruit] highest count that seat bid on that fruit in the "
+                                  "last showdown's round"),
+        ("bid_tally", p * R.BID_TALLY, "[seat][5] bids shown, above / equal to the card count, "
+                                       "sum(bid - card count), sum of own card value"),
+        ("call_tally", p * R.CALL_TALLY, "[seat][4] calls made: vrai right, vrai wrong, menteur "
+                                         "right, menteur wrong"),
+        ("called_tally", p * R.CALL_TALLY, "[seat][4] calls against the seat's bid, same columns"),
+        ("token_tally", p * R.TOKEN_TALLY, "[seat][5] tokens lost to challenges, at showdowns, to "
+                                           "punish; gained; punish rewards given"),
     ]
     return layout(blocks)
 
@@ -145,13 +208,9 @@ def to_tensor(rules: Rules, obs: dict[str, np.ndarray]) -> np.ndarray:
     p = rules.num_players
     rel_ = Relative(obs["seat"], p)
     rel, rel_seat = rel_.blocks, rel_.seat_one_hot
-    b = rel_.seat.shape[0]
-
-    hist = obs["bid_history"].astype(np.int64)
-    table = np.zeros((b, p, R.NUM_FRUITS), dtype=np.float32)
-    valid = hist[:, :, 0] >= 0
-    bi, hi = np.nonzero(valid)
-    np.maximum.at(table, (bi, hist[bi, hi, 0], hist[bi, hi, 2]), hist[bi, hi, 1])
+    table = bid_table(obs["bid_history"], p)
+    last = obs["last_round"].astype(np.int64)
+    col = {name: last[:, i] for i, name in enumerate(R.LAST_ROUND)}
     call = obs["call"].astype(np.int64)
     parts = [
         one_hot(obs["phase"].astype(np.int64), 5),
@@ -180,8 +239,32 @@ def to_tensor(rules: Rules, obs: dict[str, np.ndarray]) -> np.ndarray:
         rel(obs["declared"].astype(np.int64) + 1),
         np.maximum(obs["showdown_count"], 0).astype(np.float32)[:, None],
         obs["num_rounds"].astype(np.float32)[:, None],
+        one_hot(col["call"], 2),
+        rel_seat(col["caller"]),
+        rel_seat(col["bidder"]),
+        np.maximum(col["bid_count"], 0).astype(np.float32)[:, None],
+        one_hot(col["bid_fruit"], R.NUM_FRUITS),
+        np.maximum(col["true_count"], 0).astype(np.float32)[:, None],
+        rel_seat(col["loser"]),
+        np.maximum(col["amount"], 0).astype(np.float32)[:, None],
+        rel_seat(col["gainer"]),
+        np.maximum(col["centre_value"], 0).astype(np.float32)[:, None],
+        rel(bid_table(obs["last_bid_history"], p)),
+        rel(obs["bid_tally"]),
+        rel(obs["call_tally"]),
+        rel(obs["called_tally"]),
+        rel(obs["token_tally"]),
     ]
     return np.concatenate(parts, axis=1)
+
+
+def bid_table(history: np.ndarray, num_players: int) -> np.ndarray:
+    """float32[B, P, F]: highest count each seat bid on each fruit in a bid history [B, H, 3]."""
+    hist = history.astype(np.int64)
+    table = np.zeros((hist.shape[0], num_players, R.NUM_FRUITS), dtype=np.float32)
+    bi, hi = np.nonzero(hist[:, :, 0] >= 0)
+    np.maximum.at(table, (bi, hist[bi, hi, 0], hist[bi, hi, 2]), hist[bi, hi, 1])
+    return table
 
 
 if __name__ == "__main__":  # pragma: no cover - documentation helper

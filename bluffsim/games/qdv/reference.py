@@ -23,7 +23,7 @@ from bluffsim.games.qdv import rules as R
 from bluffsim.games.qdv.rules import Rules
 from bluffsim.games.refbase import ReferenceBase, RefStateBase
 
-PLACE_SURVIVOR = 1 << 20  # placement score of a player who still holds tokens
+PLACE_SURVIVOR = 1 << 32  # placement score of a player who still holds tokens (> any decision)
 
 
 @dataclass
@@ -69,6 +69,20 @@ class RefState(RefStateBase):
     num_rounds: int = 0
     # record of the last finished round (for results): -1 where not applicable
     last_round: dict[str, int] = field(default_factory=dict)
+    last_bid_history: list[tuple[int, int, int]] = field(default_factory=list)
+    # per-seat public tallies over the whole game (``observe.py``: bid/call/called/token tallies)
+    bid_tally: list[list[int]] = field(default_factory=list)
+    call_tally: list[list[int]] = field(default_factory=list)
+    called_tally: list[list[int]] = field(default_factory=list)
+    token_tally: list[list[int]] = field(default_factory=list)
+
+    def init_tallies(self) -> None:
+        """Zero the game-long tallies (a new game or a scenario)."""
+        p = self.num_players
+        self.bid_tally = [[0] * R.BID_TALLY for _ in range(p)]
+        self.call_tally = [[0] * R.CALL_TALLY for _ in range(p)]
+        self.called_tally = [[0] * R.CALL_TALLY for _ in range(p)]
+        self.token_tally = [[0] * R.TOKEN_TALLY for _ in range(p)]
 
 
 class ReferenceGame(ReferenceBase):
@@ -85,6 +99,7 @@ class ReferenceGame(ReferenceBase):
                      placements=[0] * p, zero_time=[-1] * p)
         s.showdown_hands = [[0] * R.NUM_KINDS for _ in range(p)]
         s.declared = [-1] * p
+        s.init_tallies()
         self.start_round(s)
         return s
 
@@ -177,9 +192,10 @@ class ReferenceGame(ReferenceBase):
                                   if s.tokens[(me + k) % p] > 0]
         acts = [d_i * R.NUM_FRUITS + f for d_i in range(2) for f in range(R.NUM_FRUITS)
                 if s.bid_count + d_i + 1 <= r.max_count]
-        acts.append(R.VRAI)
-        if s.bid_history:
-            acts.append(R.MENTEUR)
+        if s.bidder != me:  # nobody calls on their own bid
+            acts.append(R.VRAI)
+            if s.bid_history:
+                acts.append(R.MENTEUR)
         return sorted(acts)
 
     # ------------------------------------------------------------ apply
@@ -216,9 +232,14 @@ class ReferenceGame(ReferenceBase):
         s.bidder = me
         s.bid_history.append((me, s.bid_count, fruit))
         skip = self.draw_challenge(s, me) if crosses else False
+        if s.done:  # a `token` challenge left a single player with tokens
+            return
         nxt = self.next_seat(s, me, s.direction)
         if skip:
-            nxt = self.next_seat(s, nxt, s.direction)
+            after = self.next_seat(s, nxt, s.direction)
+            # back to the bidder (two players in the round): they bid again, if they still can
+            if after != me or s.bid_count < self.rules.max_count:
+                nxt = after
         s.current_player = nxt
 
     def draw_challenge(self, s: RefState, bidder: int) -> bool:
@@ -240,8 +261,21 @@ class ReferenceGame(ReferenceBase):
         elif name == "reverse":
             s.direction = -s.direction
         elif name == "token":
-            self.take_tokens(s, bidder, 1)
+            self.take_tokens(s, bidder, 1, R.LOST_CHALLENGE)
+            if s.tokens[bidder] == 0:
+                self.eliminate_now(s, bidder)
         return name == "skip"
+
+    def eliminate_now(self, s: RefState, seat: int) -> None:
+        """A `token` challenge took ``seat``'s last token: out at once, the game may be over.
+
+        Their bid stands and their cards stay (they count at this round's showdown);
+        they are skipped in turn order and never call, declare, gain or get punished.
+        """
+        s.in_round[seat] = False
+        s.elim_round[seat] = s.num_rounds
+        if sum(t > 0 for t in s.tokens) <= 1:
+            self.finish(s, truncated=False)
 
     def effect_reveal(self, s: RefState, p: int, w: int) -> None:
         """A random face-down card of the bidder's hand is turned face up (it still counts)."""
@@ -293,9 +327,13 @@ class ReferenceGame(ReferenceBase):
 
     def centre_value(self, s: RefState) -> int:
         """What the centre card adds to the called fruit (a centre salad is the start fruit)."""
+        return self.centre_value_of(s, s.bid_fruit)
+
+    def centre_value_of(self, s: RefState, fruit: int) -> int:
+        """What the centre card adds to ``fruit`` (a centre salad is the start fruit)."""
         if s.centre == R.SALAD:
-            return 1 if s.start == s.bid_fruit else 0
-        return R.KIND_MULT[s.centre] if R.KIND_FRUIT[s.centre] == s.bid_fruit else 0
+            return 1 if s.start == fruit else 0
+        return R.KIND_MULT[s.centre] if R.KIND_FRUIT[s.centre] == fruit else 0
 
     def next_salad_holder(self, s: RefState, after: int | None) -> int | None:
         """Next salad holder clockwise, starting with the caller; None when all have declared."""
@@ -303,7 +341,7 @@ class ReferenceGame(ReferenceBase):
         first = 0 if after is None else (after - s.caller) % p + 1
         for off in range(first, p):
             seat = (s.caller + off) % p
-            if s.hand_counts[seat][R.SALAD] > 0:
+            if s.in_round[seat] and s.hand_counts[seat][R.SALAD] > 0:
                 return seat
         return None
 
@@ -322,6 +360,7 @@ class ReferenceGame(ReferenceBase):
         """Compare the count with the bid and apply the token losses (or open the reward)."""
         bid, count = s.bid_count, s.showdown_count
         self.record_round(s)
+        self.tally_showdown(s)
         if s.call == R.CALL_VRAI:
             if count == bid:
                 s.phase = R.PHASE_REWARD
@@ -334,6 +373,30 @@ class ReferenceGame(ReferenceBase):
             self.lose(s, s.caller, count - bid + 1)
         self.end_round(s)
 
+    def tally_showdown(self, s: RefState) -> None:
+        """Add this showdown to the public tallies: every bid of the round against the
+        card count of its fruit, the call's outcome for the caller and for the bidder."""
+        value = [[sum(h[f * R.MAX_MULT + m] * (m + 1) for m in range(R.MAX_MULT))
+                  for f in range(R.NUM_FRUITS)] for h in s.showdown_hands]
+        centre = [self.centre_value_of(s, f) for f in range(R.NUM_FRUITS)]
+        for seat, count, fruit in s.bid_history:
+            cards = sum(v[fruit] for v in value) + centre[fruit]
+            row = s.bid_tally[seat]
+            row[0] += 1
+            row[1] += count > cards
+            row[2] += count == cards
+            row[3] += count - cards
+            row[4] += value[seat][fruit]
+        s.last_bid_history = list(s.bid_history)
+        bid, count = s.bid_count, s.showdown_count
+        if s.call == R.CALL_VRAI:
+            col = R.VRAI_RIGHT if count == bid else R.VRAI_WRONG
+        else:
+            col = R.MENTEUR_RIGHT if count < bid else R.MENTEUR_WRONG
+        s.call_tally[s.caller][col] += 1
+        if s.bidder >= 0:  # the same outcome, seen from the bid that was called
+            s.called_tally[s.bidder][col] += 1
+
     def record_round(self, s: RefState) -> None:
         """Remember the call of this round for the results tables."""
         s.last_round = dict(caller=s.caller, call=s.call, bidder=s.bidder,
@@ -341,27 +404,31 @@ class ReferenceGame(ReferenceBase):
                             true_count=s.showdown_count, loser=-1, amount=0, gainer=-1,
                             centre_value=self.centre_value(s))
 
-    def take_tokens(self, s: RefState, seat: int, amount: int) -> None:
-        """``seat`` loses ``amount`` tokens, never below 0; the moment it hits 0 is noted."""
+    def take_tokens(self, s: RefState, seat: int, amount: int, cause: int) -> None:
+        """``seat`` loses ``amount`` tokens, never below 0; the moment it hits 0 is noted and
+        the tokens actually lost are tallied under ``cause`` (a ``token_tally`` column)."""
         if s.tokens[seat] > 0 and s.tokens[seat] <= amount:
             s.zero_time[seat] = s.num_decisions
+        s.token_tally[seat][cause] += min(amount, s.tokens[seat])
         s.tokens[seat] = max(0, s.tokens[seat] - amount)
 
-    def lose(self, s: RefState, seat: int, amount: int) -> None:
+    def lose(self, s: RefState, seat: int, amount: int, cause: int = R.LOST_SHOWDOWN) -> None:
         """``seat`` loses ``amount`` tokens at the showdown (recorded for the results)."""
-        self.take_tokens(s, seat, amount)
+        self.take_tokens(s, seat, amount, cause)
         s.last_round["loser"] = seat
         s.last_round["amount"] = amount
 
     def reward_gain(self, s: RefState) -> None:
         """Exact call: the caller gains 1 token."""
         s.tokens[s.caller] += 1
+        s.token_tally[s.caller][R.GAINED] += 1
         s.last_round["gainer"] = s.caller
         self.end_round(s)
 
     def reward_punish(self, s: RefState, k: int) -> None:
         """Exact call: the player ``k`` seats clockwise from the caller loses 1 token."""
-        self.lose(s, (s.caller + k) % s.num_players, 1)
+        s.token_tally[s.caller][R.PUNISHED_OTHER] += 1
+        self.lose(s, (s.caller + k) % s.num_players, 1, R.LOST_PUNISH)
         self.end_round(s)
 
     # ------------------------------------------------------------ round end
@@ -382,13 +449,12 @@ class ReferenceGame(ReferenceBase):
             self.start_round(s)
 
     def finish(self, s: RefState, truncated: bool) -> None:
-        """Game over: rank survivors by tokens, the eliminated by elimination round."""
+        """Game over (possibly mid-round): rank survivors by tokens, the eliminated by when."""
         s.terminated = not truncated
         s.truncated = truncated
         s.phase = R.PHASE_OVER
         s.current_player = -1
-        s.placements = placements_from_scores(
-            placement_scores(s.tokens, s.elim_round, s.zero_time))
+        s.placements = placements_from_scores(placement_scores(s.tokens, s.zero_time))
 
     # ------------------------------------------------------------ observation
     def observe(self, s: RefState, seat: int | None = None) -> dict[str, np.ndarray]:
@@ -417,22 +483,10 @@ def pick_card(counts: Sequence[int], index: int) -> tuple[int, int]:
     raise IndexError("card index beyond hand")
 
 
-def placement_scores(tokens: Sequence[int], elim_round: Sequence[int],
-                     zero_time: Sequence[int]) -> list[int]:
-    """Higher is better: survivors by tokens above everyone eliminated, who rank by round.
-
-    If the last round took every remaining player to 0, the one who reached 0 last
-    is the last player with tokens: they win alone (the others of that round share).
-    """
-    scores = [PLACE_SURVIVOR + t if t > 0 else 2 * e for t, e in zip(tokens, elim_round,
-                                                                      strict=True)]
-    if not any(t > 0 for t in tokens):
-        final = max(elim_round)
-        last = max(z for z, e in zip(zero_time, elim_round, strict=True) if e == final)
-        for seat, (z, e) in enumerate(zip(zero_time, elim_round, strict=True)):
-            if e == final and z == last:
-                scores[seat] += 1
-    return scores
+def placement_scores(tokens: Sequence[int], zero_time: Sequence[int]) -> list[int]:
+    """Higher is better: survivors by tokens above everyone eliminated, who rank by the
+    decision that eliminated them (later is better; one event, one shared place)."""
+    return [PLACE_SURVIVOR + t if t > 0 else z for t, z in zip(tokens, zero_time, strict=True)]
 
 
 def placements_from_scores(scores: Sequence[int]) -> list[int]:
@@ -464,6 +518,7 @@ def scenario(hands: Sequence[Sequence[str]], centre: str, tokens: Sequence[int],
                  elim_round=[-1] * p, dealer=dealer, placements=[0] * p, zero_time=[-1] * p)
     s.showdown_hands = [[0] * R.NUM_KINDS for _ in range(p)]
     s.declared = [-1] * p
+    s.init_tallies()
     game.reset_round_fields(s)
     for seat, kinds in enumerate(hand_kinds):
         for k in kinds:

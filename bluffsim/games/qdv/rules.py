@@ -67,6 +67,16 @@ PHASE_START, PHASE_BID, PHASE_SALADS, PHASE_REWARD, PHASE_OVER = 0, 1, 2, 3, 4
 # calls (int8)
 CALL_NONE, CALL_VRAI, CALL_MENTEUR = -1, 0, 1
 
+# public tallies (observe.py): column counts and indices
+BID_TALLY = 5       # bids shown, above the card count, equal to it, sum(bid - cards), own cards
+CALL_TALLY = 4      # columns of call_tally / called_tally:
+VRAI_RIGHT, VRAI_WRONG, MENTEUR_RIGHT, MENTEUR_WRONG = 0, 1, 2, 3
+TOKEN_TALLY = 5     # columns of token_tally:
+LOST_CHALLENGE, LOST_SHOWDOWN, LOST_PUNISH, GAINED, PUNISHED_OTHER = 0, 1, 2, 3, 4
+# the record of the last finished round (results tables and the `last_round` observation)
+LAST_ROUND = ("caller", "call", "bidder", "bid_count", "bid_fruit", "true_count", "loser",
+              "amount", "gainer", "centre_value")
+
 # fixed action ids
 VRAI = 12
 MENTEUR = 13

@@ -25,6 +25,9 @@ from bluffsim.games.seating import direction_index, first_from_table, next_seat_
 I8, I16, I32 = np.int8, np.int16, np.int32
 KIND_FRUIT = np.asarray(R.KIND_FRUIT, dtype=np.int64)
 KIND_MULT = np.asarray(R.KIND_MULT, dtype=np.int64)
+# [K, F]: value of one card of each kind towards each fruit (salads: 0)
+VALUE = np.zeros((R.NUM_KINDS, R.NUM_FRUITS), dtype=np.int64)
+VALUE[np.arange(R.SALAD), KIND_FRUIT[:R.SALAD]] = KIND_MULT[:R.SALAD]
 
 
 def crossing_table(on_landing: bool) -> np.ndarray:
@@ -44,7 +47,7 @@ class QdvState(State):
     seed: np.ndarray            # uint64[B] game seed (all randomness derives from it)
     phase: np.ndarray           # int8[B] 0 start choice, 1 bid, 2 salads, 3 reward, 4 over
     tokens: np.ndarray          # int16[B,P] tokens per seat
-    in_round: np.ndarray        # bool[B,P] seat plays this round (had tokens at the deal)
+    in_round: np.ndarray        # bool[B,P] seat still plays this round (False once eliminated)
     round_bits: np.ndarray      # int8[B] the same as a bitmask (cache for seat lookups)
     elim_round: np.ndarray      # int32[B,P] round in which the seat was eliminated, -1 if not
     zero_time: np.ndarray       # int32[B,P] decision at which the seat's tokens last hit 0, -1
@@ -76,10 +79,15 @@ class QdvState(State):
     holder_bits: np.ndarray     # int8[B] seats holding salads at this showdown (bitmask)
     round_over: np.ndarray      # bool[B] a round ended during the last step
     last_round: np.ndarray      # int16[B,10] record of the last finished round, see LAST_ROUND
+    last_bid_history: np.ndarray  # int8[B,H,3] bids of the last showdown's round
+    bid_tally: np.ndarray       # int32[B,P,5] public tallies over the game (observe.py table)
+    call_tally: np.ndarray      # int32[B,P,4] calls made: vrai right/wrong, menteur right/wrong
+    called_tally: np.ndarray    # int32[B,P,4] calls against the seat's bid, same columns
+    token_tally: np.ndarray     # int32[B,P,5] tokens lost (challenge, showdown, punish), gained,
+    #                             punish rewards given
 
 
-LAST_ROUND = ("caller", "call", "bidder", "bid_count", "bid_fruit", "true_count", "loser",
-              "amount", "gainer", "centre_value")
+LAST_ROUND = R.LAST_ROUND
 LR = {name: i for i, name in enumerate(LAST_ROUND)}
 
 
@@ -127,6 +135,9 @@ class QdvGame(Game):
             declared=np.full((b, p), -1, I8), showdown_hands=z((b, p, k), I8),
             showdown_count=np.full(b, -1, I8), holder_bits=z(b, I8), round_over=z(b, bool),
             last_round=np.full((b, len(LAST_ROUND)), -1, I16),
+            last_bid_history=np.full((b, r.history_len, 3), -1, I8),
+            bid_tally=z((b, p, R.BID_TALLY), I32), call_tally=z((b, p, R.CALL_TALLY), I32),
+            called_tally=z((b, p, R.CALL_TALLY), I32), token_tally=z((b, p, R.TOKEN_TALLY), I32),
         )
 
     def init(self, seeds: Any) -> QdvState:
@@ -152,6 +163,9 @@ class QdvGame(Game):
         st.showdown_hands[idx] = 0
         st.showdown_count[idx] = -1
         st.last_round[idx] = -1
+        st.last_bid_history[idx] = -1
+        for tally in (st.bid_tally, st.call_tally, st.called_tally, st.token_tally):
+            tally[idx] = 0
         self.start_round(st, idx)
         self.update_legal_mask(st, idx)
 
@@ -287,8 +301,14 @@ class QdvGame(Game):
         d_i = direction_index(st.direction[idx])
         nxt = self._next[bits, me, d_i]
         if skip.any():
-            nxt[skip] = self._next[bits[skip], nxt[skip], d_i[skip]]
+            after = self._next[bits[skip], nxt[skip], d_i[skip]]
+            # back to the bidder (two players in the round): they bid again, if they still can
+            ok = (after != me[skip]) | (count[skip] < self.rules.max_count)
+            nxt[skip] = np.where(ok, after, nxt[skip])
         st.current_player[idx] = nxt
+        if draw.any():  # a `token` challenge may have left a single player with tokens
+            ended = idx[self._popcount[to_bits(st.tokens[idx] > 0)] <= 1]
+            self.finish(st, ended, truncated=False)
 
     def shuffle_challenges(self, st: QdvState, idx: np.ndarray) -> None:
         """This round's challenge deck, keyed by (seed, round) as in the reference engine.
@@ -322,8 +342,17 @@ class QdvGame(Game):
             st.direction[idx[m]] *= -1
         m = effect == e.index("token")
         if m.any():
-            self.take_tokens(st, idx[m], me[m], np.ones(m.sum(), np.int64))
+            self.take_tokens(st, idx[m], me[m], np.ones(m.sum(), np.int64), R.LOST_CHALLENGE)
+            out = st.tokens[idx[m], me[m]] == 0
+            self.eliminate_now(st, idx[m][out], me[m][out])
         return effect == e.index("skip")
+
+    def eliminate_now(self, st: QdvState, idx: np.ndarray, seat: np.ndarray) -> None:
+        """A `token` challenge took ``seat``'s last token: out of the round at once (their
+        bid stands, their cards still count); ``bid`` then ends games left with one player."""
+        st.in_round[idx, seat] = False
+        st.round_bits[idx] = to_bits(st.in_round[idx])
+        st.elim_round[idx, seat] = st.num_rounds[idx]
 
     def effect_reveal(self, st: QdvState, idx: np.ndarray, me: np.ndarray, w: np.ndarray) -> None:
         """A random face-down card of the bidder is turned face up."""
@@ -371,7 +400,7 @@ class QdvGame(Game):
         st.showdown_hands[idx] = hands
         st.declared[idx] = -1
         st.showdown_count[idx] = self.count_called_fruit(st, idx, hands)
-        bits = to_bits(hands[:, :, R.SALAD] > 0)
+        bits = to_bits((hands[:, :, R.SALAD] > 0) & st.in_round[idx])
         st.holder_bits[idx] = bits
         holder = self._first_from[bits, caller, 0]
         has = holder >= 0
@@ -426,6 +455,7 @@ class QdvGame(Game):
         rec[idx, LR["true_count"]] = count
         rec[idx, LR["amount"]] = 0
         rec[idx, LR["centre_value"]] = self.centre_value(st, idx)
+        self.tally_showdown(st, idx, vrai, bid, count)
         exact = vrai & (count == bid)
         st.phase[idx[exact]] = R.PHASE_REWARD
         st.current_player[idx[exact]] = caller[exact]
@@ -435,17 +465,47 @@ class QdvGame(Game):
         self.lose(st, idx[lose], loser[lose], amount[lose])
         return idx[lose]
 
+    def tally_showdown(self, st: QdvState, idx: np.ndarray, vrai: np.ndarray, bid: np.ndarray,
+                       count: np.ndarray) -> None:
+        """Add the showdowns of games ``idx`` to the public tallies: every bid of the round
+        against its fruit's card count, the call's outcome for the caller and the bidder."""
+        value = st.showdown_hands[idx].astype(np.int64) @ VALUE            # [n, P, F]
+        f = np.arange(R.NUM_FRUITS)
+        centre = st.centre[idx].astype(np.int64)[:, None]
+        centre_val = np.where(centre == R.SALAD, st.start[idx][:, None] == f,
+                              (KIND_FRUIT[centre] == f) * KIND_MULT[centre])
+        cards = value.sum(axis=1) + centre_val                             # [n, F]
+        hist = st.bid_history[idx].astype(np.int64)
+        gi, hi = np.nonzero(hist[:, :, 0] >= 0)
+        seat, bc, fruit = hist[gi, hi, 0], hist[gi, hi, 1], hist[gi, hi, 2]
+        card = cards[gi, fruit]
+        cols = np.stack([np.ones_like(bc), bc > card, bc == card, bc - card,
+                         value[gi, seat, fruit]], axis=1)
+        g = idx[gi]
+        for c in range(R.BID_TALLY):
+            np.add.at(st.bid_tally, (g, seat, c), cols[:, c])
+        st.last_bid_history[idx] = st.bid_history[idx]
+        col = np.where(vrai, np.where(count == bid, R.VRAI_RIGHT, R.VRAI_WRONG),
+                       np.where(count < bid, R.MENTEUR_RIGHT, R.MENTEUR_WRONG))
+        st.call_tally[idx, st.caller[idx].astype(np.int64), col] += 1
+        bidder = st.bidder[idx].astype(np.int64)
+        has = bidder >= 0
+        st.called_tally[idx[has], bidder[has], col[has]] += 1
+
     def take_tokens(self, st: QdvState, idx: np.ndarray, seat: np.ndarray,
-                    amount: np.ndarray) -> None:
-        """``seat`` loses ``amount`` tokens, never below 0; the moment it hits 0 is noted."""
+                    amount: np.ndarray, cause: int) -> None:
+        """``seat`` loses ``amount`` tokens, never below 0; the moment it hits 0 is noted and
+        the tokens actually lost are tallied under ``cause`` (a ``token_tally`` column)."""
         before = st.tokens[idx, seat]
         hits = (before > 0) & (before <= amount)
         st.zero_time[idx[hits], seat[hits]] = st.num_decisions[idx[hits]]
+        st.token_tally[idx, seat, cause] += np.minimum(before, amount).astype(I32)
         st.tokens[idx, seat] = np.maximum(before - amount, 0)
 
-    def lose(self, st: QdvState, idx: np.ndarray, seat: np.ndarray, amount: np.ndarray) -> None:
+    def lose(self, st: QdvState, idx: np.ndarray, seat: np.ndarray, amount: np.ndarray,
+             cause: int = R.LOST_SHOWDOWN) -> None:
         """``seat`` loses ``amount`` tokens at the showdown; recorded in ``last_round``."""
-        self.take_tokens(st, idx, seat, amount)
+        self.take_tokens(st, idx, seat, amount, cause)
         st.last_round[idx, LR["loser"]] = seat
         st.last_round[idx, LR["amount"]] = amount
 
@@ -453,12 +513,15 @@ class QdvGame(Game):
         """Exact call: the caller gains a token."""
         caller = st.caller[idx].astype(np.int64)
         st.tokens[idx, caller] += 1
+        st.token_tally[idx, caller, R.GAINED] += 1
         st.last_round[idx, LR["gainer"]] = caller
 
     def reward_punish(self, st: QdvState, idx: np.ndarray, k: np.ndarray) -> None:
         """Exact call: the seat ``k`` clockwise from the caller loses a token."""
-        target = (st.caller[idx].astype(np.int64) + k) % self.rules.num_players
-        self.lose(st, idx, target, np.ones(idx.size, np.int64))
+        caller = st.caller[idx].astype(np.int64)
+        st.token_tally[idx, caller, R.PUNISHED_OTHER] += 1
+        target = (caller + k) % self.rules.num_players
+        self.lose(st, idx, target, np.ones(idx.size, np.int64), R.LOST_PUNISH)
 
     # ================================================================ round end
     def end_round(self, st: QdvState, idx: np.ndarray) -> None:
@@ -481,7 +544,7 @@ class QdvGame(Game):
         self.start_round(st, nxt)
 
     def finish(self, st: QdvState, idx: np.ndarray, truncated: bool) -> None:
-        """Game over: placements from tokens (survivors) and elimination rounds."""
+        """Game over (possibly mid-round): survivors by tokens, the eliminated by when."""
         if idx.size == 0:
             return
         st.terminated[idx] = not truncated
@@ -489,22 +552,17 @@ class QdvGame(Game):
         st.phase[idx] = R.PHASE_OVER
         st.current_player[idx] = -1
         tok = st.tokens[idx].astype(np.int64)
-        elim = st.elim_round[idx].astype(np.int64)
-        score = np.where(tok > 0, PLACE_SURVIVOR + tok, 2 * elim)
-        # nobody left: the player who reached 0 last in the final round wins alone
-        final = elim.max(axis=1, keepdims=True)
-        zt = np.where(elim == final, st.zero_time[idx], -2)
-        last = (zt == zt.max(axis=1, keepdims=True)) & ~(tok > 0).any(axis=1, keepdims=True)
-        score = score + last
+        # the eliminated rank by the decision that eliminated them (one event, one place)
+        score = np.where(tok > 0, PLACE_SURVIVOR + tok, st.zero_time[idx].astype(np.int64))
         st.placements[idx] = 1 + (score[:, None, :] > score[:, :, None]).sum(axis=2)
 
     # ================================================================ legality
     def build_mask_table(self) -> np.ndarray:
         """bool[codes, A]: every legal mask a game can have, indexed by ``mask_code``.
 
-        Codes: 0 over; 1 start choice; 2 + 2*c + h bidding (c = how many of +1/+2 fit
-        under the count ceiling, h = a bid was made); 8 + k salads with k held;
-        9 + S + t reward with punish targets bitmask t.
+        Codes: 0 over; 1 start choice; 2 + 3*c + h bidding (c = how many of +1/+2 fit
+        under the count ceiling; h = 0 initial bid, 1 another's bid, 2 my own bid: no
+        call); 11 + k salads with k held; 12 + S + t reward with punish targets bitmask t.
         """
         r = self.rules
         nf, p, s = R.NUM_FRUITS, r.num_players, r.salads
@@ -515,12 +573,12 @@ class QdvGame(Game):
         start[R.START0:R.SALADS0] = True
         rows.append(start)
         for fit in range(3):
-            for has_bid in range(2):
+            for bid_by in range(3):
                 m = over.copy()
                 m[:nf] = fit >= 1
                 m[nf:2 * nf] = fit >= 2
-                m[R.VRAI] = True
-                m[R.MENTEUR] = bool(has_bid)
+                m[R.VRAI] = bid_by < 2
+                m[R.MENTEUR] = bid_by == 1
                 rows.append(m)
         for held in range(s + 1):
             m = over.copy()
@@ -540,8 +598,11 @@ class QdvGame(Game):
         ph = st.phase if idx is None else st.phase[idx]
         count = st.bid_count if idx is None else st.bid_count[idx]
         bids = st.num_bids if idx is None else st.num_bids[idx]
+        cur = st.current_player if idx is None else st.current_player[idx]
+        bidder = st.bidder if idx is None else st.bidder[idx]
         fit = (count < r.max_count).astype(np.int64) + (count < r.max_count - 1)
-        code = np.where(ph == R.PHASE_BID, 2 + 2 * fit + (bids > 0), ph == R.PHASE_START)
+        bid_by = (bids > 0).astype(np.int64) + (cur == bidder)
+        code = np.where(ph == R.PHASE_BID, 2 + 3 * fit + bid_by, ph == R.PHASE_START)
         sel = np.flatnonzero(ph >= R.PHASE_SALADS)
         if sel.size:
             other = sel if idx is None else idx[sel]
@@ -552,8 +613,8 @@ class QdvGame(Game):
             bits = np.zeros(other.size, np.int64)
             for k in range(1, p):
                 bits |= (st.tokens[other, (cp + k) % p] > 0).astype(np.int64) << (k - 1)
-            code[sel] = np.where(ph_o == R.PHASE_SALADS, 8 + held,
-                                 np.where(ph_o == R.PHASE_REWARD, 9 + r.salads + bits, 0))
+            code[sel] = np.where(ph_o == R.PHASE_SALADS, 11 + held,
+                                 np.where(ph_o == R.PHASE_REWARD, 12 + r.salads + bits, 0))
         return code
 
     def update_legal_mask(self, st: QdvState, idx: np.ndarray | None = None) -> None:
@@ -586,6 +647,9 @@ class QdvGame(Game):
             "call": st.call.copy(), "caller": st.caller.copy(),
             "showdown_hands": st.showdown_hands.copy(), "declared": st.declared.copy(),
             "showdown_count": st.showdown_count.copy(), "num_rounds": st.num_rounds.copy(),
+            "last_round": st.last_round.copy(), "last_bid_history": st.last_bid_history.copy(),
+            "bid_tally": st.bid_tally.copy(), "call_tally": st.call_tally.copy(),
+            "called_tally": st.called_tally.copy(), "token_tally": st.token_tally.copy(),
         }
 
     def observation_tensor(self, st: QdvState) -> np.ndarray:
@@ -633,7 +697,7 @@ class QdvGame(Game):
             st.round_bits[b] = sum(1 << i for i, x in enumerate(s.in_round) if x)
             st.hand_sizes[b] = [sum(h) for h in s.hand_counts]
             st.holder_bits[b] = sum(1 << i for i, h in enumerate(s.showdown_hands)
-                                    if h[R.SALAD] > 0)
+                                    if h[R.SALAD] > 0 and s.in_round[i])
             st.dealer[b], st.direction[b] = s.dealer, s.direction
             st.hands[b], st.revealed[b], st.discarded[b] = s.hand_counts, s.revealed, s.discarded
             st.deck[b, : len(s.deck)] = s.deck
@@ -654,6 +718,10 @@ class QdvGame(Game):
             st.showdown_count[b] = s.showdown_count
             for name, v in s.last_round.items():
                 st.last_round[b, LR[name]] = v
+            for i, h in enumerate(s.last_bid_history):
+                st.last_bid_history[b, i] = h
+            st.bid_tally[b], st.call_tally[b] = s.bid_tally, s.call_tally
+            st.called_tally[b], st.token_tally[b] = s.called_tally, s.token_tally
         if len({len(s.deck) for s in states} | {r.deck_size}) != 1:
             raise ValueError("reference deck differs in size from the rules' deck")
         self.update_legal_mask(st)
