@@ -10,6 +10,7 @@ Options (keyword arguments of ``bluffsim.make("legumes", num_players, ...)``):
 | `action_lie_penalty` | 1             | cards drawn for an action card played face down (0..5) |
 | `first_player`       | 0             | a seat, or -1 = drawn at random from the seed        |
 | `max_turns`          | 5000          | decisions before the game is truncated (1..100000)   |
+| `reverse_alone`      | False         | True: the previous reading, Reverse replaces the play  |
 
 Card types (index / meaning): ``3*v + (n-1)`` is vegetable ``v`` printed ``n``
 (``carrot-1`` … ``pea-3``); 18 ``bomb``, 19 ``choice`` (Vegetable choice), 20
@@ -25,9 +26,11 @@ Action ids (index / meaning):
 | 154       | `accuse`                 | "Menteur !": reveal the last face-down card         |
 | 155       | `accuse double`          | accuse with the Double accusation card              |
 | 156..161  | `choice <vegetable>`     | Vegetable choice face up: call a new vegetable      |
-| 162       | `reverse`                | Reverse face up: turn order reverses                |
+| 162       | `reverse`                | Reverse face up alone: only as my last card (or variant) |
+| 163       | `accept`                 | accept a player's last face-down card: game over     |
+| 164..185  | `reverse <card>`         | Reverse face up, ``<card>`` face down as the called vegetable |
 
-``open_id(card, veg) = card * 6 + veg``.
+``open_id(card, veg) = card * 6 + veg``; ``reverse <card>`` is ``164 + card``.
 
 Decisions where RULES.md and the seed are silent:
 - after a reveal the round's cards go to the discard pile first, then the loser
@@ -58,7 +61,12 @@ CARD_NAMES = tuple(f"{v}-{n}" for v in VEGETABLES for n in (1, 2, 3)) + (
 CARD_POINTS = tuple([1, 2, 3] * NUM_VEG + [10, 10, 10, 10])
 
 OPEN0, PLAY0, ACCUSE, ACCUSE_DOUBLE, CHOICE0, REVERSE_ID = 0, 132, 154, 155, 156, 162
-NUM_ACTIONS = 163
+ACCEPT, REVERSE_PLAY0 = 163, 164
+NUM_ACTIONS = 186
+
+# outcomes of an accusation in the per-seat tallies: the card was the called vegetable,
+# another card (a lie), the Bomb
+OUTCOME_TRUE, OUTCOME_LIE, OUTCOME_BOMB = 0, 1, 2
 
 PHASE_OPEN, PHASE_PLAY, PHASE_OVER = 0, 1, 2
 
@@ -81,6 +89,7 @@ class Rules:
     action_lie_penalty: int = 1
     first_player: int = 0
     max_turns: int = 5000
+    reverse_alone: bool = False
 
     def __post_init__(self) -> None:
         p = self.num_players
@@ -100,6 +109,8 @@ class Rules:
             raise _fail("first_player", self.first_player, f"-1 (random) or a seat 0..{p - 1}")
         if not _is_int(self.max_turns) or not 1 <= self.max_turns <= 100_000:
             raise _fail("max_turns", self.max_turns, "1..100000")
+        if not isinstance(self.reverse_alone, bool):
+            raise _fail("reverse_alone", self.reverse_alone, "true or false")
 
     @classmethod
     def from_options(cls, num_players: int = 4, **options: Any) -> Rules:
@@ -127,7 +138,8 @@ class Rules:
         """Action names, index = action id."""
         return (tuple(f"open {c} {v}" for c in CARD_NAMES for v in VEGETABLES)
                 + tuple(f"play {c}" for c in CARD_NAMES) + ("accuse", "accuse double")
-                + tuple(f"choice {v}" for v in VEGETABLES) + ("reverse",))
+                + tuple(f"choice {v}" for v in VEGETABLES) + ("reverse", "accept")
+                + tuple(f"reverse {c}" for c in CARD_NAMES))
 
     @classmethod
     def describe(cls) -> list[tuple[str, str, str]]:
@@ -136,4 +148,5 @@ class Rules:
                 ("hand_size", "8", "1..12 vegetable cards dealt"),
                 ("action_lie_penalty", "1", "0..5"),
                 ("first_player", "0", "-1 (random) or a seat"),
-                ("max_turns", "5000", "1..100000")]
+                ("max_turns", "5000", "1..100000"),
+                ("reverse_alone", "false", "true: Reverse replaces the play (previous reading)")]
