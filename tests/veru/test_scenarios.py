@@ -139,10 +139,18 @@ def test_players_going_out_together_share_a_place_and_the_last_loses():
     assert st.placements[0].tolist() == [1, 1, 3]
 
 
-def test_two_players_left_both_lose_after_the_endgame_limit():
+def test_endgame_limit_both_take_the_last_place():
+    """Issue 12 point 5 (seed: "они оба будут проигравшими"): both take place P, not P - 1."""
     _, s, st = play(["announce 5", "put 5", "put 6"], [[], ["5", "6", "9"], ["7", "8"]],
                     opener=1, endgame_limit=3)
-    assert s.terminated and s.placements == [1, 2, 2] and st.terminated[0]
+    # premise revised: both used to share place 2 of 3; they now both take the last place 3
+    assert s.terminated and s.placements == [1, 3, 3] and st.terminated[0]
+    assert st.placements[0].tolist() == [1, 3, 3]
+    hands = [[], [], ["5", "6", "9"], ["7", "8"]]
+    _, s, st = play(["announce 5", "put 5", "done"], hands, opener=2, endgame_limit=4)
+    assert not s.done and s.endgame_count == 3
+    _, s, st = play(["announce 5", "put 5", "done", "disbelieve"], hands, opener=2, endgame_limit=4)
+    assert s.terminated and s.placements == [1, 1, 4, 4] and st.placements[0].tolist() == [1, 1, 4, 4]
 
 
 def test_the_game_ends_when_every_rank_is_closed():
@@ -217,3 +225,104 @@ def test_bad_options_are_refused(options, message):
 
     with pytest.raises(RulesError, match=message):
         Rules.from_options(**options)
+
+
+# ------------------------------------------------------------------ issue 12: who opens
+def test_the_wrong_guesser_never_opens_when_the_right_guesser_is_out():
+    """Point 4 (seed: the one who disbelieved the truth "теряет право открытия нового раунда")."""
+    hands = [["5"], ["7", "8"], ["2", "3"]]
+    # seat 0's last card is a true 5; seat 1 disbelieves, takes it; seat 0 is out
+    _, s, st = play(["announce 5", "put 5", "disbelieve"], hands)
+    assert s.out == [True, False, False] and s.place[0] == 1 and hand(s, 1) == ["5", "7", "8"]
+    assert s.current_player == 2 and s.opener == 2 and int(st.current_player[0]) == 2
+    # the same with "believe" on a lie: the wrong believer is skipped as well
+    _, s, st = play(["announce 5", "put 2", "believe"], [["2"], ["7", "8"], ["3", "4"]])
+    assert s.out == [True, False, False] and s.current_player == 2 and int(st.opener[0]) == 2
+
+
+def test_the_wrong_guesser_never_opens_even_counterclockwise_with_seats_out():
+    """Point 4: the opening passes to the next player still in, skipping the out and the wrong."""
+    hands = [["5"], [], ["2", "3"], ["7", "8"], ["4", "6"]]
+    # counterclockwise from seat 0: 4, 3, 2, 1 (out at the deal); seat 4 checks wrongly
+    _, s, st = play(["announce 5", "put 5", "disbelieve"], hands, turn_order="counterclockwise")
+    assert s.out == [True, True, False, False, False] and hand(s, 4) == ["4", "5", "6"]
+    assert s.current_player == 3 and int(st.current_player[0]) == 3
+
+
+def test_the_wrong_guesser_left_alone_ends_the_game():
+    """Point 4 edge case: the right guesser goes out and only the wrong guesser is left: game over."""
+    _, s, st = play(["announce 5", "put 5", "disbelieve"], [["5"], ["7", "8"], []])
+    assert s.terminated and s.placements == [2, 3, 1] and st.placements[0].tolist() == [2, 3, 1]
+    assert s.current_player == -1
+
+
+def test_a_timed_out_player_never_opens_and_players_out_are_skipped():
+    """Point 4: after a ``timeout`` the player after the timed-out one (still in) opens."""
+    hands = [["5"], ["7", "8"], [], ["4", "6"]]
+    _, s, st = play(["announce 5", "put 5", "timeout"], hands)
+    # seat 1 takes seat 0's last card (seat 0 out); seat 2 is out: seat 3 opens, not seat 1
+    assert s.out == [True, False, True, False] and hand(s, 1) == ["5", "7", "8"]
+    assert s.current_player == 3 and int(st.current_player[0]) == 3
+    assert s.timeouts == [0, 1, 0, 0] and s.last_check == [-1, 0, 2, -1, 1]
+    # a timeout at the announce (nothing on the table): the next player opens
+    _, s, _ = play(["timeout"], [["5", "9"], ["7", "8"], ["2", "3"]])
+    assert s.current_player == 1 and s.taken == [0, 0, 0] and s.timeouts == [1, 0, 0]
+
+
+# ------------------------------------------------------------------ issue 12: out at the deal
+def scripted_deal(monkeypatch, dealt_order: list[int]) -> None:
+    """Make both engines deal ``dealt_order`` (deck positions, card i to seat opener + i)."""
+    from bluffsim import rng
+
+    one, many = rng.permutation, rng.permutations
+
+    def permutation(seed, stream, major, n, width=None):
+        return list(dealt_order) if stream == rng.Stream.DEAL else one(seed, stream, major, n, width)
+
+    def permutations(seeds, stream, major, n):
+        if stream == rng.Stream.DEAL:
+            return np.tile(np.asarray(dealt_order, np.int64), (len(seeds), 1))
+        return many(seeds, stream, major, n)
+
+    monkeypatch.setattr(rng, "permutation", permutation)
+    monkeypatch.setattr(rng, "permutations", permutations)
+
+
+def test_a_dealt_hand_of_closed_ranks_is_out_at_the_deal(monkeypatch):
+    """Point 7: ``new_game`` (both engines) puts such a hand out at once, exactly as ``scenario``."""
+    from bluffsim.games.veru.reference import ReferenceGame
+    from tests.games import assert_same_game
+
+    # 6 players from seat 0: seats 4 and 5 get 8 cards; seat 5 gets all the 2s and 3s
+    # (deck positions 0..7), every other seat the rest in deck order
+    to_five = iter(range(8))
+    rest = iter(range(8, 52))
+    order = [next(to_five) if i % 6 == 5 else next(rest) for i in range(52)]
+    scripted_deal(monkeypatch, order)
+    rules = R.Rules(num_players=6, jokers=0, first_opener=0)
+    ref, vg = ReferenceGame(rules), VeruGame(rules)
+    s = ref.new_game(3)
+    assert s.out == [False] * 5 + [True] and s.place == [0] * 5 + [1]
+    assert s.closed_ranks == ["2", "3"] and sum(s.hand_counts[5]) == 0
+    st = vg.init([3])
+    assert_same_game(vg, ref, st, [s], where="scripted deal")
+    assert st.out[0].tolist() == s.out and st.place[0].tolist() == s.place
+    # exactly as a scenario with the same hands
+    dealt = [[R.CARD_NAMES[t] for t in range(R.NUM_TYPES) for _ in range(s.hand_counts[q][t])]
+             for q in range(6)]
+    dealt[5] = ["2"] * 4 + ["3"] * 4
+    _, sc = scenario(dealt, opener=0, jokers=0)
+    for name in ("hand_counts", "out", "place", "closed", "discard_seen", "current_player",
+                 "opener", "phase", "endgame_count"):
+        assert getattr(sc, name) == getattr(s, name), name
+    # seat 5 never plays: seat 4's claim is answered by seat 0
+    def step(a: int) -> None:
+        ref.apply(s, a)
+        vg.step(st, np.array([a]))
+
+    step(R.ANNOUNCE0 + FIVE)
+    for _ in range(5):  # seats 0..4 each put one card (their first legal one) and stop
+        step(min(a for a in ref.legal_actions(s) if R.PUT0 <= a < R.DONE))
+        step(R.DONE)
+    assert s.claimant == 4 and s.current_player == 0
+    assert_same_game(vg, ref, st, [s], where="after a lap")
