@@ -298,3 +298,24 @@ def test_bad_play_arguments_are_one_line_errors(args, message):
     assert r.returncode == 2
     assert message in r.stderr
     assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1
+
+
+def test_a_token_challenge_that_ends_the_game_is_one_sentence():
+    """Point 13 with qdv's immediate elimination: a bid whose ``token`` challenge takes the
+    bidder to 0 in a two-player game ends the game at once, said in words."""
+    from bluffsim.games.qdv.observe import observation_fields
+    from bluffsim.games.qdv.reference import scenario
+
+    game, s = scenario([["grape"], ["cherry"]], centre="watermelon", tokens=[3, 1], dealer=1,
+                       challenges=["token"])
+    d = display_for("qdv", game.rules, ["human", "random"], viewer=0)
+    lines = []
+    for actor, name in ((0, "+1 banana"), (1, "+1 watermelon")):
+        before = observation_fields(game.rules, s, 0)
+        game.apply(s, name)
+        lines += d.describe(Event(actor=actor, name=name, viewer=0, before=before,
+                                  after=observation_fields(game.rules, s, 0)))
+    assert s.done
+    assert lines[-2] == "  challenge card drawn: token — the bidder loses a token (0 left: out of the game)"
+    assert lines[-1] == ("round 1 ends the game, no call: seat 1 loses a token (0 left: out of the "
+                         "game); only you hold tokens now.")

@@ -107,7 +107,7 @@ class QdvDisplay(GameDisplay):
             f"{self.seat_short(i)} {int(tokens[i])}" + ("" if in_round[i] else " (out)")
             for i in range(p)))
         lines.append("cards in hand: " + " · ".join(
-            f"{self.seat_short(i)} {int(sizes[i])}" for i in range(p) if in_round[i]))
+            f"{self.seat_short(i)} {int(sizes[i])}" for i in range(p) if in_round[i] or sizes[i]))
         lines.append(f"centre card: {R.KIND_NAMES[_i(obs['centre'])]}")
         lines.append(f"circle (clockwise): {self.circle(obs)}")
         start = _i(obs["start"])
@@ -269,7 +269,9 @@ class QdvDisplay(GameDisplay):
         changes = self.token_changes(b, a)
         call = _i(b["call"])
         if call == R.CALL_NONE and ev.name.split()[0] not in ("vrai", "menteur"):
-            return f"round {n} over: {changes}."
+            alive = [i for i, t in enumerate(np.asarray(a["tokens"]).tolist()) if t > 0]
+            last = (f"; only {self.does(alive[0], 'hold')} tokens now" if len(alive) == 1 else "")
+            return f"round {n} ends the game, no call: {changes}{last}."
         caller = ev.actor if call == R.CALL_NONE else _i(b["caller"])
         if call == R.CALL_NONE:
             call = R.CALL_VRAI if ev.name == "vrai" else R.CALL_MENTEUR
