@@ -214,6 +214,10 @@ class GameDisplay:
         """The table as the viewer sees it at their turn (public state, then their cards)."""
         raise NotImplementedError
 
+    def opening(self, obs: dict[str, np.ndarray]) -> list[str]:
+        """Lines printed once at the start (e.g. the first deal), from the viewer's observation."""
+        return []
+
     def describe(self, ev: Event) -> list[str]:
         """Lines for one decision: the action in words, what it revealed, a round's end."""
         raise NotImplementedError
@@ -278,6 +282,8 @@ class TerminalGame:
         s = self.state
         self.say(f"{self.game_id}, seed {self.seed}: "
                  + ", ".join(f"seat {i} {spec.label}" for i, spec in enumerate(self.seats)))
+        for line in self.display.opening(self.single.observation(s, self.viewer)):
+            self.say(line)
         if self.watch:
             self.say(f"{SPECTATOR} every hand and every face-down card is shown: "
                      "no player at the table sees all this")

@@ -319,3 +319,52 @@ def test_a_token_challenge_that_ends_the_game_is_one_sentence():
     assert lines[-2] == "  challenge card drawn: token — the bidder loses a token (0 left: out of the game)"
     assert lines[-1] == ("round 1 ends the game, no call: seat 1 loses a token (0 left: out of the "
                          "game); only you hold tokens now.")
+
+
+@pytest.mark.parametrize("gadget", [False, True])
+def test_checked_cards_are_named_only_to_whom_the_rules_show_them(gadget):
+    """Point 12, veru (RULES.md §3): a disbelieved bluff goes to the claimant's hand shown to
+    nobody — a bystander reads no card name unless they hold the ``check`` gadget."""
+    from bluffsim.games.veru.observe import observation_fields
+    from bluffsim.games.veru.reference import scenario
+
+    options = {"check_seats": (2,)} if gadget else {}
+    game, s = scenario([["7", "K", "9"], ["9", "10"], ["5", "6", "J"]], opener=0, jokers=0,
+                       **options)
+    d = display_for("veru", game.rules, ["random", "random", "human"], viewer=2)
+    lines = []
+    for actor, name in ((0, "announce 7"), (0, "put K"), (0, "done"), (1, "disbelieve")):
+        before = observation_fields(game.rules, s, 2)
+        game.apply(s, name)
+        ev = Event(actor=actor, name=d.public_action(name), viewer=2, before=before,
+                   after=observation_fields(game.rules, s, 2))
+        lines += d.describe(ev)
+    assert lines[1] == "seat 0 (random): puts a card face down, claiming 7s"
+    end = lines[-1]
+    assert end.startswith("round 1 over: seat 1 disbelieved seat 0's claim of a card as 7s: it was "
+                          "false, so seat 1 guessed right")
+    assert "seat 0 takes the table and the Bank (a card)" in end
+    assert mentions(end, "K") == gadget
+
+
+def test_a_drawn_challenge_card_is_named_to_the_bidder_only():
+    """Point 12/13, qdv: the ``draw`` challenge is named for all; the card drawn only to the bidder."""
+    from bluffsim.games.qdv.observe import observation_fields
+    from bluffsim.games.qdv.reference import scenario
+
+    def lines_for(viewer: int) -> list[str]:
+        game, s = scenario([["grape"], ["cherry"], ["banana"]], centre="watermelon",
+                           tokens=[3, 3, 3], dealer=2, challenges=["draw"], undealt=["apricot x3"])
+        d = display_for("qdv", game.rules, ["random"] * 3, viewer=viewer)
+        out = []
+        for actor, name in ((0, "+1 banana"), (1, "+1 watermelon")):
+            before = observation_fields(game.rules, s, viewer)
+            game.apply(s, name)
+            out += d.describe(Event(actor=actor, name=name, viewer=viewer, before=before,
+                                    after=observation_fields(game.rules, s, viewer)))
+        return out
+
+    head = "  challenge card drawn: draw — the bidder draws a card secretly"
+    assert lines_for(1)[-1] == head + ": you drew apricot x3"
+    assert lines_for(0)[-1] == head
+    assert lines_for(2)[-1] == head

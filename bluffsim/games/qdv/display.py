@@ -279,7 +279,7 @@ class QdvDisplay(GameDisplay):
         count = _i(a["showdown_count"]) if ev.name.split()[0] in ("vrai", "menteur", "salads") \
             else _i(b["showdown_count"])
         declared = [int(k) for k in np.asarray(a["declared"]) if k > 0]
-        salads = f" ({sum(declared)} of them declared salads)" if declared else ""
+        salads = f" ({sum(declared)} from declared salads)" if declared else ""
         return (f"round {n} over: {self.seat_short(caller)} called {CALLS[call]} on "
                 f"{self.standing_bid(b)}; there were {count} {fruit}{salads}; {changes}.")
 
@@ -294,6 +294,10 @@ class QdvDisplay(GameDisplay):
             elif t1 > t0:
                 parts.append(f"{self.does(i, 'gain')} {self.count(t1 - t0, 'token')} ({t1} now)")
         return "; ".join(parts) if parts else "nobody loses a token"
+
+    def opening(self, obs: dict[str, np.ndarray]) -> list[str]:
+        """The first deal: dealer, centre card, start and initial bid."""
+        return [self.new_round(obs)]
 
     def new_round(self, a: dict[str, np.ndarray]) -> str:
         """The next deal: dealer, centre card, start and initial bid."""

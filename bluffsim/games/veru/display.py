@@ -137,6 +137,17 @@ class VeruDisplay(GameDisplay):
             head += "; the table and the Bank went out of the game"
         return head
 
+    def opening(self, obs: dict[str, np.ndarray]) -> list[str]:
+        """The deal: cards per seat, ranks closed at the deal, the first opener."""
+        p = self.rules.num_players
+        sizes = np.asarray(obs["hand_sizes"])
+        closed = [ranks(r) for r, c in enumerate(np.asarray(obs["closed"]).tolist()) if c]
+        text = ("--- the deal: " + " · ".join(f"{self.seat_short(i)} {int(sizes[i])}" for i in range(p))
+                + " cards")
+        if closed:
+            text += f"; closed at the deal (four in one hand): {', '.join(closed)}"
+        return [text + f"; {self.does(_i(obs['opener']), 'open')} ---"]
+
     # -------------------------------------------------------- one decision
     def describe(self, ev: Event) -> list[str]:
         """The decision in words; a completed claim in one line; a check's end in one sentence."""
@@ -224,13 +235,17 @@ class VeruDisplay(GameDisplay):
         if kind == 0 and truth == 1:
             text += f"; the cards are shown to all: {self.cards(shown)}"
         elif shown.sum():
-            text += f" (cards{' you saw' if not ev.omniscient else ''}: {self.cards(shown)})"
+            whose = ("cards" if ev.omniscient else "your cards" if claimant == ev.viewer
+                     else "cards you saw")
+            text += f" ({whose}: {self.cards(shown)})"
         if taker >= 0:
             got = _i(a["taken"][taker]) - _i(b["taken"][taker])
             text += f"; {self.does(taker, 'take')} the table and the Bank ({self.count(got, 'card')})"
             seen = self.seen_moved(ev, taker)
             if seen is not None and seen.sum():
-                text += f" — {'you saw' if not ev.omniscient else 'they are'}: {self.cards(seen)}"
+                whose = ("they are" if ev.omniscient else "into your hand" if taker == ev.viewer
+                         else "of them you know")
+                text += f" — {whose}: {self.cards(seen)}"
         elif kind < 2:
             text += "; the table and the Bank go out of the game (the Bank unseen)"
         closed = [ranks(r) for r in range(R.ANNOUNCEABLE)
