@@ -100,6 +100,12 @@ class LegumesDisplay(GameDisplay):
             last = _i(obs["last_owner"])
             lines.append(f"this round: {self.count(n_down, 'card')} face down; the last one "
                          f"by {self.seat_short(last)}, claimed as {_veg(_i(obs['last_called']))}")
+        if n_down and "fd_claims" in obs:
+            claims = np.asarray(obs["fd_claims"])
+            by = [f"{self.seat_short(i)} " + ", ".join(f"{int(n)} as {_veg(v)}"
+                                                       for v, n in enumerate(row) if n)
+                  for i, row in enumerate(claims) if row.sum()]
+            lines.append("face-down cards this round by player: " + " · ".join(by))
         if np.asarray(obs["face_up"]).sum():
             lines.append(f"face up this round: {self.cards(obs['face_up'])}")
         if np.asarray(obs["my_face_down"]).sum():
@@ -118,6 +124,12 @@ class LegumesDisplay(GameDisplay):
         reveal = self.reveal_text(np.asarray(obs["last_reveal"]).tolist(), None)
         if reveal:
             lines.append(f"last reveal: {reveal}")
+        if "accused_tally" in obs:
+            acc = np.asarray(obs["accused_tally"])
+            parts = [f"{self.seat_short(i)} accused {int(row.sum())}× (truth {int(row[0])}, "
+                     f"lie {int(row[1])}, Bomb {int(row[2])})" for i, row in enumerate(acc) if row.sum()]
+            if parts:
+                lines.append("record so far — " + " · ".join(parts))
         lines.append(f"your cards: {self.cards(obs['hand'])}")
         return lines
 

@@ -133,6 +133,12 @@ class QdvDisplay(GameDisplay):
                  for i, n in enumerate(np.asarray(obs["drawn"]).tolist()) if n]
         if drawn:
             lines.append("drawn secretly this round: " + " · ".join(drawn))
+        if "call_tally" in obs:
+            calls = np.asarray(obs["call_tally"])
+            parts = [f"{self.seat_short(i)} Vrai {int(r[0])} right/{int(r[1])} wrong, Menteur "
+                     f"{int(r[2])} right/{int(r[3])} wrong" for i, r in enumerate(calls) if r.sum()]
+            if parts:
+                lines.append("calls so far — " + " · ".join(parts))
         if phase in (R.PHASE_SALADS, R.PHASE_REWARD):
             lines += self.showdown_lines(obs)
         if phase == R.PHASE_REWARD:

@@ -99,11 +99,19 @@ class VeruDisplay(GameDisplay):
         check = self.check_text(obs)
         if check:
             lines.append(f"last check: {check}")
-        seen = np.asarray(obs["seen_taken"])
-        known = [f"{self.seat_short(i)}: {self.cards(seen[i])}" for i in range(p)
-                 if i != _i(obs["seat"]) and seen[i].sum()]
-        if known:
-            lines.append("cards you saw go into others' hands (so far): " + " · ".join(known))
+        if "known_in_hand" in obs:  # what I know each other seat holds now
+            held = np.asarray(obs["known_in_hand"])
+            known = [f"{self.seat_short(i)}: {self.cards(held[i])}" for i in range(p)
+                     if i != _i(obs["seat"]) and held[i].sum()]
+            if known:
+                lines.append("cards you know others hold: " + " · ".join(known))
+        else:
+            seen = np.asarray(obs["seen_taken"])
+            known = [f"{self.seat_short(i)}: {self.cards(seen[i])}" for i in range(p)
+                     if i != _i(obs["seat"]) and seen[i].sum()]
+            if known:
+                lines.append("cards you saw go into others' hands (so far): " + " · ".join(known))
+        lines += self.record_lines(obs)
         if self.rules.joker_swap_seats and _i(obs["seat"]) in self.rules.joker_swap_seats:
             lines.append(f"Joker swaps left: {_i(obs['swaps_left'])}")
         aces = np.asarray(obs["ace_where"])
@@ -116,6 +124,23 @@ class VeruDisplay(GameDisplay):
             lines.append(f"two players left: both lose in {self.count(left, 'decision')}")
         lines.append(f"your cards: {self.cards(obs['hand'])}")
         return lines
+
+    def record_lines(self, obs: dict[str, np.ndarray]) -> list[str]:
+        """Per-seat public record (the observation's tallies, when it has them)."""
+        if "claims_checked" not in obs or "checks" not in obs:
+            return []
+        checked, checks = np.asarray(obs["claims_checked"]), np.asarray(obs["checks"])
+        parts = []
+        for i in range(self.rules.num_players):
+            bits = []
+            if checked[i].sum():
+                bits.append(f"claims found false {int(checked[i][0])}, true {int(checked[i][1])}")
+            if checks[i].sum():
+                right, wrong = int(checks[i][0] + checks[i][2]), int(checks[i][1] + checks[i][3])
+                bits.append(f"checks right {right}, wrong {wrong}")
+            if bits:
+                parts.append(f"{self.seat_short(i)}: {'; '.join(bits)}")
+        return ["record so far — " + " · ".join(parts)] if parts else []
 
     def check_text(self, obs: dict[str, np.ndarray]) -> str:
         """The last check in words (from ``last_check``), the cards if this viewer saw them."""
@@ -284,7 +309,7 @@ class VeruDisplay(GameDisplay):
             return ("the game is over: the two-player limit ran out — "
                     f"{' and '.join(self.seat_short(i) for i in left)} both take the last place")
         if left:
-            return f"the game is over: {self.does(left[0], 'hold')} cards still: the last place"
+            return f"the game is over: the last place for {self.seat_short(left[0])}, still holding cards"
         return "the game is over"
 
     # -------------------------------------------------------- spectator and end
