@@ -243,7 +243,7 @@ def test_watch_shows_every_hand_as_a_spectator(game_id):
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
     out = r.stdout
-    assert out.splitlines()[1].startswith("[spectator view] every hand")
+    assert re.search(r"^\[spectator view\] every hand and every face-down card is shown", out, re.M)
     assert re.search(r"\[spectator view\] hands: seat 0: .+ \| seat 1: .+ \| seat 2: ", out)
     assert f"seat 0 ({seats.split(',')[0]}): " in out
     assert "=== game over" in out
