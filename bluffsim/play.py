@@ -354,11 +354,15 @@ class TerminalGame:
 
 def play_in_terminal(game_id: str, seats_text: str, seed: int | None, options: dict[str, Any],
                      watch: bool = False, delay: float = 0.0) -> int:
-    """``bluffsim play`` body: exit status 0 when the game finished or a human left with ``q``."""
+    """``bluffsim play`` body: exit status 0 when the game finished or a human left with ``q``
+    (130 on Ctrl-C)."""
     seats = parse_seats(seats_text, watch=watch)
     seed = check_seed(seed)
     try:
         TerminalGame(game_id, seats, seed, options, watch=watch, delay=delay).play()
     except BrokenPipeError:  # the output was piped into a pager or ``head`` that closed
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - stays open until exit
+    except KeyboardInterrupt:
+        print("\ninterrupted: the game is abandoned", file=sys.stderr)
+        return 130
     return 0

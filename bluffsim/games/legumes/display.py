@@ -126,10 +126,11 @@ class LegumesDisplay(GameDisplay):
             lines.append(f"last reveal: {reveal}")
         if "accused_tally" in obs:
             acc = np.asarray(obs["accused_tally"])
-            parts = [f"{self.seat_short(i)} accused {int(row.sum())}× (truth {int(row[0])}, "
-                     f"lie {int(row[1])}, Bomb {int(row[2])})" for i, row in enumerate(acc) if row.sum()]
+            parts = [f"{self.seat_short(i)} {int(row.sum())}× (the truth {int(row[0])}, "
+                     f"a lie {int(row[1])}, the Bomb {int(row[2])})"
+                     for i, row in enumerate(acc) if row.sum()]
             if parts:
-                lines.append("record so far — " + " · ".join(parts))
+                lines.append("accused so far — " + " · ".join(parts))
         lines.append(f"your cards: {self.cards(obs['hand'])}")
         return lines
 
@@ -230,7 +231,7 @@ class LegumesDisplay(GameDisplay):
 
     def final(self, state: Any) -> list[str]:
         """Every seat: place, score, hand."""
-        lines = [f"\n=== game over after {state.num_rounds} rounds"
+        lines = [f"\n=== game over after {state.num_rounds} round{'' if state.num_rounds == 1 else 's'}"
                  + (" (cut by the safety cap)" if state.truncated else "") + " ==="]
         scores = state.scores()
         order = sorted(range(state.num_players), key=lambda i: (state.placements[i], i))

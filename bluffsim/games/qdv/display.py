@@ -323,7 +323,7 @@ class QdvDisplay(GameDisplay):
 
     def final(self, state: Any) -> list[str]:
         """Every seat: place, tokens, last hand."""
-        lines = [f"\n=== game over after {state.num_rounds} rounds"
+        lines = [f"\n=== game over after {state.num_rounds} round{'' if state.num_rounds == 1 else 's'}"
                  + (" (cut by the safety cap: ranked by tokens)" if state.truncated else "")
                  + " ==="]
         order = sorted(range(state.num_players), key=lambda i: (state.placements[i], i))

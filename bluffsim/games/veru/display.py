@@ -329,7 +329,7 @@ class VeruDisplay(GameDisplay):
 
     def final(self, state: Any) -> list[str]:
         """Every seat: place, cards left, hand."""
-        lines = [f"\n=== game over after {state.num_rounds} rounds"
+        lines = [f"\n=== game over after {state.num_rounds} round{'' if state.num_rounds == 1 else 's'}"
                  + (" (cut by the safety cap: the players still in ranked by fewest cards)"
                     if state.truncated else "") + " ==="]
         order = sorted(range(state.num_players), key=lambda i: (state.placements[i], i))
