@@ -143,3 +143,42 @@ def test_vectorised_a_zero_token_player_is_never_the_current_player(players, see
         assert ((st_.tokens[live] > 0).sum(axis=1) >= 2).all()
         game.step(st_, random_actions(game, st_))
     assert st_.done.all()
+
+
+EXTREMES = [
+    dict(num_players=2, starting_tokens=1), dict(num_players=6, starting_tokens=60),
+    dict(num_players=3, fruit_multipliers=(1,), salads=0),
+    dict(num_players=6, fruit_multipliers=(3,) * 12, salads=8, starting_tokens=60),
+    dict(num_players=4, challenge_deck=()), dict(num_players=5, challenge_deck=("token",) * 60),
+    dict(num_players=2, challenge_deck=("skip",) * 30 + ("reverse",) * 30,
+         challenge_on_landing=False),
+    dict(num_players=4, max_rounds=1, first_dealer=3), dict(num_players=3, max_rounds=100_000),
+]
+
+
+def test_every_valid_option_value_works_at_its_extremes() -> None:
+    """Issue 12 point 6 for qdv: each option at its allowed extremes builds and plays to the
+    end on both engines, which agree at every step (no dtype overflows)."""
+    import numpy as np
+
+    from bluffsim.games.qdv.vec import QdvGame
+    from tests.games import assert_same_game, random_actions
+
+    for options in EXTREMES:
+        rules = R.Rules(**options)
+        game, ref = QdvGame(rules), ReferenceGame(rules)
+        seeds = np.arange(3)
+        st_ = game.init(seeds)
+        states = [ref.new_game(int(x)) for x in seeds]
+        for step in range(20_000):
+            assert_same_game(game, ref, st_, states, where=str(options),
+                             observations=step % 5 == 0)
+            if st_.done.all():
+                break
+            a = random_actions(game, st_)
+            for b, s in enumerate(states):
+                if not s.done:
+                    ref.apply(s, int(a[b]))
+            game.step(st_, a)
+        assert st_.done.all(), options
+        assert all(s.done for s in states)

@@ -33,16 +33,49 @@ Action ids (index / meaning), ``S = salads``, ``P = num_players``:
 
 Decisions made here where RULES.md and the seed are silent:
 - an exhausted challenge deck draws nothing for the rest of the round;
-- ``skip`` with two players in the round gives the bidder another turn;
 - ``punish`` may only target a player who still has tokens;
 - a ``reveal`` picks among the bidder's face-down cards, a ``discard`` among all
   their cards (unrevealed copies of a kind before revealed ones);
 - seat ``first_dealer`` (0) deals the first round; seats are numbered clockwise;
-- if the last round takes every remaining player to 0 tokens (a ``token``
-  challenge plus a showdown loss), the player who reached 0 last was the last
-  with tokens and wins alone; the others eliminated that round share a place;
 - a truncated game (``max_rounds``) ranks survivors by tokens (ties share),
   above every eliminated player, and sets ``truncated`` (not ``terminated``).
+
+Issue 12 (RULES.md §1 revised; the seed settles the first three points):
+- **Elimination is immediate.** Seed: "Dès qu'un joueur perd tous ses jetons, il
+  est éliminé".  A bidder whose `token` challenge takes their last token is out
+  at once (``in_round`` turns False): skipped in turn order, they never bid,
+  call, declare salads, gain or get punished again.  Their bid stands and the
+  next player still in answers it; their cards stay in their hand and count at
+  this round's showdown (the hands shown include theirs), but their salads count
+  0 (they no longer declare).  Accused by a right "Menteur !", they lose nothing
+  more (they hold nothing); the round record still names them as the loser with
+  the amount due.  Before issue 12 such a player kept acting until the round's
+  end, and an exact "Vrai !" + ``gain`` brought them back.
+- **The game ends the moment one player has tokens**, mid-round included (seed:
+  "S'il ne reste plus qu'un seul joueur avec des jetons, il est le grand
+  vainqueur et la partie est terminée").  A round interrupted so (a `token`
+  challenge) has no showdown: it is not counted in ``num_rounds``, writes no
+  round record and adds nothing to the bid tallies.
+- **Placement by elimination event**: the eliminated rank by the decision that
+  eliminated them (later is better); players eliminated by one event (one
+  showdown, one `token` card) share a place.  A showdown costs tokens to one
+  player and a `token` card to the bidder only, so nobody can any longer be
+  taken to 0 together with the last opponent: the former tie-break "the last to
+  reach 0 wins alone" is gone with it.
+- **No call on one's own bid.** Seed: a call judges "l'annonce du joueur
+  précédent".  Whenever the turn comes back to the standing bidder (a ``skip``
+  with two players still in the round, eliminated players not counting), they
+  must bid: ``vrai`` and ``menteur`` are not offered.  If the count is already at
+  the ceiling (``max_count``, no bid left), such a ``skip`` is void: the next
+  player answers the bid.
+- **Public tallies** (the observation is the agents' memory, ``observe.py``):
+  every bid of a round that reached a showdown is set against its fruit's *card
+  count* (the value in the hands shown plus the centre card, salads left out,
+  since they are declared for the called fruit only); calls are tallied per
+  caller and per called bidder (vrai right/wrong, menteur right/wrong); tokens
+  actually lost are tallied per cause (`token` card, showdown, punish), with
+  gains and punishments given.  The tallies change when a showdown resolves
+  (calls, bids) or tokens move, and cover the whole game.
 """
 
 from __future__ import annotations

@@ -481,9 +481,7 @@ class QdvGame(Game):
         card = cards[gi, fruit]
         cols = np.stack([np.ones_like(bc), bc > card, bc == card, bc - card,
                          value[gi, seat, fruit]], axis=1)
-        g = idx[gi]
-        for c in range(R.BID_TALLY):
-            np.add.at(st.bid_tally, (g, seat, c), cols[:, c])
+        np.add.at(st.bid_tally, (idx[gi], seat), cols.astype(I32))
         st.last_bid_history[idx] = st.bid_history[idx]
         col = np.where(vrai, np.where(count == bid, R.VRAI_RIGHT, R.VRAI_WRONG),
                        np.where(count < bid, R.MENTEUR_RIGHT, R.MENTEUR_WRONG))
