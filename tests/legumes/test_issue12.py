@@ -283,3 +283,34 @@ def test_11_the_tensor_holds_the_new_fields_in_relative_seats():
     assert x[first:first + 3].tolist() == [0, 5, 0]
     first, _ = rows["fd_claims"]
     assert x[first + 6 + 3] == 1 and x[first + 12 + 3] == 1  # seats 1 and 2 played as cabbage
+
+
+# ------------------------------------------------------------------ option extremes and dtypes
+@pytest.mark.parametrize("options", [
+    {"num_players": 2, "numbers": (8, 8, 8), "hand_size": 1, "max_turns": 100_000},
+    {"num_players": 6, "numbers": (0, 0, 1), "hand_size": 1, "action_lie_penalty": 5},
+    {"num_players": 2, "numbers": (8, 8, 8), "hand_size": 12, "first_player": -1,
+     "reverse_alone": True, "max_turns": 1},
+])
+def test_option_extremes_fit_the_dtypes(options):
+    """Big decks (144 vegetables, more than an int8 holds) and tiny ones play on both engines."""
+    rules = R.Rules.from_options(**options)
+    game = LegumesGame(rules)
+    ref = ReferenceGame(rules)
+    seeds = np.arange(6)
+    st = game.init(seeds)
+    rstates = [ref.new_game(int(x)) for x in seeds]
+    size = rules.deck_size - rules.num_players * rules.hand_size
+    assert (game.observe(st)["draw_size"] == size).all()
+    for _ in range(3000):
+        assert_same_game(game, ref, st, rstates, where=str(options))
+        if st.done.all():
+            break
+        a = random_actions(game, st)
+        for b, s in enumerate(rstates):
+            if not s.done:
+                ref.apply(s, int(a[b]))
+        game.step(st, a)
+    obs = game.observe(st)
+    assert (obs["draw_size"] >= 0).all() and (obs["hand_sizes"] >= 0).all()
+    assert (obs["discard_size"] >= 0).all()

@@ -38,10 +38,58 @@ Decisions where RULES.md and the seed are silent:
 - the draw pile "runs out" when a card must be drawn and it is empty: the
   first time the discard pile is shuffled into a new draw pile; the second time
   (or with an empty discard pile) the game ends at once;
-- a player whose hand becomes empty ends the game when, after the next
-  decision (whoever makes it), their hand is still empty;
 - a Bomb revealed after an ``accuse double``: the Double card is one of the
   round's cards, so the accuser takes it back with the discard pile.
+
+Reverse, accept and the end (issue 12; RULES.md §2 revised).  The seed says of
+Vegetable choice "il ne joue pas d'autre carte" but not of Reverse, and bans an
+accusation "directement après cette carte"; the game ends "quand un joueur
+dépose sa dernière carte et qu'elle n'est pas mise en doute".
+- ``reverse <card>``: the Reverse goes face up and ``<card>`` face down, claimed
+  as the vegetable called at that moment (the one it is judged against); the
+  order reverses and the turn passes in the new direction.  The ban is on the
+  next player's accusation only (``accuse`` and ``accuse double``): they may
+  play, call a vegetable or play their own Reverse.  If they call a vegetable
+  (no new face-down card), the player after them may accuse the card that went
+  down with the Reverse.  ``reverse reverse`` needs two Reverse cards (a Bomb
+  can give a player several).  The opener never plays the Reverse: opening is a
+  face-down card and a call.
+- ``reverse`` alone is offered only when the Reverse is the player's only card
+  (it then ends the game, below), or always with ``reverse_alone = True``,
+  which offers no ``reverse <card>`` (the previous reading).
+- A player's last card face down: the next player's only actions are
+  ``accuse``, ``accuse double`` and ``accept`` (no play, no call, no Reverse).
+  ``accept`` ends the game at once; the accepter plays no card.
+- A player's last card going down face down *with the Reverse*: the next player
+  may not accuse it, so it cannot be "mise en doute": ``accept`` is the next
+  player's only action (the seed's end rule decides; it ends the game).
+- After every decision, an empty hand ends the game at once, except the hand
+  of the player whose last card just went face down (``pending``: the next
+  player accuses or accepts it).  So a last card going down face up (Reverse
+  alone, Vegetable choice, a Double accusation that costs nothing because the
+  card was a lie) ends the game at once; so does an accused last card that
+  shows the truth (the accuser draws first), that is a Bomb (the accuser takes
+  the pile, the player still has no card), or an action card when
+  ``action_lie_penalty = 0``.  A lie makes its player draw and open: the game
+  goes on.
+
+Observation memory (``observe.py``):
+- ``my_discard`` holds a player's own face-down cards that reached the discard
+  pile unrevealed (the revealed one is in ``discard_revealed``); when the
+  discard pile becomes the draw pile both become ``reshuffled_known`` (draws
+  from it are not tracked: the order is unknown); a Bomb take empties both
+  piles' memories into ``taken_known``.
+- ``taken_known`` (observer x holder) counts the cards an observer could name
+  in each Bomb take: public ones (revealed or face-up discard cards, this
+  round's face-up cards, the Bomb) and its own; the accuser counts all it took.
+  It is cumulative: a card taken may have been played face down since.
+- tallies are public and cumulative: accusations per accused and per accuser
+  by what was revealed (the called vegetable, a lie, a Bomb); action cards
+  shown per seat (played face up, or revealed face down); cards drawn from the
+  draw pile per seat; cards taken with a Bomb per seat.
+- counts that can pass 127 with the largest deck (``numbers = (8, 8, 8)``:
+  hand sizes, pile sizes, a round's face-down cards, cards taken) are int16;
+  cumulative tallies int32.
 """
 
 from __future__ import annotations

@@ -31,7 +31,7 @@ class LegumesState(State):
     seed: np.ndarray             # uint64[B] game seed
     phase: np.ndarray            # int8[B] 0 open, 1 play, 2 over
     hands: np.ndarray            # int8[B,P,T] cards in hand per type
-    hand_sizes: np.ndarray       # int8[B,P] cards in hand per seat
+    hand_sizes: np.ndarray       # int16[B,P] cards in hand per seat
     draw: np.ndarray             # int8[B,W] the draw pile in order (-1 padding)
     draw_ptr: np.ndarray         # int16[B] next card of `draw`
     draw_len: np.ndarray         # int16[B] cards in `draw`
@@ -48,10 +48,10 @@ class LegumesState(State):
     direction: np.ndarray        # int8[B] +1 / -1
     after_reverse: np.ndarray    # bool[B] the last move was a Reverse
     pending: np.ndarray          # int8[B] seat whose hand emptied at the last decision (-1)
-    revealed_total: np.ndarray   # int16[B,T] cards revealed so far
-    last_reveal: np.ndarray      # int8[B,6] accuser, accused, card, doubled, taker, cards taken
+    revealed_total: np.ndarray   # int32[B,T] cards revealed so far
+    last_reveal: np.ndarray      # int16[B,6] accuser, accused, card, doubled, taker, cards taken
     round_over: np.ndarray       # bool[B] an accusation ended a round during the last step
-    fd_claims: np.ndarray        # int8[B,P,V] this round's face-down cards per owner and call
+    fd_claims: np.ndarray        # int16[B,P,V] this round's face-down cards per owner and call
     my_discard: np.ndarray       # int8[B,P,T] each seat's own unrevealed cards in the discard
     reshuffled_known: np.ndarray  # int8[B,P,T] discard cards each seat knew of at the reshuffle
     taken_known: np.ndarray      # int32[B,P,P,T] observer x holder: known cards a Bomb gave
@@ -83,15 +83,15 @@ class LegumesGame(Game):
             current_player=z(b, I8), legal_action_mask=z((b, R.NUM_ACTIONS), bool),
             terminated=z(b, bool), truncated=z(b, bool), placements=z((b, p), I8),
             num_decisions=z(b, I32), num_rounds=z(b, I32), seed=seeds.astype(np.uint64),
-            phase=z(b, I8), hands=z((b, p, T), I8), hand_sizes=z((b, p), I8),
+            phase=z(b, I8), hands=z((b, p, T), I8), hand_sizes=z((b, p), I16),
             draw=np.full((b, w), -1, I8), draw_ptr=z(b, I16), draw_len=z(b, I16),
             discard=z((b, T), I8), discard_revealed=z((b, T), I8), reshuffles=z(b, I8),
             fd_by_owner=z((b, p, T), I8), fd_count=z(b, I16), last_owner=np.full(b, -1, I8),
             last_card=np.full(b, -1, I8), last_called=np.full(b, -1, I8), face_up=z((b, T), I8),
             called=np.full(b, -1, I8), direction=np.ones(b, I8), after_reverse=z(b, bool),
-            pending=np.full(b, -1, I8), revealed_total=z((b, T), I16),
-            last_reveal=np.full((b, 6), -1, I8), round_over=z(b, bool),
-            fd_claims=z((b, p, R.NUM_VEG), I8), my_discard=z((b, p, T), I8),
+            pending=np.full(b, -1, I8), revealed_total=z((b, T), I32),
+            last_reveal=np.full((b, 6), -1, I16), round_over=z(b, bool),
+            fd_claims=z((b, p, R.NUM_VEG), I16), my_discard=z((b, p, T), I8),
             reshuffled_known=z((b, p, T), I8), taken_known=z((b, p, p, T), I32),
             accused_tally=z((b, p, 3), I32), accuser_tally=z((b, p, 3), I32),
             shown_tally=z((b, p, 4), I32), drawn_tally=z((b, p), I32), bomb_taken=z((b, p), I32))
@@ -273,7 +273,7 @@ class LegumesGame(Game):
         st.taken_known[idx[:, None], seats, accuser[:, None]] += known.astype(I32)
         st.hands[idx, accuser] += taken.astype(I8)
         total = taken.sum(axis=1)
-        st.hand_sizes[idx, accuser] += total.astype(I8)
+        st.hand_sizes[idx, accuser] += total.astype(I16)
         st.bomb_taken[idx, accuser] += total.astype(I32)
         st.discard[idx] = 0
         st.discard_revealed[idx] = 0
@@ -329,7 +329,7 @@ class LegumesGame(Game):
         counts = np.bincount((rows * R.NUM_TYPES + cards)[take],
                              minlength=idx.size * R.NUM_TYPES).reshape(idx.size, R.NUM_TYPES)
         st.hands[idx, seat] += counts.astype(I8)
-        st.hand_sizes[idx, seat] += n.astype(I8)
+        st.hand_sizes[idx, seat] += n.astype(I16)
         st.drawn_tally[idx, seat] += n.astype(I32)
         st.draw_ptr[idx] = ptr + n
 
@@ -463,13 +463,13 @@ class LegumesGame(Game):
             "seat": st.current_player.copy(), "phase": st.phase.copy(),
             "hand": np.where(keep, st.hands[rows, cp], 0).astype(I8),
             "hand_sizes": st.hand_sizes.copy(), "called": st.called.copy(),
-            "direction": st.direction.copy(), "face_down_count": st.fd_count.astype(I8),
+            "direction": st.direction.copy(), "face_down_count": st.fd_count.copy(),
             "last_owner": st.last_owner.copy(), "last_called": st.last_called.copy(),
             "my_face_down": np.where(keep, st.fd_by_owner[rows, cp], 0).astype(I8),
             "face_up": st.face_up.copy(), "after_reverse": st.after_reverse.copy(),
-            "discard_size": st.discard.sum(axis=1, dtype=I8),
+            "discard_size": st.discard.sum(axis=1, dtype=I16),
             "discard_revealed": st.discard_revealed.copy(),
-            "draw_size": (st.draw_len - st.draw_ptr).astype(I8),
+            "draw_size": (st.draw_len - st.draw_ptr).astype(I16),
             "reshuffles": st.reshuffles.copy(), "revealed_total": st.revealed_total.copy(),
             "last_reveal": st.last_reveal.copy(), "pending": st.pending.copy(),
             "num_rounds": st.num_rounds.copy(),
