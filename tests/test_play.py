@@ -124,7 +124,9 @@ def test_a_person_plays_a_full_game_without_seeing_face_down_cards(game_id, seat
                                     record.lines[0]), record.lines
 
 
-@pytest.mark.parametrize("game_id, seats, options", GAMES)
+@pytest.mark.parametrize("game_id, seats, options", [
+    *GAMES, ("veru", "human,random,random,random", {"joker_swap_seats": (1, 2), "check_seats": (3,)}),
+    ("legumes", "human,random,random", {"hand_size": 4, "reverse_alone": True})])
 def test_what_a_human_reads_depends_only_on_their_information_set(game_id, seats, options):
     """Point 12, by construction: re-dealing every card seat 0 cannot see (and swapping the
     opponent's face-down card for another one) changes neither the line describing an
