@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from agents.base import Agent
+from agents.custom import AgentContractError, register
 from agents.legumes.counting import LegumesCounting
 from agents.legumes.heuristic import LegumesHeuristic
 from agents.qdv.counting import QdvCounting
@@ -27,7 +28,8 @@ REGISTRY: dict[str, dict[str, type[Agent]]] = {
     "counting": {"qdv": QdvCounting, "veru": VeruCounting, "legumes": LegumesCounting},
 }
 
-__all__ = ["REGISTRY", "Agent", "RandomAgent", "describe", "list_agents", "make"]
+__all__ = ["REGISTRY", "Agent", "AgentContractError", "RandomAgent", "describe", "list_agents", "make",
+           "register"]
 
 
 def list_agents() -> list[str]:
@@ -36,13 +38,23 @@ def list_agents() -> list[str]:
 
 
 def make(name: str, game: Any, **params: Any) -> Agent:
-    """Build agent ``name`` for ``game``; unknown names or parameters raise ``ValueError``."""
+    """Build agent ``name`` (a registered name or ``"package.module:ClassName"``) for ``game``.
+
+    Unknown names or parameters, and custom classes that do not fit the contract
+    (``agents.custom``), raise ``ValueError`` naming the agent."""
+    from agents import custom
+
+    if custom.is_spec(name):
+        return custom.build(name, game, **params)
     if name not in REGISTRY:
-        raise ValueError(f"unknown agent {name!r}; available: {', '.join(list_agents())}")
+        raise ValueError(f"unknown agent {name!r}; available: {', '.join(list_agents())}, or "
+                         "\"package.module:ClassName\"")
     by_game = REGISTRY[name]
     if game.game_id not in by_game:
         raise ValueError(f"agent {name!r} does not play {game.game_id!r}; it plays "
                          f"{', '.join(by_game)}")
+    if name in custom.REGISTERED:
+        return custom.check_agent(name, by_game[game.game_id], game, params)
     return by_game[game.game_id](game, **params)
 
 

@@ -198,8 +198,8 @@ def _parse_seats(seats_raw: list[Any], source: str) -> tuple[Seat, ...]:
         names.append(s["agent"])
     seats = []
     for i, s in enumerate(seats_raw):
-        label = s.get("label") or (s["agent"] if names.count(s["agent"]) == 1
-                                   else f"{s['agent']}-{i}")
+        short = str(s["agent"]).rpartition(":")[2]  # "package.module:ClassName" -> ClassName
+        label = s.get("label") or (short if names.count(s["agent"]) == 1 else f"{short}-{i}")
         seats.append(Seat(agent=s["agent"], label=str(label), params=dict(s.get("params", {}))))
     labels = [s.label for s in seats]
     if len(set(labels)) != len(labels):
