@@ -1,14 +1,16 @@
-"""Plots of prepared tournament tables; each takes a DataFrame and returns a Figure."""
+"""Plots of prepared tournament tables; each takes a DataFrame and returns a Figure.
+
+Importing this module never chooses a matplotlib backend: in Jupyter the inline
+backend must stay on so the figures show.  The CLI, which only writes PNG files,
+selects the non-interactive Agg backend itself (``bluffsim.cli``).
+"""
 
 from __future__ import annotations
 
-import matplotlib
-
-matplotlib.use("Agg", force=False)
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
 
 
 def _error_bars(value: pd.Series, low: pd.Series, high: pd.Series) -> np.ndarray:
