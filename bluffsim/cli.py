@@ -21,6 +21,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``bluffsim`` console script."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.command in ("run", "report", "bench"):
+        _use_file_backend()
     try:
         return int(args.func(args) or 0)
     except BluffsimError as e:
@@ -30,6 +32,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("bluffsim: interrupted; finished shards are kept: rerun with --resume",
               file=sys.stderr)
         return 130
+
+
+def _use_file_backend() -> None:
+    """Select matplotlib's non-interactive Agg backend: the CLI only writes PNG files and may
+    run where there is no display.  Library imports never do this (Jupyter keeps inline)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
 
 
 def build_parser() -> argparse.ArgumentParser:

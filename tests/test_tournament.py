@@ -268,13 +268,13 @@ def test_cli_games_lists_options_and_defaults(capsys):
     assert "qdv: Qui dit vrai ?" in out and "challenge_on_landing" in out and "max_rounds" in out
 
 
-def test_the_notebook_executes_on_a_tiny_run(tmp_path, monkeypatch):
+def test_the_notebook_executes_on_a_tiny_run_and_shows_its_figures(tmp_path, monkeypatch):
     import nbformat
     from nbclient import NotebookClient
 
     run_dir(tmp_path, "nb")
     monkeypatch.setenv("BLUFFSIM_RESULTS", str(tmp_path / "nb"))
-    monkeypatch.setenv("MPLBACKEND", "Agg")
+    monkeypatch.delenv("MPLBACKEND", raising=False)   # the kernel's own (inline) backend
     root = Path(__file__).resolve().parents[1]
     nb = nbformat.read(root / "notebooks" / "win_rates.ipynb", as_version=4)
     NotebookClient(nb, timeout=120, kernel_name="python3",
@@ -282,6 +282,13 @@ def test_the_notebook_executes_on_a_tiny_run(tmp_path, monkeypatch):
     outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]
     assert not [o for o in outputs if o.get("output_type") == "error"]
     assert any("games," in "".join(o.get("text", "")) for o in outputs)
+    # figures are displayed: win rates, head to head, placements, convergence, call accuracy
+    images = [o for o in outputs if "image/png" in o.get("data", {})]
+    assert len(images) >= 5
+    # the default results path the text promises is the one the code reads
+    text = "".join(nb.cells[0].source)
+    assert "default `results/quickstart`" in text
+    assert '"BLUFFSIM_RESULTS", "results/quickstart"' in "".join(nb.cells[1].source)
 
 
 def test_cli_bench_writes_table_and_plot(capsys, tmp_path):

@@ -1,21 +1,31 @@
-"""Plots of prepared tournament tables; each takes a DataFrame and returns a Figure."""
+"""Plots of prepared tournament tables; each takes a DataFrame and returns a Figure.
+
+Importing this module never chooses a matplotlib backend: in Jupyter the inline
+backend must stay on so the figures show.  The CLI, which only writes PNG files,
+selects the non-interactive Agg backend itself (``bluffsim.cli``).
+"""
 
 from __future__ import annotations
 
-import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
 
-matplotlib.use("Agg", force=False)
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
+
+def _error_bars(value: pd.Series, low: pd.Series, high: pd.Series) -> np.ndarray:
+    """float[2, N] error-bar lengths (below, above) of ``value`` in [low, high], never negative
+    (matplotlib rejects negative lengths; a 0% or 100% rate may sit on its bound)."""
+    v = value.to_numpy(dtype=float)
+    return np.clip(np.vstack([v - low.to_numpy(dtype=float), high.to_numpy(dtype=float) - v]),
+                   0.0, None)
 
 
 def win_rates(summary: pd.DataFrame, title: str = "") -> Figure:
     """Bar chart of win rates with 95% Wilson intervals (from ``stats.summary``)."""
     fig, ax = plt.subplots(figsize=(6, 3.5))
     s = summary.sort_values("win_rate")
-    err = np.vstack([s["win_rate"] - s["ci_low"], s["ci_high"] - s["win_rate"]])
+    err = _error_bars(s["win_rate"], s["ci_low"], s["ci_high"])
     ax.barh(s.index.astype(str), s["win_rate"], xerr=err, color="tab:blue", capsize=4)
     ax.set_xlabel("win rate (95% CI)")
     ax.set_title(title or "Win rate per agent")
@@ -74,8 +84,7 @@ def call_accuracy(bluff: pd.DataFrame, title: str = "") -> Figure:
     """Share of calls that were right, per agent, with 95% CIs (from ``stats.bluff_metrics``)."""
     fig, ax = plt.subplots(figsize=(6, 3.5))
     b = bluff.dropna(subset=["calls_right"]).sort_values("calls_right")
-    err = np.vstack([b["calls_right"] - b["calls_right_ci_low"],
-                     b["calls_right_ci_high"] - b["calls_right"]])
+    err = _error_bars(b["calls_right"], b["calls_right_ci_low"], b["calls_right_ci_high"])
     ax.barh(b.index.astype(str), b["calls_right"], xerr=err, color="tab:green", capsize=4)
     ax.set_xlabel("calls right (95% CI)")
     ax.set_title(title or "Call accuracy")

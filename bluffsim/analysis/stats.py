@@ -23,14 +23,21 @@ Z95 = 1.959963984540054
 
 def wilson_interval(wins: np.ndarray, n: np.ndarray, z: float = Z95) -> tuple[np.ndarray,
                                                                             np.ndarray]:
-    """Wilson score interval of a binomial proportion (vectorised)."""
+    """Wilson score interval of a binomial proportion (vectorised), clipped to [0, 1].
+
+    The bounds always bracket the observed rate: at 0 or n wins rounding would
+    otherwise put them a hair outside [0, 1] or on the wrong side of the rate
+    (e.g. -3.5e-18), which error bars reject.
+    """
     wins = np.asarray(wins, dtype=float)
     n = np.asarray(n, dtype=float)
     p = np.divide(wins, n, out=np.zeros_like(wins), where=n > 0)
     denom = 1 + z * z / np.maximum(n, 1)
     centre = (p + z * z / (2 * np.maximum(n, 1))) / denom
     half = z * np.sqrt(p * (1 - p) / np.maximum(n, 1) + z * z / (4 * np.maximum(n, 1) ** 2)) / denom
-    return centre - half, centre + half
+    lo = np.clip(np.minimum(centre - half, p), 0.0, 1.0)
+    hi = np.clip(np.maximum(centre + half, p), 0.0, 1.0)
+    return lo, hi
 
 
 def summary(games: pd.DataFrame) -> pd.DataFrame:
