@@ -180,7 +180,11 @@ def toy_games():
 def test_summary_head_to_head_and_ratings_on_a_toy_table():
     g = toy_games()
     s = stats.summary(g)
-    assert s.loc["a", "win_rate"] == 1.0 and math.isclose(s.loc["b", "win_rate"], 1 / 3)
+    # issue 13 #11: a shared first place is not a plain win (it was counted as one for both);
+    # win_rate counts outright wins, shared ones are counted apart and split in win_share
+    assert math.isclose(s.loc["a", "win_rate"], 2 / 3) and s.loc["b", "win_rate"] == 0.0
+    assert s.loc["a", "shared_wins"] == 1 and s.loc["b", "shared_wins"] == 1
+    assert math.isclose(s.loc["a", "win_share"], 2.5 / 3) and math.isclose(s.loc["b", "win_share"], 0.5 / 3)
     assert s.loc["a", "mean_placement"] == 1.0
     h = stats.head_to_head(g)
     assert math.isclose(h.loc["a", "b"], (1 + 1 + 0.5) / 3)

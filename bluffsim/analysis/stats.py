@@ -1,7 +1,8 @@
 """Tournament statistics from ``games.parquet`` / ``rounds.parquet`` DataFrames.
 
-- ``summary``: per agent, games, wins, win rate with a 95% Wilson interval, mean
-  placement and mean final score.
+- ``summary``: per agent, games, outright and shared wins, win rate (outright
+  wins / games) with a 95% Wilson interval, win share, mean placement and mean
+  final score (definitions in ``bluffsim.analysis.seats``).
 - ``head_to_head``: share of shared games in which the row agent placed strictly
   better than the column agent (ties count one half).
 - ``bradley_terry``: ratings from every pair of seats of every game (the better
@@ -41,19 +42,18 @@ def wilson_interval(wins: np.ndarray, n: np.ndarray, z: float = Z95) -> tuple[np
 
 
 def summary(games: pd.DataFrame) -> pd.DataFrame:
-    """Per agent: games, wins, win_rate, ci_low, ci_high, mean_placement, mean_score."""
+    """Per agent: games, wins (= outright_wins: first place alone), outright_wins,
+    shared_wins (first place shared), win_rate (outright wins / games) with its 95% Wilson
+    interval ci_low, ci_high, win_share (a shared first place split 1/k), mean_placement,
+    mean_score; best first (the agent order of every plot)."""
+    from bluffsim.analysis.seats import win_counts
+
+    out = win_counts(games, "agent")
     g = games.groupby("agent", sort=True)
-    out = pd.DataFrame({
-        "games": g.size(),
-        "wins": g["won"].sum(),
-        "mean_placement": g["placement"].mean(),
-        "mean_score": g["score"].mean(),
-    })
-    out["win_rate"] = out["wins"] / out["games"]
-    out["ci_low"], out["ci_high"] = wilson_interval(out["wins"].to_numpy(),
-                                                    out["games"].to_numpy())
-    cols = ["games", "wins", "win_rate", "ci_low", "ci_high", "mean_placement", "mean_score"]
-    return out[cols].sort_values("win_rate", ascending=False)
+    out["mean_placement"] = g["placement"].mean()
+    out["mean_score"] = g["score"].mean()
+    return out.reset_index().sort_values(["win_rate", "agent"], ascending=[False, True]
+                                         ).set_index("agent")
 
 
 def pair_totals(games: pd.DataFrame) -> tuple[list[str], np.ndarray, np.ndarray]:
@@ -132,16 +132,21 @@ def placement_distribution(games: pd.DataFrame) -> pd.DataFrame:
 
 
 def convergence(games: pd.DataFrame, points: int = 60) -> pd.DataFrame:
-    """Running win rate per agent against games played (long format: games, agent, win_rate)."""
+    """Running outright win rate per agent against games played, with its 95% Wilson interval
+    (long format: games, agent, win_rate, ci_low, ci_high)."""
+    from bluffsim.analysis.seats import win_kinds
+
     rows = []
-    for agent, g in games.sort_values("game").groupby("agent"):
-        won = g["won"].to_numpy(dtype=float)
+    for agent, g in win_kinds(games).sort_values("game", kind="stable").groupby("agent"):
+        won = g["outright"].to_numpy(dtype=float)
         n = np.arange(1, won.size + 1)
-        rate = np.cumsum(won) / n
+        wins = np.cumsum(won)
         take = np.unique(np.geomspace(1, won.size, num=min(points, won.size)).astype(int)) - 1
-        rows.append(pd.DataFrame({"games": n[take], "agent": agent, "win_rate": rate[take]}))
+        lo, hi = wilson_interval(wins[take], n[take])
+        rows.append(pd.DataFrame({"games": n[take], "agent": agent, "win_rate": wins[take] / n[take],
+                                  "ci_low": lo, "ci_high": hi}))
     return pd.concat(rows, ignore_index=True) if rows else pd.DataFrame(
-        columns=["games", "agent", "win_rate"])
+        columns=["games", "agent", "win_rate", "ci_low", "ci_high"])
 
 
 def bluff_metrics(rounds: pd.DataFrame) -> pd.DataFrame:

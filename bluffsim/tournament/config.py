@@ -145,16 +145,20 @@ EXECUTORS = ("local", "dask")
 
 def load_config(path: str | Path) -> Experiment:
     """Read and validate a TOML experiment config."""
+    return parse_config(load_raw(path), source=str(path))
+
+
+def load_raw(path: str | Path) -> dict[str, Any]:
+    """Read a TOML config file without validating it (``--set`` and sweeps edit it first)."""
     p = Path(path)
     if not p.is_file():
         raise ConfigError(f"config file {str(p)!r} not found")
     try:
-        raw = tomllib.loads(p.read_text(encoding="utf-8"))
+        return tomllib.loads(p.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"{p}: malformed TOML: {e}") from None
     except UnicodeDecodeError:
         raise ConfigError(f"{p}: not a UTF-8 text file") from None
-    return parse_config(raw, source=str(p))
 
 
 def parse_config(raw: dict[str, Any], source: str = "config") -> Experiment:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 from pathlib import Path
@@ -10,7 +11,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from tqdm import tqdm
 
-from bluffsim.analysis import plots, stats
+from bluffsim.analysis import plots, seats, stats
 from bluffsim.tournament.config import Experiment
 from bluffsim.tournament.executors import run_shards
 from bluffsim.tournament.results import (
@@ -60,30 +61,57 @@ def build_report(out: Path, games: pd.DataFrame | None = None,
     out = Path(out)
     games = pd.read_parquet(out / "games.parquet") if games is None else games
     rounds = pd.read_parquet(out / "rounds.parquet") if rounds is None else rounds
-    summ = stats.summary(games)
-    summ.to_csv(out / "summary.csv")
-    h2h = stats.head_to_head(games)
-    h2h.to_csv(out / "head_to_head.csv")
-    ratings = stats.bradley_terry(games)
-    ratings.to_csv(out / "ratings.csv")
-    bluff = stats.bluff_metrics(rounds)
-    if not bluff.empty:
-        bluff.to_csv(out / "bluff.csv")
+    tables = report_tables(games, rounds)
+    for name, table in tables.items():
+        if not table.empty and name != "convergence":
+            table.to_csv(out / f"{name}.csv", index=name != "head_to_head_ci")
     if plots_too:
-        pdir = out / "plots"
-        pdir.mkdir(exist_ok=True)
-        figures = {
-            "win_rates": plots.win_rates(summ),
-            "head_to_head": plots.head_to_head_heatmap(h2h),
-            "placements": plots.placement_bars(stats.placement_distribution(games)),
-            "convergence": plots.convergence_lines(stats.convergence(games)),
-        }
-        if not bluff.empty:
-            figures["call_accuracy"] = plots.call_accuracy(bluff)
-        for name, fig in figures.items():
-            fig.savefig(pdir / f"{name}.png", dpi=110)
-            plt.close(fig)
-    return summ.join(ratings, how="left")
+        write_plots(out, tables, run_title(out, games))
+    return tables["summary"].join(tables["ratings"], how="left")
+
+
+def report_tables(games: pd.DataFrame, rounds: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """Every table of a results dir, by CSV name (``results.py`` lists them)."""
+    return {"summary": stats.summary(games), "head_to_head": stats.head_to_head(games),
+            "head_to_head_ci": seats.head_to_head_long(games), "ratings": stats.bradley_terry(games),
+            "bluff": seats.bluff_table(rounds, games), "seats": seats.seat_table(games),
+            "lengths": seats.length_table(games),
+            "placements": stats.placement_distribution(games),
+            "convergence": stats.convergence(games)}
+
+
+def run_title(out: Path, games: pd.DataFrame) -> str:
+    """"<name> · <game>, <P> players, <N> games" from the dir's config.json (plot titles)."""
+    try:
+        cfg = json.loads((Path(out) / "config.json").read_text())["config"]
+        head = f"{cfg['name']} · {cfg['game']}, "
+    except (OSError, ValueError, KeyError):
+        head = ""
+    players = int(games.groupby("game").size().max()) if len(games) else 0
+    return f"{head}{players} players, {games['game'].nunique():,} games"
+
+
+def write_plots(out: Path, tables: dict[str, pd.DataFrame], title: str) -> None:
+    """Every PNG plot of a results dir, one agent order (summary order) throughout."""
+    pdir = Path(out) / "plots"
+    pdir.mkdir(exist_ok=True)
+    summ = tables["summary"]
+    order = seats.agent_order(summ)
+    chance = float(tables["seats"]["chance"].iloc[0])
+    figures = {
+        "win_rates": plots.win_rates(summ, title, order, chance),
+        "head_to_head": plots.head_to_head_heatmap(tables["head_to_head"], title, order,
+                                                   tables["head_to_head_ci"]),
+        "placements": plots.placement_bars(tables["placements"], title, order),
+        "convergence": plots.convergence_lines(tables["convergence"], title, order, chance),
+        "seats": plots.seat_advantage(tables["seats"], title),
+    }
+    bluff = tables["bluff"]
+    if not bluff.empty and bluff["calls_right"].notna().any():
+        figures["call_accuracy"] = plots.call_accuracy(bluff, title, order)
+    for name, fig in figures.items():
+        fig.savefig(pdir / f"{name}.png", dpi=110)
+        plt.close(fig)
 
 
 def _log_to_file(out: Path) -> None:
