@@ -161,6 +161,26 @@ def bluff_table(rounds: pd.DataFrame, games: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+def lineup_table(games: pd.DataFrame) -> pd.DataFrame:
+    """Pools: per lineup (its agents, sorted, joined by " | ") and agent: games, outright
+    wins, win rate with 95% CI (``lineups.csv``); empty when every game had the same lineup."""
+    g = games.sort_values(["game", "seat"], kind="stable")
+    sizes = g.groupby("game", sort=False).size()
+    if sizes.nunique() != 1:
+        return pd.DataFrame()
+    names = sorted(g["agent"].astype(str).unique())
+    codes = pd.Categorical(g["agent"].astype(str), categories=names).codes.reshape(-1, sizes.iloc[0])
+    rows, inverse = np.unique(np.sort(codes, axis=1), axis=0, return_inverse=True)
+    if len(rows) <= 1:
+        return pd.DataFrame()
+    labels = np.asarray([" | ".join(names[c] for c in row) for row in rows], dtype=object)
+    g = g.assign(lineup=np.repeat(labels[inverse.ravel()], sizes.iloc[0]))
+    out = win_counts(g.assign(pair=g["lineup"] + "\x00" + g["agent"].astype(str)), "pair")
+    out.index = pd.MultiIndex.from_tuples([tuple(k.split("\x00")) for k in out.index],
+                                          names=["lineup", "agent"])
+    return out[["games", "wins", "shared_wins", "win_rate", "ci_low", "ci_high"]]
+
+
 def agent_order(summary: pd.DataFrame) -> list[str]:
     """The one agent order of every plot and table: by win rate, best first (ties by name)."""
     s = summary.reset_index()

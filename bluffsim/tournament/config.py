@@ -81,6 +81,7 @@ class Experiment:
     permute: bool = False
     out: str = ""
     plots: bool = True
+    lineups: Any = None      # pools (bluffsim.tournament.pool): "combinations" | int; None = no pool
 
     @property
     def out_dir(self) -> Path:
@@ -114,16 +115,17 @@ class Experiment:
         lines.append("\n[rules]")
         lines += [f"{k} = {json.dumps(v)}" for k, v in d["rules"].items()]
         for s in d["seats"]:
-            lines.append("\n[[seats]]")
+            lines.append("\n[[pool]]" if self.lineups is not None else "\n[[seats]]")
             lines.append(f"agent = {json.dumps(s['agent'])}")
             lines.append(f"label = {json.dumps(s['label'])}")
             params = ", ".join(f"{k} = {json.dumps(v)}" for k, v in s["params"].items())
             lines.append(f"params = {{{params}}}")
         lines.append("\n[run]")
         for k in ("batch", "workers", "executor", "address", "rotate", "permute", "duplicate",
-                  "shard_games", "out", "plots"):
+                  "shard_games", "out", "plots", "lineups"):
             v = d[k]
-            lines.append(f"{k} = {json.dumps(v)}")
+            if v is not None:
+                lines.append(f"{k} = {json.dumps(v)}")
         return "\n".join(lines) + "\n"
 
     def with_overrides(self, **overrides: Any) -> Experiment:
@@ -135,10 +137,10 @@ class Experiment:
         return exp
 
 
-SECTIONS = {"experiment", "rules", "seats", "run"}
+SECTIONS = {"experiment", "rules", "seats", "pool", "run", "sweep"}
 EXPERIMENT_KEYS = {"name", "game", "players", "games", "seed"}
 RUN_KEYS = {"batch", "workers", "executor", "address", "rotate", "duplicate", "shard_games",
-            "permute", "out", "plots"}
+            "permute", "out", "plots", "lineups"}
 SEAT_KEYS = {"agent", "label", "params"}
 EXECUTORS = ("local", "dask")
 
@@ -172,11 +174,21 @@ def parse_config(raw: dict[str, Any], source: str = "config") -> Experiment:
     rules = _table(raw, "rules", source, required=False)
     run = _table(raw, "run", source, required=False)
     _no_unknown(run, RUN_KEYS, source, "key in [run]")
-    seats_raw = raw.get("seats")
+    if "sweep" in raw:
+        raise ConfigError(f"{source}: a [sweep] config is loaded with "
+                          "bluffsim.tournament.sweep.load_plan (bluffsim run does)")
+    if "pool" in raw:
+        if "seats" in raw:
+            raise ConfigError(f"{source}: give either [[seats]] (one per seat) or [[pool]] "
+                              "(a pool of agents larger than the table), not both")
+        run = {"lineups": "combinations", **run}
+    elif "lineups" in run:
+        raise ConfigError(f"{source}: run.lineups needs a [[pool]] of agents instead of [[seats]]")
+    seats_raw = raw.get("pool", raw.get("seats"))
     if not isinstance(seats_raw, list) or not seats_raw:
         raise ConfigError(f"{source}: needs a lineup: one [[seats]] table per seat, "
-                          "each with agent = \"<name>\"")
-    seats = _parse_seats(seats_raw, source)
+                          "each with agent = \"<name>\" (or a [[pool]] of agents)")
+    seats = _parse_seats(seats_raw, source, "pool" if "pool" in raw else "seats")
     name = ex.get("name", Path(source).stem)
     _check(isinstance(name, str) and name.strip() != "", "experiment.name", name,
            "a non-empty string")
@@ -188,16 +200,16 @@ def parse_config(raw: dict[str, Any], source: str = "config") -> Experiment:
     return exp
 
 
-def _parse_seats(seats_raw: list[Any], source: str) -> tuple[Seat, ...]:
+def _parse_seats(seats_raw: list[Any], source: str, section: str = "seats") -> tuple[Seat, ...]:
     names = []
     for i, s in enumerate(seats_raw):
         if not isinstance(s, dict):
-            raise ConfigError(f"{source}: seats[{i}] must be a table with agent = \"<name>\"")
-        _no_unknown(s, SEAT_KEYS, source, f"key in seats[{i}]")
+            raise ConfigError(f"{source}: {section}[{i}] must be a table with agent = \"<name>\"")
+        _no_unknown(s, SEAT_KEYS, source, f"key in {section}[{i}]")
         if "agent" not in s:
-            raise ConfigError(f"{source}: seats[{i}] needs agent = \"<name>\"; "
+            raise ConfigError(f"{source}: {section}[{i}] needs agent = \"<name>\"; "
                               f"agents: {', '.join(agents.list_agents())}")
-        _check(isinstance(s.get("params", {}), dict), f"seats[{i}].params", s.get("params"),
+        _check(isinstance(s.get("params", {}), dict), f"{section}[{i}].params", s.get("params"),
                "a table of agent parameters")
         names.append(s["agent"])
     seats = []
@@ -224,14 +236,20 @@ def _validate_experiment(exp: Experiment) -> None:
         game = bluffsim.make(exp.game, exp.players, **exp.rules)
     except bluffsim.RulesError as e:
         raise ConfigError(f"[rules]/[experiment]: {e}") from None
-    if len(exp.seats) != exp.players:
+    from bluffsim.tournament.pool import check_pool
+
+    if exp.lineups is not None:
+        problem = check_pool(exp)
+        if problem:
+            raise ConfigError(problem)
+    elif len(exp.seats) != exp.players:
         raise ConfigError(f"the lineup has {len(exp.seats)} [[seats]] but players = "
                           f"{exp.players}; give one [[seats]] per seat")
     for i, s in enumerate(exp.seats):
         try:
             agents.make(s.agent, game, **s.params)
         except ValueError as e:
-            raise ConfigError(f"seats[{i}]: {e}") from None
+            raise ConfigError(f"{'pool' if exp.lineups is not None else 'seats'}[{i}]: {e}") from None
 
 
 def _validate_run(exp: Experiment) -> None:

@@ -75,7 +75,7 @@ def report_tables(games: pd.DataFrame, rounds: pd.DataFrame) -> dict[str, pd.Dat
     return {"summary": stats.summary(games), "head_to_head": stats.head_to_head(games),
             "head_to_head_ci": seats.head_to_head_long(games), "ratings": stats.bradley_terry(games),
             "bluff": seats.bluff_table(rounds, games), "seats": seats.seat_table(games),
-            "lengths": seats.length_table(games),
+            "lengths": seats.length_table(games), "lineups": seats.lineup_table(games),
             "placements": stats.placement_distribution(games),
             "convergence": stats.convergence(games)}
 

@@ -31,8 +31,10 @@ class AgentFailure(BluffsimError, RuntimeError):
 
 def schedule_of(exp: Experiment) -> Schedule:
     """The experiment's schedule."""
+    from bluffsim.tournament.pool import lineups_of
+
     return Schedule(exp.seed, exp.games, exp.players, exp.rotate, exp.duplicate, exp.shard_games,
-                    exp.permute)
+                    exp.permute, lineups_of(exp))
 
 
 # Finished games are refilled together once 1/REFILL_SHARE of the batch waits (or
