@@ -58,6 +58,9 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--address", help="dask scheduler address (implies --executor dask)")
     r.add_argument("--out", help="override run.out (output dir)")
     r.add_argument("--resume", action="store_true", help="finish an interrupted run in --out")
+    r.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="sets",
+                   help="override any config key, value read as TOML: --set rules.jokers=0 "
+                        "--set seats.1.params.bluff=0.3 (repeatable)")
     r.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
     r.add_argument("--quiet", action="store_true", help="no progress bar or config echo")
     r.set_defaults(func=cmd_run)
@@ -105,13 +108,19 @@ def build_parser() -> argparse.ArgumentParser:
 
 def cmd_run(args: argparse.Namespace) -> int:
     """``bluffsim run``: play, write results, print the summary."""
-    from bluffsim.tournament import load_config, run_experiment
+    from bluffsim.tournament import run_experiment
+    from bluffsim.tournament.sweep import Sweep, load_plan, run_sweep
 
-    exp = load_config(args.config)
+    exp = load_plan(args.config, args.sets)   # --set overrides; an Experiment or a Sweep
     executor = "dask" if args.address and not args.executor else args.executor
     exp = exp.with_overrides(games=args.games, seed=args.seed, workers=args.workers,
                              batch=args.batch, executor=executor, address=args.address,
                              out=args.out, plots=False if args.no_plots else None)
+    if isinstance(exp, Sweep):
+        if not args.quiet:
+            print(exp.describe())
+        print_sweep(run_sweep(exp, resume=args.resume, progress=not args.quiet), exp.out_dir)
+        return 0
     if not args.quiet:
         print(f"# resolved config (saved to {exp.out_dir}/config.json)\n{exp.to_toml()}")
     summary = run_experiment(exp, resume=args.resume, progress=not args.quiet)
@@ -122,8 +131,12 @@ def cmd_run(args: argparse.Namespace) -> int:
 def cmd_report(args: argparse.Namespace) -> int:
     """``bluffsim report DIR``."""
     from bluffsim.tournament import build_report
+    from bluffsim.tournament.sweep import build_sweep_report, is_sweep_dir
 
     out = Path(args.results)
+    if is_sweep_dir(out):
+        print_sweep(build_sweep_report(out, rebuild_points=True), out)
+        return 0
     if not (out / "games.parquet").is_file():
         raise BluffsimError(f"{str(out)!r} holds no games.parquet; give a dir written by "
                             "`bluffsim run`")
@@ -227,6 +240,16 @@ def print_summary(summary: pd.DataFrame, out: object) -> None:
     with pd.option_context("display.float_format", "{:.3f}".format, "display.width", 120):
         print(t.to_string())
     print(f"\nresults in {out}/ (games.parquet, rounds.parquet, summary.csv, plots/)")
+
+
+def print_sweep(table: pd.DataFrame, out: object) -> None:
+    """The sweep table as the CLI prints it: win rate and CI per point and agent."""
+    cols = [*table.attrs.get("keys", []), "agent", "games", "win_rate", "ci_low", "ci_high",
+            "mean_placement"]
+    with pd.option_context("display.float_format", "{:.3f}".format, "display.width", 140):
+        print(table[cols].to_string(index=False))
+    print(f"\nsweep results in {out}/ (sweep.csv, sweep.parquet, sweep_seats.csv, points/<i>/, "
+          "plots/sweep_<key>.png)")
 
 
 if __name__ == "__main__":  # pragma: no cover

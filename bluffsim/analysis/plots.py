@@ -194,11 +194,13 @@ def sweep_lines(table: pd.DataFrame, key: str, metric: str = "win_rate", title: 
                     label=f"{label} ({suffix})" if suffix else label)
             if metric == "win_rate" and "ci_low" in line:
                 ax.fill_between(line["_x"], line["ci_low"], line["ci_high"], color=colour, alpha=0.15)
-    if metric == "win_rate" and "chance" in table:
+    if metric == "win_rate" and "chance" in table and table["chance"].nunique() == 1:
         ax.axhline(float(table["chance"].iloc[0]), color="black", ls="--", lw=1,
                    label="chance 1/P")
     if not numeric:
         ax.set_xticks(range(len(xs)), [str(v) for v in xs])
+    elif len(xs) <= 20:
+        ax.set_xticks(xs, [f"{v:g}" for v in xs])
     ax.set_xlabel(key)
     ax.set_ylabel(metric.replace("_", " ") + (" (95% CI)" if metric == "win_rate" else ""))
     ax.legend(fontsize=7, bbox_to_anchor=(1.02, 1), loc="upper left")

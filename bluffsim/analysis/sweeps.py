@@ -1,0 +1,81 @@
+"""Sweep tables from a sweep dir (``bluffsim.tournament.sweep``): one row per (point, agent)
+and per (point, seat), a column per swept key named by the key.
+
+``load_sweep(root)`` -> ``(table, seat_table)``; both carry ``attrs["keys"]`` (the swept
+keys), which ``plots.sweep_lines`` uses to draw one line per agent (or seat) and per
+combination of the other keys.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from bluffsim.analysis import seats, stats
+
+COLUMNS = ["games", "wins", "shared_wins", "win_rate", "ci_low", "ci_high", "win_share",
+           "mean_placement", "mean_decisions", "truncated_share"]
+READ = ["game", "seat", "agent", "placement", "score", "decisions", "rounds", "truncated"]
+
+
+def _cell(v: Any) -> Any:
+    """A swept value as a table cell: scalars as they are, lists/tables as JSON text."""
+    return v if isinstance(v, (int, float, str, bool)) else json.dumps(v)
+
+
+def point_tables(games: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(per agent, per seat) rows of one point's games."""
+    summ = stats.summary(games)
+    g = games.groupby("agent")
+    summ["mean_decisions"] = g["decisions"].mean()
+    summ["truncated_share"] = g["truncated"].mean()
+    seat = seats.seat_table(games)
+    summ["chance"] = seat["chance"].iloc[0]
+    return summ[COLUMNS + ["chance"]].reset_index(), seat.reset_index()
+
+
+def load_sweep(root: str | Path) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The sweep table (point, keys..., agent, games, wins, shared_wins, win_rate, ci_low,
+    ci_high, win_share, mean_placement, mean_decisions, truncated_share, chance = 1/P) and the seat table
+    (point, keys..., seat, games, wins, ..., chance) of a sweep dir."""
+    root = Path(root)
+    meta = json.loads((root / "sweep.json").read_text())
+    keys = list(meta["keys"])
+    agents, seat_rows = [], []
+    for pt in meta["points"]:
+        games = pd.read_parquet(root / pt["dir"] / "games.parquet", columns=READ)
+        a, s = point_tables(games)
+        for t in (a, s):
+            for pos, k in enumerate(keys):
+                t.insert(pos, k, [_cell(pt["values"][k])] * len(t))
+            t.insert(0, "point", pt["index"])
+        agents.append(a)
+        seat_rows.append(s)
+    table = pd.concat(agents, ignore_index=True)
+    seat_table = pd.concat(seat_rows, ignore_index=True)
+    table.attrs["keys"] = seat_table.attrs["keys"] = keys
+    return table, seat_table
+
+
+def agent_order(table: pd.DataFrame) -> list[str]:
+    """One agent order for every sweep plot: mean win rate over the points, best first."""
+    mean = table.groupby("agent")["win_rate"].mean().reset_index()
+    return mean.sort_values(["win_rate", "agent"], ascending=[False, True])["agent"].astype(
+        str).tolist()
+
+
+def sweep_title(root: str | Path) -> str:
+    """"<name> · <game>, <P> players, <N> games per point" (sweep plot titles)."""
+    root = Path(root)
+    meta = json.loads((root / "sweep.json").read_text())
+    try:
+        cfg = json.loads((root / meta["points"][0]["dir"] / "config.json").read_text())["config"]
+        games = {json.loads((root / p["dir"] / "config.json").read_text())["config"]["games"]
+                 for p in meta["points"]}
+    except (OSError, ValueError, KeyError):
+        return str(meta.get("name", ""))
+    per = f"{games.pop():,} games per point" if len(games) == 1 else "games per point vary"
+    return f"{cfg['name']} · {cfg['game']}, {cfg['players']} players, {per}"
