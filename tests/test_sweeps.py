@@ -234,3 +234,25 @@ def test_the_example_sweeps_run_end_to_end(tmp_path, name, key, values):
     assert sorted(table[key].unique()) == values and (table["games"] == 24).all()
     assert (out / "plots" / f"sweep_{key}.png").is_file()
     assert (out / "plots" / f"sweep_seats_{key}.png").is_file()
+
+
+def test_the_sweep_notebook_executes_and_shows_its_figures(tmp_path, monkeypatch):
+    import nbformat
+    from nbclient import NotebookClient
+
+    conf = tmp_path / "s.toml"
+    conf.write_text(SWEEP)
+    assert run(conf, tmp_path / "sw", "--no-plots") == 0
+    monkeypatch.setenv("BLUFFSIM_SWEEP", str(tmp_path / "sw"))
+    monkeypatch.delenv("MPLBACKEND", raising=False)   # the kernel's own (inline) backend
+    nb = nbformat.read(ROOT / "notebooks" / "sweeps.ipynb", as_version=4)
+    NotebookClient(nb, timeout=120, kernel_name="python3",
+                   resources={"metadata": {"path": str(ROOT / "notebooks")}}).execute()
+    outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]
+    assert not [o for o in outputs if o.get("output_type") == "error"]
+    assert any("2 points over rules.jokers" in "".join(o.get("text", "")) for o in outputs)
+    # agents, seats and lengths against the swept key: three figures
+    assert len([o for o in outputs if "image/png" in o.get("data", {})]) >= 3
+    assert any("text/html" in o.get("data", {}) for o in outputs)      # the tables
+    assert "(default\n`results/sweep_veru_jokers`" in "".join(nb.cells[0].source).replace(" `", "\n`")
+    assert '"BLUFFSIM_SWEEP", "results/sweep_veru_jokers"' in "".join(nb.cells[1].source)
