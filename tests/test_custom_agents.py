@@ -152,3 +152,14 @@ def test_register_makes_a_notebook_class_available_and_checks_it():
         agents.REGISTRY.pop("lowest-test")
     with pytest.raises(AgentContractError, match="give a class with an act method"):
         agents.register("x", object)
+
+
+def test_the_readme_shows_the_example_agent_that_the_tests_run():
+    import re
+
+    readme = (ROOT / "README.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", readme, flags=re.S)
+    shown = next(b for b in blocks if "class Skeptic" in b)
+    source = (ROOT / "experiments" / "my_agent.py").read_text()
+    assert shown.strip() in source            # the README code is the file's code, verbatim
+    assert len(shown.strip().splitlines()) <= 25
