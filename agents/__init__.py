@@ -28,8 +28,8 @@ REGISTRY: dict[str, dict[str, type[Agent]]] = {
     "counting": {"qdv": QdvCounting, "veru": VeruCounting, "legumes": LegumesCounting},
 }
 
-__all__ = ["REGISTRY", "Agent", "AgentContractError", "RandomAgent", "describe", "list_agents", "make",
-           "register"]
+__all__ = ["REGISTRY", "Agent", "AgentContractError", "RandomAgent", "check_name", "describe",
+           "list_agents", "make", "register"]
 
 
 def list_agents() -> list[str]:
@@ -56,6 +56,19 @@ def make(name: str, game: Any, **params: Any) -> Agent:
     if name in custom.REGISTERED:
         return custom.check_agent(name, by_game[game.game_id], game, params)
     return by_game[game.game_id](game, **params)
+
+
+def check_name(name: str) -> None:
+    """Raise ``ValueError`` (one line) unless ``name`` is a registered agent or an importable
+    ``"package.module:ClassName"`` (for ``bluffsim play --seats`` and other early checks);
+    ``make(name, game, **params)`` then builds it and checks the contract."""
+    from agents import custom
+
+    if custom.is_spec(name):
+        custom.import_class(name)
+    elif name not in REGISTRY:
+        raise ValueError(f"unknown agent {name!r}; available: {', '.join(list_agents())}, or "
+                         "\"package.module:ClassName\"")
 
 
 def describe() -> list[tuple[str, str, dict[str, Any]]]:

@@ -163,3 +163,12 @@ def test_the_readme_shows_the_example_agent_that_the_tests_run():
     source = (ROOT / "experiments" / "my_agent.py").read_text()
     assert shown.strip() in source            # the README code is the file's code, verbatim
     assert len(shown.strip().splitlines()) <= 25
+
+
+def test_check_name_accepts_registered_names_and_importable_specs():
+    agents.check_name("counting")
+    agents.check_name("experiments.my_agent:Skeptic")
+    with pytest.raises(ValueError, match="unknown agent 'oracle'"):
+        agents.check_name("oracle")
+    with pytest.raises(AgentContractError, match="has no class 'Nope'"):
+        agents.check_name("experiments.my_agent:Nope")
