@@ -256,3 +256,35 @@ def test_the_sweep_notebook_executes_and_shows_its_figures(tmp_path, monkeypatch
     assert any("text/html" in o.get("data", {}) for o in outputs)      # the tables
     assert "(default\n`results/sweep_veru_jokers`" in "".join(nb.cells[0].source).replace(" `", "\n`")
     assert '"BLUFFSIM_SWEEP", "results/sweep_veru_jokers"' in "".join(nb.cells[1].source)
+
+
+def test_sweep_output_errors_are_one_line(tmp_path):
+    conf = tmp_path / "s.toml"
+    conf.write_text(SWEEP)
+    out = tmp_path / "o"
+    assert run(conf, out, "--no-plots") == 0
+    one_line_error(cli(["run", str(conf), "--out", str(out), "--quiet", "--resume", "--set",
+                        "sweep.rules.jokers=[1, 2]"]), "was made by a different sweep config")
+    one_line_error(cli(["run", str(conf), "--out", str(out), "--quiet"]),
+                   "is not empty; pass --resume")
+    (out / "points" / "1" / "games.parquet").unlink()
+    one_line_error(cli(["report", str(out)]), "the sweep is unfinished; rerun it with --resume")
+
+
+def test_a_sweep_over_a_pool(tmp_path):
+    text = BASE.replace("[[seats]]", "[[pool]]") + """
+[[pool]]
+agent = "random"
+label = "random-2"
+
+[sweep]
+"run.lineups" = ["combinations", 2]
+"""
+    text = text.replace("[run]\n", "[run]\nlineups = \"combinations\"\n")
+    conf = tmp_path / "sp.toml"
+    conf.write_text(text)
+    sw = load_plan(conf)
+    assert isinstance(sw, Sweep) and [p.lineups for p in sw.points] == ["combinations", 2]
+    assert run(conf, tmp_path / "o", "--no-plots") == 0
+    table = pd.read_csv(tmp_path / "o" / "sweep.csv")
+    assert set(table[table["point"] == 0]["agent"]) == {"random-0", "heuristic", "counting", "random-2"}

@@ -21,9 +21,13 @@ COLUMNS = ["games", "wins", "shared_wins", "win_rate", "ci_low", "ci_high", "win
 READ = ["game", "seat", "agent", "placement", "score", "decisions", "rounds", "truncated"]
 
 
-def _cell(v: Any) -> Any:
-    """A swept value as a table cell: scalars as they are, lists/tables as JSON text."""
-    return v if isinstance(v, (int, float, str, bool)) else json.dumps(v)
+def _cells(values: list[Any]) -> list[Any]:
+    """A swept key's values as table cells: numbers, strings or booleans as they are when all
+    of one kind; otherwise (lists, tables, mixed kinds) as text, so parquet can store them."""
+    for kind in ((bool,), (int, float), (str,)):
+        if all(isinstance(v, kind) and (kind == (bool,) or not isinstance(v, bool)) for v in values):
+            return list(values)
+    return [v if isinstance(v, str) else json.dumps(v) for v in values]
 
 
 def point_tables(games: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -45,12 +49,13 @@ def load_sweep(root: str | Path) -> tuple[pd.DataFrame, pd.DataFrame]:
     meta = json.loads((root / "sweep.json").read_text())
     keys = list(meta["keys"])
     agents, seat_rows = [], []
-    for pt in meta["points"]:
+    cells = {k: _cells([pt["values"][k] for pt in meta["points"]]) for k in keys}
+    for n, pt in enumerate(meta["points"]):
         games = pd.read_parquet(root / pt["dir"] / "games.parquet", columns=READ)
         a, s = point_tables(games)
         for t in (a, s):
             for pos, k in enumerate(keys):
-                t.insert(pos, k, [_cell(pt["values"][k])] * len(t))
+                t.insert(pos, k, [cells[k][n]] * len(t))
             t.insert(0, "point", pt["index"])
         agents.append(a)
         seat_rows.append(s)
