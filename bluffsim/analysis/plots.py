@@ -35,6 +35,11 @@ def agent_colour(agent: str, order: list[str] | None) -> str:
     return f"C{order.index(agent) % 10}" if agent in order else "grey"
 
 
+def _bar_height(n: int) -> float:
+    """Figure height for ``n`` horizontal bars (pools can hold many agents)."""
+    return max(3.8, 1.6 + 0.28 * n)
+
+
 def _titled(ax: plt.Axes, what: str, title: str) -> None:
     """``what`` on the first line, the run's context (``title``) on the second."""
     ax.set_title(f"{what}\n{title}" if title else what, fontsize=10)
@@ -44,7 +49,7 @@ def win_rates(summary: pd.DataFrame, title: str = "", order: list[str] | None = 
               chance: float | None = None) -> Figure:
     """Bar chart of outright win rates with 95% Wilson intervals (from ``stats.summary``), best
     on top in ``order``, with the chance rate ``chance`` (1/P) as a dashed line."""
-    fig, ax = plt.subplots(figsize=(6.5, 3.8))
+    fig, ax = plt.subplots(figsize=(6.5, _bar_height(len(summary))))
     s = summary.copy()
     s.index = s.index.astype(str)
     names = _ordered(s.index, order or s.sort_values("win_rate", ascending=False).index.tolist())
@@ -70,7 +75,8 @@ def head_to_head_heatmap(table: pd.DataFrame, title: str = "", order: list[str] 
     t = table.copy()
     t.index, t.columns = t.index.astype(str), t.columns.astype(str)
     t = t.loc[names, names]
-    fig, ax = plt.subplots(figsize=(1.2 * len(names) + 3, 0.9 * len(names) + 2.5))
+    k = len(names)
+    fig, ax = plt.subplots(figsize=(min(16.0, 1.2 * k + 3), min(14.0, 0.9 * k + 2.5)))
     im = ax.imshow(t.to_numpy(dtype=float), vmin=0, vmax=1, cmap="RdBu")
     ax.set_xticks(range(len(names)), names, rotation=45, ha="right")
     ax.set_yticks(range(len(names)), names)
@@ -81,9 +87,9 @@ def head_to_head_heatmap(table: pd.DataFrame, title: str = "", order: list[str] 
             v = t.iat[i, j]
             if np.isfinite(v):
                 text = f"{v:.2f}"
-                if (a, b) in bounds:
+                if (a, b) in bounds and k <= 8:
                     text += "\n[{:.2f}, {:.2f}]".format(*bounds[(a, b)])
-                ax.text(j, i, text, ha="center", va="center", fontsize=7)
+                ax.text(j, i, text, ha="center", va="center", fontsize=7 if k <= 8 else 5)
     fig.colorbar(im, ax=ax, label="share of games placed better")
     _titled(ax, "Head to head (row vs column, 95% CI)" if bounds else "Head to head (row vs column)",
             title)
@@ -93,7 +99,7 @@ def head_to_head_heatmap(table: pd.DataFrame, title: str = "", order: list[str] 
 
 def placement_bars(dist: pd.DataFrame, title: str = "", order: list[str] | None = None) -> Figure:
     """Stacked bars of placement shares per agent (from ``stats.placement_distribution``)."""
-    fig, ax = plt.subplots(figsize=(6.5, 3.8))
+    fig, ax = plt.subplots(figsize=(6.5, _bar_height(len(dist))))
     d = dist.copy()
     d.index = d.index.astype(str)
     d = d.loc[_ordered(d.index, order)[::-1]]
@@ -134,7 +140,7 @@ def convergence_lines(conv: pd.DataFrame, title: str = "", order: list[str] | No
 
 def call_accuracy(bluff: pd.DataFrame, title: str = "", order: list[str] | None = None) -> Figure:
     """Share of checks that were right, per agent, with 95% CIs (``seats.bluff_table``)."""
-    fig, ax = plt.subplots(figsize=(6.5, 3.8))
+    fig, ax = plt.subplots(figsize=(6.5, _bar_height(len(bluff))))
     b = bluff.dropna(subset=["calls_right"]).copy()
     b.index = b.index.astype(str)
     b = b.loc[_ordered(b.index, order or b.sort_values("calls_right").index[::-1].tolist())[::-1]]
