@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agents.base import Agent
+from agents.base import Agent, AgentError, AgentParamError, Param
 from agents.legumes.counting import LegumesCounting
 from agents.legumes.heuristic import LegumesHeuristic
 from agents.qdv.counting import QdvCounting
@@ -27,7 +27,8 @@ REGISTRY: dict[str, dict[str, type[Agent]]] = {
     "counting": {"qdv": QdvCounting, "veru": VeruCounting, "legumes": LegumesCounting},
 }
 
-__all__ = ["REGISTRY", "Agent", "RandomAgent", "describe", "list_agents", "make"]
+__all__ = ["REGISTRY", "Agent", "AgentError", "AgentParamError", "Param", "RandomAgent", "describe",
+           "list_agents", "make"]
 
 
 def list_agents() -> list[str]:
@@ -36,12 +37,13 @@ def list_agents() -> list[str]:
 
 
 def make(name: str, game: Any, **params: Any) -> Agent:
-    """Build agent ``name`` for ``game``; unknown names or parameters raise ``ValueError``."""
+    """Build agent ``name`` for ``game``; unknown names, or parameters outside their declared
+    type and range, raise ``AgentError`` (a ``ValueError``) naming them and what is allowed."""
     if name not in REGISTRY:
-        raise ValueError(f"unknown agent {name!r}; available: {', '.join(list_agents())}")
+        raise AgentError(f"unknown agent {name!r}; available: {', '.join(list_agents())}")
     by_game = REGISTRY[name]
     if game.game_id not in by_game:
-        raise ValueError(f"agent {name!r} does not play {game.game_id!r}; it plays "
+        raise AgentError(f"agent {name!r} does not play {game.game_id!r}; it plays "
                          f"{', '.join(by_game)}")
     return by_game[game.game_id](game, **params)
 
