@@ -58,6 +58,10 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--address", help="dask scheduler address (implies --executor dask)")
     r.add_argument("--out", help="override run.out (output dir)")
     r.add_argument("--resume", action="store_true", help="finish an interrupted run in --out")
+    r.add_argument("--force", action="store_true",
+                   help="replace a previous run in the output dir (deletes its results)")
+    r.add_argument("--keep-shards", action="store_true",
+                   help="keep shards/ after the merge (deleted by default)")
     r.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
     r.add_argument("--quiet", action="store_true", help="no progress bar or config echo")
     r.set_defaults(func=cmd_run)
@@ -103,6 +107,9 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+MAX_BATCH = 1 << 20   # as run.batch (bluffsim.tournament.config)
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     """``bluffsim run``: play, write results, print the summary."""
     from bluffsim.tournament import load_config, run_experiment
@@ -114,7 +121,11 @@ def cmd_run(args: argparse.Namespace) -> int:
                              out=args.out, plots=False if args.no_plots else None)
     if not args.quiet:
         print(f"# resolved config (saved to {exp.out_dir}/config.json)\n{exp.to_toml()}")
-    summary = run_experiment(exp, resume=args.resume, progress=not args.quiet)
+    if args.resume and args.force:
+        raise BluffsimError("--resume and --force exclude each other: --resume finishes the "
+                            "previous run, --force replaces it")
+    summary = run_experiment(exp, resume=args.resume, progress=not args.quiet, force=args.force,
+                             keep_shards=args.keep_shards)
     print_summary(summary, exp.out_dir)
     return 0
 
@@ -124,9 +135,12 @@ def cmd_report(args: argparse.Namespace) -> int:
     from bluffsim.tournament import build_report
 
     out = Path(args.results)
+    if not out.is_dir():
+        raise BluffsimError(f"{str(out)!r} is not a directory; give a results dir written by "
+                            "`bluffsim run`")
     if not (out / "games.parquet").is_file():
         raise BluffsimError(f"{str(out)!r} holds no games.parquet; give a dir written by "
-                            "`bluffsim run`")
+                            "`bluffsim run` (an unfinished run completes with --resume)")
     print_summary(build_report(out), out)
     return 0
 
@@ -151,6 +165,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
                                 f"{', '.join(agent_registry.list_agents())}")
     if args.repeats < 1 or args.seconds <= 0 or min(batches) < 1:
         raise BluffsimError("--repeats and --batches must be positive, --seconds above 0")
+    if max(batches) > MAX_BATCH:
+        raise BluffsimError(f"--batches {max(batches)}: at most {MAX_BATCH} games per batch "
+                            "(as run.batch; a batch's state is held in memory at once)")
     out = Path(args.out)
     if out.exists() and not out.is_dir():
         raise BluffsimError(f"--out {args.out!r} is a file; give a directory")
@@ -214,6 +231,8 @@ def cmd_games(args: argparse.Namespace) -> int:
         mod = bluffsim.game_module(gid)
         print(f"{gid}: {mod.NAME} — {mod.SUMMARY}")
         for name, default, allowed in mod.Rules.describe():
+            if name == "num_players":
+                allowed += " (experiment.players in a config, --seats in play; not [rules])"
             print(f"    {name:<22} default {default:<40} allowed {allowed}")
     return 0
 
