@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agents.base import Agent
+from agents.base import Agent, AgentError, AgentParamError, Param
 from agents.custom import AgentContractError, register
 from agents.legumes.counting import LegumesCounting
 from agents.legumes.heuristic import LegumesHeuristic
@@ -28,8 +28,8 @@ REGISTRY: dict[str, dict[str, type[Agent]]] = {
     "counting": {"qdv": QdvCounting, "veru": VeruCounting, "legumes": LegumesCounting},
 }
 
-__all__ = ["REGISTRY", "Agent", "AgentContractError", "RandomAgent", "check_name", "describe",
-           "list_agents", "make", "register"]
+__all__ = ["REGISTRY", "Agent", "AgentContractError", "AgentError", "AgentParamError", "Param",
+           "RandomAgent", "check_name", "describe", "list_agents", "make", "register"]
 
 
 def list_agents() -> list[str]:
@@ -40,18 +40,19 @@ def list_agents() -> list[str]:
 def make(name: str, game: Any, **params: Any) -> Agent:
     """Build agent ``name`` (a registered name or ``"package.module:ClassName"``) for ``game``.
 
-    Unknown names or parameters, and custom classes that do not fit the contract
-    (``agents.custom``), raise ``ValueError`` naming the agent."""
+    Unknown names, parameters outside their declared type and range, and custom
+    classes that do not fit the contract (``agents.custom``) raise ``AgentError``
+    (a ``ValueError``) naming them and what is allowed."""
     from agents import custom
 
     if custom.is_spec(name):
         return custom.build(name, game, **params)
     if name not in REGISTRY:
-        raise ValueError(f"unknown agent {name!r}; available: {', '.join(list_agents())}, or "
+        raise AgentError(f"unknown agent {name!r}; available: {', '.join(list_agents())}, or "
                          "\"package.module:ClassName\"")
     by_game = REGISTRY[name]
     if game.game_id not in by_game:
-        raise ValueError(f"agent {name!r} does not play {game.game_id!r}; it plays "
+        raise AgentError(f"agent {name!r} does not play {game.game_id!r}; it plays "
                          f"{', '.join(by_game)}")
     if name in custom.REGISTERED:
         return custom.check_agent(name, by_game[game.game_id], game, params)
@@ -67,7 +68,7 @@ def check_name(name: str) -> None:
     if custom.is_spec(name):
         custom.import_class(name)
     elif name not in REGISTRY:
-        raise ValueError(f"unknown agent {name!r}; available: {', '.join(list_agents())}, or "
+        raise AgentError(f"unknown agent {name!r}; available: {', '.join(list_agents())}, or "
                          "\"package.module:ClassName\"")
 
 

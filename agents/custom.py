@@ -24,6 +24,8 @@ from typing import Any
 
 import numpy as np
 
+from agents.base import AgentError
+
 SPEC_SEP = ":"
 
 # name -> class registered by ``register`` (for notebooks): plays every game it lists in
@@ -31,7 +33,7 @@ SPEC_SEP = ":"
 REGISTERED: dict[str, type] = {}
 
 
-class AgentContractError(ValueError):
+class AgentContractError(AgentError):
     """A custom agent cannot be imported, built or does not fit the agent contract."""
 
 

@@ -61,6 +61,10 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="sets",
                    help="override any config key, value read as TOML: --set rules.jokers=0 "
                         "--set seats.1.params.bluff=0.3 (repeatable)")
+    r.add_argument("--force", action="store_true",
+                   help="replace a previous run in the output dir (deletes its results)")
+    r.add_argument("--keep-shards", action="store_true",
+                   help="keep shards/ after the merge (deleted by default)")
     r.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
     r.add_argument("--quiet", action="store_true", help="no progress bar or config echo")
     r.set_defaults(func=cmd_run)
@@ -106,6 +110,9 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+MAX_BATCH = 1 << 20   # as run.batch (bluffsim.tournament.config)
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     """``bluffsim run``: play, write results, print the summary."""
     from bluffsim.tournament import run_experiment
@@ -116,14 +123,19 @@ def cmd_run(args: argparse.Namespace) -> int:
     exp = exp.with_overrides(games=args.games, seed=args.seed, workers=args.workers,
                              batch=args.batch, executor=executor, address=args.address,
                              out=args.out, plots=False if args.no_plots else None)
+    if args.resume and args.force:
+        raise BluffsimError("--resume and --force exclude each other: --resume finishes the "
+                            "previous run, --force replaces it")
     if isinstance(exp, Sweep):
         if not args.quiet:
             print(exp.describe())
-        print_sweep(run_sweep(exp, resume=args.resume, progress=not args.quiet), exp.out_dir)
+        print_sweep(run_sweep(exp, resume=args.resume, progress=not args.quiet, force=args.force,
+                              keep_shards=args.keep_shards), exp.out_dir)
         return 0
     if not args.quiet:
         print(f"# resolved config (saved to {exp.out_dir}/config.json)\n{exp.to_toml()}")
-    summary = run_experiment(exp, resume=args.resume, progress=not args.quiet)
+    summary = run_experiment(exp, resume=args.resume, progress=not args.quiet, force=args.force,
+                             keep_shards=args.keep_shards)
     print_summary(summary, exp.out_dir)
     return 0
 
@@ -137,9 +149,12 @@ def cmd_report(args: argparse.Namespace) -> int:
     if is_sweep_dir(out):
         print_sweep(build_sweep_report(out, rebuild_points=True), out)
         return 0
+    if not out.is_dir():
+        raise BluffsimError(f"{str(out)!r} is not a directory; give a results dir written by "
+                            "`bluffsim run`")
     if not (out / "games.parquet").is_file():
         raise BluffsimError(f"{str(out)!r} holds no games.parquet; give a dir written by "
-                            "`bluffsim run`")
+                            "`bluffsim run` (an unfinished run completes with --resume)")
     print_summary(build_report(out), out)
     return 0
 
@@ -164,6 +179,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
                                 f"{', '.join(agent_registry.list_agents())}")
     if args.repeats < 1 or args.seconds <= 0 or min(batches) < 1:
         raise BluffsimError("--repeats and --batches must be positive, --seconds above 0")
+    if max(batches) > MAX_BATCH:
+        raise BluffsimError(f"--batches {max(batches)}: at most {MAX_BATCH} games per batch "
+                            "(as run.batch; a batch's state is held in memory at once)")
     out = Path(args.out)
     if out.exists() and not out.is_dir():
         raise BluffsimError(f"--out {args.out!r} is a file; give a directory")
@@ -227,6 +245,8 @@ def cmd_games(args: argparse.Namespace) -> int:
         mod = bluffsim.game_module(gid)
         print(f"{gid}: {mod.NAME} — {mod.SUMMARY}")
         for name, default, allowed in mod.Rules.describe():
+            if name == "num_players":
+                allowed += " (experiment.players in a config, --seats in play; not [rules])"
             print(f"    {name:<22} default {default:<40} allowed {allowed}")
     return 0
 

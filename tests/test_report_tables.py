@@ -86,7 +86,7 @@ def test_plots_carry_the_run_in_the_title_one_agent_order_and_the_chance_line(tm
     from bluffsim.tournament.experiment import report_tables, run_title
 
     tables = report_tables(games, rounds)
-    title = run_title(out, games)
+    title = run_title(out, tables)
     assert title == "t-qdv · qdv, 3 players, 60 games"
     order = seats.agent_order(tables["summary"])
     assert order == tables["summary"].index.tolist()

@@ -207,6 +207,22 @@ def test_a_sweep_resumes_per_point(tmp_path):
     assert run(conf, cut, "--resume", "--set", "sweep.rules.jokers=[0, 4]") == 2
 
 
+def test_force_replaces_a_sweep_and_keeps_foreign_files(tmp_path):
+    conf = tmp_path / "s.toml"
+    conf.write_text(SWEEP)
+    out = tmp_path / "o"
+    assert run(conf, out, "--no-plots") == 0
+    (out / "mine.txt").write_text("keep me")
+    first = pd.read_csv(out / "sweep.csv")
+    assert run(conf, out, "--no-plots", "--force", "--set", "sweep.rules.jokers=[1, 2, 4]") == 0
+    table = pd.read_csv(out / "sweep.csv")
+    assert sorted(table["rules.jokers"].unique()) == [1, 2, 4] and len(first) == 6
+    assert (out / "mine.txt").read_text() == "keep me"
+    assert not (out / "points" / "0" / "shards").exists()          # shards removed after merge
+    assert run(conf, out, "--no-plots", "--force", "--keep-shards") == 0
+    assert (out / "points" / "1" / "shards").is_dir()
+
+
 def test_report_rebuilds_a_sweep(tmp_path, capsys):
     conf = tmp_path / "s.toml"
     conf.write_text(SWEEP)
@@ -266,7 +282,17 @@ def test_sweep_output_errors_are_one_line(tmp_path):
     one_line_error(cli(["run", str(conf), "--out", str(out), "--quiet", "--resume", "--set",
                         "sweep.rules.jokers=[1, 2]"]), "was made by a different sweep config")
     one_line_error(cli(["run", str(conf), "--out", str(out), "--quiet"]),
-                   "is not empty; pass --resume")
+                   "is not empty: it holds a previous sweep; pass --resume to finish it, --force")
+    one_line_error(cli(["run", str(conf), "--out", str(out), "--quiet", "--resume", "--force"]),
+                   "--resume and --force exclude each other")
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    one_line_error(cli(["run", str(conf), "--out", str(blocker), "--quiet"]), "is a file")
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "notes.txt").write_text("mine")
+    one_line_error(cli(["run", str(conf), "--out", str(other), "--quiet"]),
+                   "holds no bluffsim sweep (no sweep.json)")
     (out / "points" / "1" / "games.parquet").unlink()
     one_line_error(cli(["report", str(out)]), "the sweep is unfinished; rerun it with --resume")
 

@@ -128,18 +128,20 @@ def test_resume_after_a_killed_run_equals_an_uninterrupted_run(tmp_path):
     raw = cfg()
     raw["run"]["out"] = str(out)
     exp = parse_config(raw)
-    run_experiment(exp, progress=False)
-    # simulate a kill: drop the merged tables and two finished shards
-    for f in ["games.parquet", "rounds.parquet", "shards/games-00001.parquet",
+    run_experiment(exp, progress=False, keep_shards=True)
+    # simulate a kill: drop the merged tables, the manifest and two finished shards
+    for f in ["games.parquet", "rounds.parquet", "manifest.json", "shards/games-00001.parquet",
               "shards/games-00002.parquet"]:
         (out / f).unlink()
     (out / "shards" / ".games-00002.parquet.tmp").write_bytes(b"partial")
+    (out / ".games.parquet.x1y2.tmp").write_bytes(b"partial")
     with pytest.raises(Exception, match="not empty"):
         run_experiment(exp, progress=False)
     run_experiment(exp, resume=True, progress=False)
     resumed = pd.read_parquet(out / "games.parquet")
     pd.testing.assert_frame_equal(whole, resumed)
     assert json.loads((out / "manifest.json").read_text())["timing"]["shards_resumed"] == 1
+    assert not list(out.rglob("*.tmp"))       # no temporaries left behind by the kill
 
 
 def test_resume_refuses_a_dir_made_by_another_config(tmp_path):

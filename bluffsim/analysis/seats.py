@@ -1,5 +1,5 @@
 """Seat effects and game shape: outright vs shared wins, per-seat win rates, game lengths,
-head-to-head with CIs and bluff metrics for every game.
+pool lineups, head-to-head with CIs and bluff metrics for every game.
 
 Definitions (also in the README):
 
@@ -14,9 +14,16 @@ Definitions (also in the README):
   Wilson interval, across all agents: a first-player advantage at a glance.
 - ``lengths``: decisions and rounds per game (one value per game): mean, std,
   quantiles, max, and how many games were truncated (hit the game's limit).
+
+Like ``stats.GameTotals``, ``ShapeTotals`` (games) and ``BluffTotals`` (rounds)
+accumulate sums chunk by chunk (game lengths as exact integer histograms), so a
+results dir of any size is summarised in bounded memory; the functions taking a
+DataFrame are the one-chunk case.
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterable
 
 import numpy as np
 import pandas as pd
@@ -24,161 +31,285 @@ import pandas as pd
 from bluffsim.analysis.stats import wilson_interval
 
 QUANTILES = (0.1, 0.25, 0.5, 0.75, 0.9, 0.99)
-
-
-def _clip(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    return np.clip(lo, 0.0, 1.0), np.clip(hi, 0.0, 1.0)
+WIN_COLUMNS = ["games", "wins", "outright_wins", "shared_wins", "win_rate", "ci_low", "ci_high",
+               "win_share"]
 
 
 def win_kinds(games: pd.DataFrame) -> pd.DataFrame:
-    """``games`` with ``outright`` (sole first place), ``shared`` (first place shared) and
-    ``win_share`` (1/k for k first places) columns added."""
+    """``games`` (whole games) with ``outright`` (sole first place), ``shared`` (first place
+    shared) and ``win_share`` (1/k for k first places) columns added."""
     first = games["placement"].to_numpy() == 1
-    n_first = pd.Series(first, index=games.index).groupby(games["game"]).transform("sum").to_numpy()
+    n_first = pd.Series(first, index=games.index).groupby(games["game"].to_numpy()).transform(
+        "sum").to_numpy()
     return games.assign(outright=first & (n_first == 1), shared=first & (n_first > 1),
                         win_share=np.where(first, 1.0 / np.maximum(n_first, 1), 0.0))
 
 
-def win_counts(games: pd.DataFrame, by: str) -> pd.DataFrame:
-    """Per value of ``by``: games, wins (outright), outright_wins, shared_wins, win_rate with
-    its 95% Wilson interval (ci_low, ci_high), win_share."""
-    g = win_kinds(games).groupby(by, sort=True)
-    out = pd.DataFrame({"games": g.size(), "wins": g["outright"].sum(),
-                        "shared_wins": g["shared"].sum(), "win_share": g["win_share"].mean()})
+def _sums(kinds: pd.DataFrame, by: str | list[str]) -> pd.DataFrame:
+    g = kinds.groupby(by, sort=True)
+    return pd.DataFrame({"games": g.size(), "wins": g["outright"].sum(),
+                         "shared_wins": g["shared"].sum(), "share_sum": g["win_share"].sum(),
+                         "placement_sum": g["placement"].sum()}).astype(float)
+
+
+def _win_table(t: pd.DataFrame) -> pd.DataFrame:
+    """Win columns (``WIN_COLUMNS``) + mean_placement from summed counts."""
+    out = pd.DataFrame({"games": t["games"].astype(np.int64), "wins": t["wins"].astype(np.int64),
+                        "shared_wins": t["shared_wins"].astype(np.int64)}, index=t.index)
     out["outright_wins"] = out["wins"]
     out["win_rate"] = out["wins"] / out["games"]
-    out["ci_low"], out["ci_high"] = _clip(*wilson_interval(out["wins"].to_numpy(),
-                                                          out["games"].to_numpy()))
-    return out[["games", "wins", "outright_wins", "shared_wins", "win_rate", "ci_low", "ci_high",
-                "win_share"]]
+    out["ci_low"], out["ci_high"] = wilson_interval(out["wins"].to_numpy(), out["games"].to_numpy())
+    out["win_share"] = t["share_sum"] / t["games"]
+    out["mean_placement"] = t["placement_sum"] / t["games"]
+    return out[[*WIN_COLUMNS, "mean_placement"]]
 
 
-def seat_table(games: pd.DataFrame) -> pd.DataFrame:
-    """Per seat index: games, wins, outright/shared wins, win rate with CI, win share,
-    mean placement and the chance rate 1/P (``seats.csv``)."""
-    out = win_counts(games, "seat")
-    out["mean_placement"] = games.groupby("seat")["placement"].mean()
-    out["chance"] = 1.0 / games.groupby("game")["seat"].size().max()
-    out.index.name = "seat"
-    return out
+def _add(acc: pd.DataFrame, part: pd.DataFrame) -> pd.DataFrame:
+    return part if acc.empty else acc.add(part, fill_value=0)
 
 
-def length_table(games: pd.DataFrame) -> pd.DataFrame:
-    """Decisions and rounds per game: games, mean, std, quantiles, min, max, truncated
-    (count and share) (``lengths.csv``)."""
-    per_game = games.drop_duplicates("game")
-    rows = {}
-    for col in ("decisions", "rounds"):
-        v = per_game[col].to_numpy(dtype=float)
-        row = {"games": v.size, "mean": v.mean() if v.size else np.nan,
-               "std": v.std(ddof=1) if v.size > 1 else np.nan,
-               "min": v.min() if v.size else np.nan}
-        for q in QUANTILES:
-            row[f"q{round(q * 100):02d}"] = np.quantile(v, q) if v.size else np.nan
-        row["max"] = v.max() if v.size else np.nan
-        row["truncated"] = int(per_game["truncated"].sum())
-        row["truncated_share"] = float(per_game["truncated"].mean()) if v.size else np.nan
-        rows[col] = row
-    out = pd.DataFrame.from_dict(rows, orient="index")
-    out.index.name = "per_game"
-    return out
+class ShapeTotals:
+    """Per-seat wins, game-length histograms and pool-lineup wins over chunks of whole games.
+
+    Columns used: game, seat, agent, placement, decisions, rounds, truncated.
+    """
+
+    def __init__(self) -> None:
+        self.seats = pd.DataFrame(dtype=float)
+        self.lineups = pd.DataFrame(dtype=float)
+        self.hist: dict[str, np.ndarray] = {"decisions": np.zeros(0, np.int64),
+                                            "rounds": np.zeros(0, np.int64)}
+        self.truncated = 0
+        self.games = 0
+        self.players = 0
+
+    def add(self, games: pd.DataFrame) -> ShapeTotals:
+        """Add a chunk of whole games; returns self."""
+        if games.empty:
+            return self
+        kinds = win_kinds(games)
+        self.seats = _add(self.seats, _sums(kinds, "seat"))
+        sizes = games.groupby("game", sort=False).size()
+        self.players = max(self.players, int(sizes.max()))
+        per_game = games.drop_duplicates("game")
+        self.games += len(per_game)
+        for col in self.hist:
+            if col in per_game:
+                counts = np.bincount(per_game[col].to_numpy(dtype=np.int64))
+                h = self.hist[col]
+                if counts.size > h.size:
+                    h = np.concatenate([h, np.zeros(counts.size - h.size, np.int64)])
+                h[: counts.size] += counts
+                self.hist[col] = h
+        if "truncated" in per_game:
+            self.truncated += int(per_game["truncated"].sum())
+        if sizes.nunique() == 1:
+            self.lineups = _add(self.lineups, _lineup_sums(kinds, int(sizes.iloc[0])))
+        return self
+
+    @classmethod
+    def of(cls, games: pd.DataFrame | Iterable[pd.DataFrame]) -> ShapeTotals:
+        """Totals of one DataFrame or of an iterable of chunks of whole games."""
+        tot = cls()
+        for chunk in ([games] if isinstance(games, pd.DataFrame) else games):
+            tot.add(chunk)
+        return tot
+
+    def seat_table(self) -> pd.DataFrame:
+        """Per seat index: games, wins, outright/shared wins, win rate with CI, win share,
+        mean placement and the chance rate 1/P (``seats.csv``)."""
+        if self.seats.empty:
+            return pd.DataFrame(columns=[*WIN_COLUMNS, "mean_placement", "chance"])
+        out = _win_table(self.seats)
+        out.index = out.index.astype(np.int64)
+        out.index.name = "seat"
+        out["chance"] = 1.0 / self.players
+        return out
+
+    def length_table(self) -> pd.DataFrame:
+        """Decisions and rounds per game: games, mean, std, min, quantiles, max, truncated
+        games (count and share) (``lengths.csv``); exact, from integer histograms."""
+        rows = {}
+        for col, h in self.hist.items():
+            n = int(h.sum())
+            if n == 0:
+                continue
+            v = np.arange(h.size, dtype=float)
+            mean = float((h * v).sum() / n)
+            var = float((h * (v - mean) ** 2).sum() / (n - 1)) if n > 1 else np.nan
+            cum = np.cumsum(h)
+            row = {"games": n, "mean": mean, "std": np.sqrt(var), "min": int(np.flatnonzero(h)[0])}
+            for q in QUANTILES:   # numpy's default (linear) quantile over the sorted values
+                pos = q * (n - 1)
+                lo, hi = int(np.floor(pos)), int(np.ceil(pos))
+                a, b = np.searchsorted(cum, lo, side="right"), np.searchsorted(cum, hi, side="right")
+                row[f"q{round(q * 100):02d}"] = a + (b - a) * (pos - lo)
+            row["max"] = int(np.flatnonzero(h)[-1])
+            row["truncated"] = self.truncated
+            row["truncated_share"] = self.truncated / n
+            rows[col] = row
+        out = pd.DataFrame.from_dict(rows, orient="index")
+        out.index.name = "per_game"
+        return out
+
+    def lineup_table(self) -> pd.DataFrame:
+        """Pools: per lineup (its agents, sorted, joined by " | ") and agent: games, outright
+        and shared wins, win rate with 95% CI (``lineups.csv``); empty without a pool."""
+        if self.lineups.empty or self.lineups.index.get_level_values(0).nunique() <= 1:
+            return pd.DataFrame()
+        out = _win_table(self.lineups)
+        out.index.names = ["lineup", "agent"]
+        return out[["games", "wins", "shared_wins", "win_rate", "ci_low", "ci_high"]]
 
 
-def head_to_head_long(games: pd.DataFrame) -> pd.DataFrame:
-    """One row per ordered agent pair: meetings (seat pairs in shared games), share of them
-    the agent placed better (ties count one half) with a 95% Wilson interval
-    (``head_to_head_ci.csv``)."""
-    from bluffsim.analysis.stats import pair_totals
+def _lineup_sums(kinds: pd.DataFrame, players: int) -> pd.DataFrame:
+    """Win sums per (lineup, agent) of a chunk of whole games with ``players`` seats each."""
+    g = kinds.sort_values(["game", "seat"], kind="stable")
+    names = sorted(g["agent"].astype(str).unique())
+    codes = pd.Categorical(g["agent"].astype(str), categories=names).codes.reshape(-1, players)
+    rows, inverse = np.unique(np.sort(codes, axis=1), axis=0, return_inverse=True)
+    labels = np.asarray([" | ".join(names[c] for c in row) for row in rows], dtype=object)
+    g = g.assign(lineup=np.repeat(labels[inverse.ravel()], players))
+    return _sums(g, ["lineup", "agent"])
 
-    agents, w, n = pair_totals(games)
-    a, b = np.meshgrid(np.arange(len(agents)), np.arange(len(agents)), indexing="ij")
+
+def seat_table(games: pd.DataFrame | Iterable[pd.DataFrame]) -> pd.DataFrame:
+    """Per seat index: wins, win rate with CI, chance 1/P (see ``ShapeTotals.seat_table``)."""
+    return ShapeTotals.of(games).seat_table()
+
+
+def length_table(games: pd.DataFrame | Iterable[pd.DataFrame]) -> pd.DataFrame:
+    """Decisions and rounds per game (see ``ShapeTotals.length_table``)."""
+    return ShapeTotals.of(games).length_table()
+
+
+def lineup_table(games: pd.DataFrame | Iterable[pd.DataFrame]) -> pd.DataFrame:
+    """Per pool lineup and agent (see ``ShapeTotals.lineup_table``)."""
+    return ShapeTotals.of(games).lineup_table()
+
+
+def win_counts(games: pd.DataFrame, by: str) -> pd.DataFrame:
+    """Per value of ``by`` (one chunk of whole games): games, wins (outright), outright_wins,
+    shared_wins, win_rate with its 95% Wilson interval, win_share, mean_placement."""
+    return _win_table(_sums(win_kinds(games), by))
+
+
+def head_to_head_ci(agents: list[str], w: np.ndarray, n: np.ndarray) -> pd.DataFrame:
+    """One row per ordered agent pair that met: meetings (seat pairs in shared games), share of
+    them the agent placed better (ties count one half) with a 95% Wilson interval, from
+    ``stats.pair_totals`` / ``GameTotals.pair_arrays`` (``head_to_head_ci.csv``)."""
+    k = len(agents)
+    a, b = np.meshgrid(np.arange(k), np.arange(k), indexing="ij")
     keep = (a != b).ravel() & (n.ravel() > 0)
     wins, meet = w.ravel()[keep], n.ravel()[keep]
-    lo, hi = _clip(*wilson_interval(wins, meet))
+    lo, hi = wilson_interval(wins, meet)
     names = np.asarray(agents, dtype=object)
     return pd.DataFrame({"agent": names[a.ravel()[keep]], "opponent": names[b.ravel()[keep]],
                          "meetings": meet.astype(np.int64), "share": wins / meet,
                          "ci_low": lo, "ci_high": hi})
 
 
-def _agent_of_seat(rounds: pd.DataFrame, games: pd.DataFrame, col: str) -> pd.Series:
-    """Agent label of seat column ``col`` of each round (via the game's seating)."""
-    key = games[["game", "seat", "agent"]].rename(columns={"seat": col, "agent": "_agent"})
-    merged = rounds[["game", col]].astype({col: "int64"}).merge(
-        key.astype({col: "int64"}), on=["game", col], how="left")
-    return pd.Series(merged["_agent"].to_numpy(), index=rounds.index)
+def head_to_head_long(games: pd.DataFrame | Iterable[pd.DataFrame]) -> pd.DataFrame:
+    """``head_to_head_ci`` of games (one DataFrame or chunks of whole games)."""
+    from bluffsim.analysis.stats import GameTotals
+
+    return head_to_head_ci(*GameTotals.of(games).pair_arrays())
 
 
-def bluff_table(rounds: pd.DataFrame, games: pd.DataFrame) -> pd.DataFrame:
-    """Per agent, for every game that records checks (``bluff.csv``):
+class BluffTotals:
+    """Per-agent check and claim counts over chunks of ``rounds.parquet`` (any split).
 
     - ``calls``, ``calls_right`` (+ 95% CI): checks made (qdv ``vrai``/``menteur``,
-      veru ``believe``/``disbelieve``, legumes accusations) and the share that
-      were right;
-    - ``claims_checked``, ``claims_false`` (+ CI): the agent's own claims that an
+      veru ``believe``/``disbelieve``, legumes accusations; veru timeouts are not
+      checks) and the share that were right;
+    - ``claims_checked``, ``claims_false`` (+ CI): the agent's own claims an
       opponent checked, and the share found false (veru: the claimant of the
-      checked card; legumes: the accused; qdv: the final bidder of a called round);
+      checked card; legumes: the accused; qdv: the final bidder of the round);
     - qdv also ``final_bids`` and ``bid_above_own_evidence``.
+
+    Agents come from the rounds' ``<seat>_agent`` columns (``caller_agent``,
+    ``claimant_agent``, ``accused_agent``, ``bidder_agent``).
     """
-    if rounds is None or rounds.empty or "call_right" not in rounds or "caller" not in rounds:
-        return pd.DataFrame()
-    r = rounds
-    if "call" in r:  # veru timeouts are not checks
-        r = r[r["call"].astype(str) != "timeout"]
-    r = r[r["caller"].astype(np.int64) >= 0]
-    caller = _agent_of_seat(r, games, "caller")
-    right = r["call_right"].astype(bool)
-    claimant_col = next((c for c in ("claimant", "accused", "bidder") if c in r), None)
-    out = pd.DataFrame({"calls": right.groupby(caller).size(),
-                        "calls_right": right.groupby(caller).mean()})
-    if claimant_col is not None:
-        rc = r[r[claimant_col].astype(np.int64) >= 0]
-        claimant = _agent_of_seat(rc, games, claimant_col)
-        if claimant_col == "claimant":          # veru: believe is right iff the claim was true
-            false = ~((rc["call"].astype(str) == "believe") == rc["call_right"].astype(bool))
-        elif claimant_col == "accused":         # legumes: the accusation is right iff a lie
-            false = rc["call_right"].astype(bool)
-        else:                                   # qdv: menteur right, or vrai wrong, = bid too high
-            false = rc["true_count"] < rc["bid_count"]
-        out = out.join(pd.DataFrame({"claims_checked": false.groupby(claimant).size(),
-                                     "claims_false": false.groupby(claimant).mean()}), how="outer")
-    if "bidder_own" in r:
-        bids = rounds[rounds["bidder"].astype(np.int64) >= 0]
-        bidder = _agent_of_seat(bids, games, "bidder")
-        over = bids["bid_count"] > bids["bidder_own"]
-        out = out.join(pd.DataFrame({"final_bids": over.groupby(bidder).size(),
-                                     "bid_above_own_evidence": over.groupby(bidder).mean()}),
-                       how="outer")
-    for col, n in (("calls_right", "calls"), ("claims_false", "claims_checked")):
-        if col in out:
-            cnt = out[n].fillna(0).to_numpy(dtype=float)
-            k = (out[col].fillna(0) * cnt).round().to_numpy()
-            out[f"{col}_ci_low"], out[f"{col}_ci_high"] = _clip(*wilson_interval(k, cnt))
-    for n in ("calls", "claims_checked", "final_bids"):
-        if n in out:
-            out[n] = out[n].fillna(0).astype(np.int64)
-    out.index.name = "agent"
-    return out
+
+    COLUMNS = ["caller", "caller_agent", "call", "call_right", "claimant", "claimant_agent",
+               "accused", "accused_agent", "bidder", "bidder_agent", "bid_count", "bidder_own",
+               "true_count"]
+
+    def __init__(self) -> None:
+        self.sums = pd.DataFrame(dtype=float)
+
+    def add(self, rounds: pd.DataFrame) -> BluffTotals:
+        """Add a chunk of rounds; returns self."""
+        if rounds is None or rounds.empty or "call_right" not in rounds or "caller_agent" not in rounds:
+            return self
+        r = rounds
+        if "call" in r:
+            r = r[r["call"].astype(str) != "timeout"]
+        r = r[r["caller"].astype(np.int64) >= 0]
+        right = r["call_right"].astype(bool)
+        parts = [pd.DataFrame({"calls": right.groupby(r["caller_agent"]).size(),
+                               "calls_right": right.groupby(r["caller_agent"]).sum()})]
+        who = next((c for c in ("claimant", "accused", "bidder") if f"{c}_agent" in r), None)
+        if who is not None:
+            rc = r[r[who].astype(np.int64) >= 0]
+            if who == "claimant":       # veru: believe is right iff the claim was true
+                false = (rc["call"].astype(str) == "believe") != rc["call_right"].astype(bool)
+            elif who == "accused":      # legumes: an accusation is right iff the card was a lie
+                false = rc["call_right"].astype(bool)
+            else:                       # qdv: the final bid was above the true count
+                false = rc["true_count"] < rc["bid_count"]
+            parts.append(pd.DataFrame({"claims_checked": false.groupby(rc[f"{who}_agent"]).size(),
+                                       "claims_false": false.groupby(rc[f"{who}_agent"]).sum()}))
+        if "bidder_own" in rounds:
+            bids = rounds[rounds["bidder"].astype(np.int64) >= 0]
+            over = bids["bid_count"] > bids["bidder_own"]
+            parts.append(pd.DataFrame({"final_bids": over.groupby(bids["bidder_agent"]).size(),
+                                       "bid_above_own_evidence": over.groupby(
+                                           bids["bidder_agent"]).sum()}))
+        part = pd.concat(parts, axis=1).astype(float)
+        self.sums = part if self.sums.empty else self.sums.add(part, fill_value=0)
+        return self
+
+    @classmethod
+    def of(cls, rounds: pd.DataFrame | Iterable[pd.DataFrame]) -> BluffTotals:
+        """Totals of one DataFrame or of an iterable of chunks."""
+        tot = cls()
+        for chunk in ([rounds] if isinstance(rounds, pd.DataFrame) else rounds):
+            tot.add(chunk)
+        return tot
+
+    def table(self) -> pd.DataFrame:
+        """The per-agent table (``bluff.csv``); empty when the rounds record no checks."""
+        if self.sums.empty:
+            return pd.DataFrame()
+        t = self.sums.fillna(0)
+        out = pd.DataFrame(index=t.index)
+        for n, k in (("calls", "calls_right"), ("claims_checked", "claims_false"),
+                     ("final_bids", "bid_above_own_evidence")):
+            if n not in t:
+                continue
+            out[n] = t[n].astype(np.int64)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                out[k] = np.where(t[n] > 0, t[k] / t[n], np.nan)
+            if k != "bid_above_own_evidence":
+                out[f"{k}_ci_low"], out[f"{k}_ci_high"] = wilson_interval(t[k].to_numpy(),
+                                                                          t[n].to_numpy())
+        out.index.name = "agent"
+        return out
 
 
-def lineup_table(games: pd.DataFrame) -> pd.DataFrame:
-    """Pools: per lineup (its agents, sorted, joined by " | ") and agent: games, outright
-    wins, win rate with 95% CI (``lineups.csv``); empty when every game had the same lineup."""
-    g = games.sort_values(["game", "seat"], kind="stable")
-    sizes = g.groupby("game", sort=False).size()
-    if sizes.nunique() != 1:
-        return pd.DataFrame()
-    names = sorted(g["agent"].astype(str).unique())
-    codes = pd.Categorical(g["agent"].astype(str), categories=names).codes.reshape(-1, sizes.iloc[0])
-    rows, inverse = np.unique(np.sort(codes, axis=1), axis=0, return_inverse=True)
-    if len(rows) <= 1:
-        return pd.DataFrame()
-    labels = np.asarray([" | ".join(names[c] for c in row) for row in rows], dtype=object)
-    g = g.assign(lineup=np.repeat(labels[inverse.ravel()], sizes.iloc[0]))
-    out = win_counts(g.assign(pair=g["lineup"] + "\x00" + g["agent"].astype(str)), "pair")
-    out.index = pd.MultiIndex.from_tuples([tuple(k.split("\x00")) for k in out.index],
-                                          names=["lineup", "agent"])
-    return out[["games", "wins", "shared_wins", "win_rate", "ci_low", "ci_high"]]
+def bluff_table(rounds: pd.DataFrame | Iterable[pd.DataFrame],
+                games: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Per-agent checks and claims (see ``BluffTotals``).  Rounds written before the runner
+    named the accused's agent (legumes) get it from ``games`` when given."""
+    if (isinstance(rounds, pd.DataFrame) and games is not None and not rounds.empty
+            and "accused" in rounds and "accused_agent" not in rounds):
+        key = games[["game", "seat", "agent"]].rename(columns={"seat": "accused",
+                                                               "agent": "accused_agent"})
+        seats = rounds[["game", "accused"]].astype({"accused": "int64"})
+        agent = seats.merge(key.astype({"accused": "int64"}), on=["game", "accused"], how="left")
+        rounds = rounds.assign(accused_agent=agent["accused_agent"].to_numpy())
+    return BluffTotals.of(rounds).table()
 
 
 def agent_order(summary: pd.DataFrame) -> list[str]:

@@ -14,11 +14,8 @@ from typing import Any
 
 import pandas as pd
 
-from bluffsim.analysis import seats, stats
-
 COLUMNS = ["games", "wins", "shared_wins", "win_rate", "ci_low", "ci_high", "win_share",
            "mean_placement", "mean_decisions", "truncated_share"]
-READ = ["game", "seat", "agent", "placement", "score", "decisions", "rounds", "truncated"]
 
 
 def _cells(values: list[Any]) -> list[Any]:
@@ -30,15 +27,14 @@ def _cells(values: list[Any]) -> list[Any]:
     return [v if isinstance(v, str) else json.dumps(v) for v in values]
 
 
-def point_tables(games: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(per agent, per seat) rows of one point's games."""
-    summ = stats.summary(games)
-    g = games.groupby("agent")
-    summ["mean_decisions"] = g["decisions"].mean()
-    summ["truncated_share"] = g["truncated"].mean()
-    seat = seats.seat_table(games)
+def point_tables(point_dir: str | Path) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(per agent, per seat) rows of one point, from its ``summary.csv`` and ``seats.csv``
+    (written by the point's report, so a point of any size is read in a few rows)."""
+    d = Path(point_dir)
+    summ = pd.read_csv(d / "summary.csv")
+    seat = pd.read_csv(d / "seats.csv")
     summ["chance"] = seat["chance"].iloc[0]
-    return summ[COLUMNS + ["chance"]].reset_index(), seat.reset_index()
+    return summ[["agent", *COLUMNS, "chance"]], seat
 
 
 def load_sweep(root: str | Path) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -51,8 +47,7 @@ def load_sweep(root: str | Path) -> tuple[pd.DataFrame, pd.DataFrame]:
     agents, seat_rows = [], []
     cells = {k: _cells([pt["values"][k] for pt in meta["points"]]) for k in keys}
     for n, pt in enumerate(meta["points"]):
-        games = pd.read_parquet(root / pt["dir"] / "games.parquet", columns=READ)
-        a, s = point_tables(games)
+        a, s = point_tables(root / pt["dir"])
         for t in (a, s):
             for pos, k in enumerate(keys):
                 t.insert(pos, k, [cells[k][n]] * len(t))

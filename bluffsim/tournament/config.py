@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -138,6 +139,15 @@ class Experiment:
 
 
 SECTIONS = {"experiment", "rules", "seats", "pool", "run", "sweep"}
+# Largest run: at the ~17,000 4-player qdv games/s of 2 cores, 10**9 games take about 16 hours
+# and write about 60 GB of parquet; a bigger study is several runs with different seeds.
+MAX_GAMES = 10**9
+# Shards are files (two each) and resume units; more than this is a file system's worth of
+# small files and a slow start: raise run.shard_games instead.
+MAX_SHARDS = 100_000
+# a dask scheduler address: [protocol://]host[:port]
+ADDRESS_RE = re.compile(r"(?:(?:tcp|tls|ucx|ws|wss)://)?(?:[A-Za-z0-9_.-]+|\[[0-9A-Fa-f:.]+\])"
+                        r"(?::\d{1,5})?")
 EXPERIMENT_KEYS = {"name", "game", "players", "games", "seed"}
 RUN_KEYS = {"batch", "workers", "executor", "address", "rotate", "duplicate", "shard_games",
             "permute", "out", "plots", "lineups"}
@@ -192,6 +202,10 @@ def parse_config(raw: dict[str, Any], source: str = "config") -> Experiment:
     name = ex.get("name", Path(source).stem)
     _check(isinstance(name, str) and name.strip() != "", "experiment.name", name,
            "a non-empty string")
+    if "num_players" in rules:
+        raise ConfigError(f"{source}: num_players is not a [rules] option in a config: the number "
+                          "of players is experiment.players (with one [[seats]] per seat); move "
+                          f"num_players = {rules['num_players']!r} there as players")
     exp = Experiment(
         name=name, game=ex["game"], players=ex["players"], games=ex["games"],
         seed=ex.get("seed", 0), rules=dict(rules), seats=seats, **run)
@@ -228,8 +242,17 @@ def _validate_experiment(exp: Experiment) -> None:
     _check(exp.game in bluffsim.list_games(), "experiment.game", exp.game,
            " | ".join(bluffsim.list_games()))
     _check(_is_int(exp.players), "experiment.players", exp.players, "an integer")
+    _check(isinstance(exp.name, str) and _is_plain_name(exp.name), "experiment.name", exp.name,
+           "a plain name without '/', '\\' or a leading '.' (it names the dir results/<name>)")
     _check(_is_int(exp.games) and exp.games >= 1, "experiment.games", exp.games,
            "an integer >= 1")
+    _check(exp.games <= MAX_GAMES, "experiment.games", exp.games,
+           f"at most {MAX_GAMES:,} per run (about 16 hours and 60 GB of parquet on 2 cores); "
+           "split a bigger study into runs with different seeds")
+    shards = -(-exp.games // exp.shard_games)
+    _check(shards <= MAX_SHARDS, "run.shard_games", exp.shard_games,
+           f"at least {-(-exp.games // MAX_SHARDS):,} for {exp.games:,} games (at most "
+           f"{MAX_SHARDS:,} shards per run)")
     _check(_is_int(exp.seed) and 0 <= exp.seed < 2**63, "experiment.seed", exp.seed,
            "an integer in 0..2**63-1")
     try:
@@ -258,8 +281,9 @@ def _validate_run(exp: Experiment) -> None:
     _check(_is_int(exp.workers) and 1 <= exp.workers <= 256, "run.workers", exp.workers,
            "an integer 1..256")
     _check(exp.executor in EXECUTORS, "run.executor", exp.executor, " | ".join(EXECUTORS))
-    _check(isinstance(exp.address, str), "run.address", exp.address,
-           "a dask scheduler address such as \"tcp://10.0.0.5:8786\", or \"\"")
+    _check(isinstance(exp.address, str) and (exp.address == "" or bool(
+        ADDRESS_RE.fullmatch(exp.address))), "run.address", exp.address,
+        "a dask scheduler address such as \"tcp://10.0.0.5:8786\", or \"\"")
     _check(isinstance(exp.rotate, bool), "run.rotate", exp.rotate, "true | false")
     _check(isinstance(exp.duplicate, bool), "run.duplicate", exp.duplicate, "true | false")
     _check(isinstance(exp.permute, bool), "run.permute", exp.permute, "true | false")
@@ -287,6 +311,12 @@ def _no_unknown(d: dict[str, Any], allowed: set[str], source: str, what: str) ->
 def _check(ok: bool, key: str, value: Any, allowed: str) -> None:
     if not ok:
         raise ConfigError(f"{key} = {value!r} is invalid; allowed: {allowed}")
+
+
+def _is_plain_name(name: str) -> bool:
+    """A name that stays one dir inside results/: no separators, not '.' or '..' or hidden."""
+    return (name.strip() != "" and not name.startswith(".") and "/" not in name
+            and "\\" not in name and "\0" not in name)
 
 
 def _is_int(v: Any) -> bool:

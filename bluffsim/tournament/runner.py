@@ -77,7 +77,7 @@ def play_shard(exp: Experiment, shard: int,
             rec = game.round_record(st, ended)
             rec["game"] = games[slot[ended]]
             labels = np.asarray(exp.labels + ("",), dtype=object)
-            for seat_key in ("caller", "bidder", "claimant", "taker"):
+            for seat_key in ("caller", "bidder", "claimant", "accused", "taker"):
                 if seat_key in rec:
                     s = rec[seat_key].astype(np.int64)
                     rec[f"{seat_key}_agent"] = labels[np.where(

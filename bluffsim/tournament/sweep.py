@@ -168,21 +168,33 @@ def _flatten(table: dict[str, Any], prefix: str = "") -> dict[str, Any]:
 
 
 # ------------------------------------------------------------------ running
-def run_sweep(sw: Sweep, resume: bool = False, progress: bool = True) -> pd.DataFrame:
-    """Run every unfinished point, then build the sweep tables and plots; returns the table."""
+def run_sweep(sw: Sweep, resume: bool = False, progress: bool = True, force: bool = False,
+              keep_shards: bool = False) -> pd.DataFrame:
+    """Run every unfinished point, then build the sweep tables and plots; returns the table.
+
+    ``resume`` finishes a sweep in the same dir (finished points are kept), ``force``
+    replaces a previous sweep (only the files a sweep writes are deleted)."""
     from bluffsim.tournament.experiment import run_experiment
     from bluffsim.tournament.results import OutputError, write_json
 
     root = sw.out_dir
     marker = root / "sweep.json"
-    if root.exists() and root.is_dir() and any(root.iterdir()):
-        if not resume:
-            raise OutputError(f"output dir {str(root)!r} is not empty; pass --resume to finish "
-                              "that sweep or --out to choose another dir")
+    if root.exists() and not root.is_dir():
+        raise OutputError(f"output dir {str(root)!r} is a file, not a directory; give a "
+                          "directory (--out or run.out)")
+    if root.is_dir() and any(root.iterdir()):
         if not marker.is_file():
-            raise OutputError(f"--resume: {str(root)!r} holds no sweep.json; not a bluffsim sweep")
-        if json.loads(marker.read_text()).get("identity") != _jsonable(sw.identity()):
-            raise OutputError(f"--resume: {str(root)!r} was made by a different sweep config")
+            raise OutputError(f"output dir {str(root)!r} is not empty and holds no bluffsim sweep "
+                              "(no sweep.json); choose another dir with --out")
+        if force:
+            clear_sweep(root)
+        elif not resume:
+            raise OutputError(f"output dir {str(root)!r} is not empty: it holds a previous sweep; "
+                              "pass --resume to finish it, --force to replace it, or --out to "
+                              "choose another dir")
+        elif json.loads(marker.read_text()).get("identity") != _jsonable(sw.identity()):
+            raise OutputError(f"--resume: {str(root)!r} was made by a different sweep config; "
+                              "pass --force to replace it")
     try:
         root.mkdir(parents=True, exist_ok=True)
         write_json(marker, {"identity": sw.identity(), "name": sw.name, "keys": list(sw.keys),
@@ -198,18 +210,44 @@ def run_sweep(sw: Sweep, resume: bool = False, progress: bool = True) -> pd.Data
         if progress:
             print(f"# point {i}/{len(sw.points) - 1}: " + ", ".join(
                 f"{k} = {json.dumps(v)}" for k, v in sw.point_values(i).items()), flush=True)
-        run_experiment(exp, resume=resume, progress=progress)
+        run_experiment(exp, resume=resume, progress=progress, keep_shards=keep_shards)
     return build_sweep_report(root, plots_too=sw.points[0].plots)
 
 
+SWEEP_FILES = ("sweep.json", "sweep.parquet", "sweep.csv", "sweep_seats.csv")
+
+
+def clear_sweep(root: Path) -> None:
+    """Delete what a sweep wrote in ``root``: its tables, plots and point dirs (each point only
+    through ``results.clear_run``, so nothing but bluffsim's own files goes)."""
+    import shutil
+
+    from bluffsim.tournament.results import clear_run
+
+    for name in SWEEP_FILES:
+        (root / name).unlink(missing_ok=True)
+    shutil.rmtree(root / "plots", ignore_errors=True)
+    points = root / "points"
+    if points.is_dir():
+        for d in points.iterdir():
+            if d.is_dir() and (d / "config.json").is_file():
+                clear_run(d)
+                if not any(d.iterdir()):
+                    d.rmdir()
+        if not any(points.iterdir()):
+            points.rmdir()
+
+
 def point_finished(exp: Experiment) -> bool:
-    """A point whose dir holds a whole run of this very config (manifest written last)."""
+    """A point whose dir holds a whole run of this very config and its report."""
+    from bluffsim.tournament.results import is_complete
+
     out = exp.out_dir
     try:
         saved = json.loads((out / "config.json").read_text())
     except (OSError, ValueError):
         return False
-    return ((out / "manifest.json").is_file() and (out / "games.parquet").is_file()
+    return (is_complete(out) and (out / "summary.csv").is_file() and (out / "seats.csv").is_file()
             and saved.get("identity") == _jsonable(exp.identity()))
 
 
@@ -237,7 +275,7 @@ def build_sweep_report(root: str | Path, plots_too: bool = True,
         if not (root / pt["dir"] / "games.parquet").is_file():
             raise OutputError(f"{str(root / pt['dir'])!r} holds no games.parquet: the sweep is "
                               "unfinished; rerun it with --resume")
-        if rebuild_points:
+        if rebuild_points or not (root / pt["dir"] / "seats.csv").is_file():
             build_report(root / pt["dir"], plots_too=plots_too)
     table, seat_table = sweeps.load_sweep(root)
     table.to_parquet(root / "sweep.parquet", index=False)
