@@ -104,3 +104,24 @@ def test_plots_carry_the_run_in_the_title_one_agent_order_and_the_chance_line(tm
                                            tables["head_to_head_ci"]),
                 plots.call_accuracy(tables["bluff"], title, order)):
         assert title in fig.axes[0].get_title()
+
+
+def test_tables_from_chunks_equal_tables_from_one_frame(tmp_path):
+    """The report reads results in chunks of whole games: every table is a sum over games."""
+    from bluffsim.tournament.experiment import report_tables
+
+    out = run_game(tmp_path, "legumes", games=120, plots_too=False)
+    games = pd.read_parquet(out / "games.parquet")
+    rounds = pd.read_parquet(out / "rounds.parquet")
+    whole = report_tables(games, rounds)
+    cuts = [0, 7, 50, 51, 120]
+    chunks = [games[(games["game"] >= a) & (games["game"] < b)] for a, b in zip(cuts, cuts[1:])]
+    rchunks = [rounds.iloc[:100], rounds.iloc[100:]]
+    parts = report_tables(iter(chunks), iter(rchunks))
+    for name in ("summary", "seats", "lengths", "bluff", "head_to_head_ci", "placements"):
+        pd.testing.assert_frame_equal(whole[name], parts[name], check_dtype=False)
+    per_game = games.drop_duplicates("game")
+    for q in (10, 25, 50, 75, 90, 99):
+        assert whole["lengths"].loc["decisions", f"q{q:02d}"] == pytest.approx(
+            np.quantile(per_game["decisions"], q / 100))
+    assert whole["lengths"].loc["rounds", "std"] == pytest.approx(per_game["rounds"].std())
