@@ -114,6 +114,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     """``bluffsim run``: play, write results, print the summary."""
     from bluffsim.tournament import load_config, run_experiment
 
+    if args.resume and args.force:
+        raise BluffsimError("--resume and --force exclude each other: --resume finishes the "
+                            "previous run, --force replaces it")
     exp = load_config(args.config)
     executor = "dask" if args.address and not args.executor else args.executor
     exp = exp.with_overrides(games=args.games, seed=args.seed, workers=args.workers,
@@ -121,9 +124,6 @@ def cmd_run(args: argparse.Namespace) -> int:
                              out=args.out, plots=False if args.no_plots else None)
     if not args.quiet:
         print(f"# resolved config (saved to {exp.out_dir}/config.json)\n{exp.to_toml()}")
-    if args.resume and args.force:
-        raise BluffsimError("--resume and --force exclude each other: --resume finishes the "
-                            "previous run, --force replaces it")
     summary = run_experiment(exp, resume=args.resume, progress=not args.quiet, force=args.force,
                              keep_shards=args.keep_shards)
     print_summary(summary, exp.out_dir)
