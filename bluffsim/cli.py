@@ -118,14 +118,14 @@ def cmd_run(args: argparse.Namespace) -> int:
     from bluffsim.tournament import run_experiment
     from bluffsim.tournament.sweep import Sweep, load_plan, run_sweep
 
+    if args.resume and args.force:
+        raise BluffsimError("--resume and --force exclude each other: --resume finishes the "
+                            "previous run, --force replaces it")
     exp = load_plan(args.config, args.sets)   # --set overrides; an Experiment or a Sweep
     executor = "dask" if args.address and not args.executor else args.executor
     exp = exp.with_overrides(games=args.games, seed=args.seed, workers=args.workers,
                              batch=args.batch, executor=executor, address=args.address,
                              out=args.out, plots=False if args.no_plots else None)
-    if args.resume and args.force:
-        raise BluffsimError("--resume and --force exclude each other: --resume finishes the "
-                            "previous run, --force replaces it")
     if isinstance(exp, Sweep):
         if not args.quiet:
             print(exp.describe())

@@ -115,7 +115,8 @@ def test_tables_from_chunks_equal_tables_from_one_frame(tmp_path):
     rounds = pd.read_parquet(out / "rounds.parquet")
     whole = report_tables(games, rounds)
     cuts = [0, 7, 50, 51, 120]
-    chunks = [games[(games["game"] >= a) & (games["game"] < b)] for a, b in zip(cuts, cuts[1:])]
+    chunks = [games[(games["game"] >= a) & (games["game"] < b)]
+              for a, b in zip(cuts[:-1], cuts[1:], strict=True)]
     rchunks = [rounds.iloc[:100], rounds.iloc[100:]]
     parts = report_tables(iter(chunks), iter(rchunks))
     for name in ("summary", "seats", "lengths", "bluff", "head_to_head_ci", "placements"):

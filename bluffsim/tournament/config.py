@@ -30,7 +30,13 @@ plots = true             # write PNG plots at the end
 ```
 
 Unknown keys and bad values raise ``ConfigError`` naming the key, the value and
-what is allowed.  ``Experiment.with_overrides`` applies CLI overrides.
+what is allowed: agents are built once, so their parameters are checked against
+their declared types and ranges (``agents.base.Param``) at load, before anything
+is written.  Decisions: ``num_players`` is refused in ``[rules]`` (the players
+are ``experiment.players``); ``name`` must be a plain name (it names
+``results/<name>`` and must stay inside it); at most ``MAX_GAMES`` games and
+``MAX_SHARDS`` shards per run; ``address`` must look like a dask scheduler
+address.  ``Experiment.with_overrides`` applies CLI overrides.
 """
 
 from __future__ import annotations

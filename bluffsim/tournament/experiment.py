@@ -65,6 +65,7 @@ def run_experiment(exp: Experiment, resume: bool = False, progress: bool = True,
     merged = time.perf_counter() - start
     write_manifest(out, exp, {"play_seconds": round(play_seconds, 3),
                               "merge_seconds": round(merged - play_seconds, 3),
+                              "total_seconds": round(merged, 3),
                               "shards_run": len(todo), "shards_resumed": len(done),
                               "games": game_rows // exp.players, "rounds": round_rows,
                               "rounds_per_second": round(round_rows / max(merged, 1e-9), 1)})
