@@ -89,9 +89,11 @@ class ShapeTotals:
             return self
         kinds = win_kinds(games)
         self.seats = _add(self.seats, _sums(kinds, "seat"))
-        sizes = games.groupby("game", sort=False).size()
+        game = games["game"].to_numpy()
+        starts = np.flatnonzero(np.r_[True, game[1:] != game[:-1]])   # rows are in game order
+        sizes = np.diff(np.r_[starts, game.size])
         self.players = max(self.players, int(sizes.max()))
-        per_game = games.drop_duplicates("game")
+        per_game = games.iloc[starts]
         self.games += len(per_game)
         for col in self.hist:
             if col in per_game:
@@ -103,8 +105,9 @@ class ShapeTotals:
                 self.hist[col] = h
         if "truncated" in per_game:
             self.truncated += int(per_game["truncated"].sum())
-        if sizes.nunique() == 1:
-            self.lineups = _add(self.lineups, _lineup_sums(kinds, int(sizes.iloc[0])))
+        # pools: more agents than seats (a fixed lineup has nothing to split by lineup)
+        if (sizes == sizes[0]).all() and games["agent"].nunique() > sizes[0]:
+            self.lineups = _add(self.lineups, _lineup_sums(kinds, int(sizes[0])))
         return self
 
     @classmethod
