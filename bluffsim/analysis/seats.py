@@ -105,8 +105,7 @@ class ShapeTotals:
                 self.hist[col] = h
         if "truncated" in per_game:
             self.truncated += int(per_game["truncated"].sum())
-        # pools: more agents than seats (a fixed lineup has nothing to split by lineup)
-        if (sizes == sizes[0]).all() and games["agent"].nunique() > sizes[0]:
+        if (sizes == sizes[0]).all():
             self.lineups = _add(self.lineups, _lineup_sums(kinds, int(sizes[0])))
         return self
 
@@ -167,8 +166,13 @@ class ShapeTotals:
 
 def _lineup_sums(kinds: pd.DataFrame, players: int) -> pd.DataFrame:
     """Win sums per (lineup, agent) of a chunk of whole games with ``players`` seats each."""
+    names = sorted(kinds["agent"].astype(str).unique())
+    if len(names) == players:   # one lineup in the whole chunk (no pool): no per-game work
+        part = _sums(kinds, "agent")
+        part.index = pd.MultiIndex.from_product([[" | ".join(names)], part.index.astype(str)],
+                                                names=["lineup", "agent"])
+        return part
     g = kinds.sort_values(["game", "seat"], kind="stable")
-    names = sorted(g["agent"].astype(str).unique())
     codes = pd.Categorical(g["agent"].astype(str), categories=names).codes.reshape(-1, players)
     rows, inverse = np.unique(np.sort(codes, axis=1), axis=0, return_inverse=True)
     labels = np.asarray([" | ".join(names[c] for c in row) for row in rows], dtype=object)
