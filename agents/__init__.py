@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from agents.base import Agent
+from agents.base import Agent, AgentError, AgentParamError, Param
+from agents.custom import AgentContractError, register
 from agents.legumes.counting import LegumesCounting
 from agents.legumes.heuristic import LegumesHeuristic
 from agents.qdv.counting import QdvCounting
@@ -27,7 +28,8 @@ REGISTRY: dict[str, dict[str, type[Agent]]] = {
     "counting": {"qdv": QdvCounting, "veru": VeruCounting, "legumes": LegumesCounting},
 }
 
-__all__ = ["REGISTRY", "Agent", "RandomAgent", "describe", "list_agents", "make"]
+__all__ = ["REGISTRY", "Agent", "AgentContractError", "AgentError", "AgentParamError", "Param",
+           "RandomAgent", "check_name", "describe", "list_agents", "make", "register"]
 
 
 def list_agents() -> list[str]:
@@ -36,14 +38,38 @@ def list_agents() -> list[str]:
 
 
 def make(name: str, game: Any, **params: Any) -> Agent:
-    """Build agent ``name`` for ``game``; unknown names or parameters raise ``ValueError``."""
+    """Build agent ``name`` (a registered name or ``"package.module:ClassName"``) for ``game``.
+
+    Unknown names, parameters outside their declared type and range, and custom
+    classes that do not fit the contract (``agents.custom``) raise ``AgentError``
+    (a ``ValueError``) naming them and what is allowed."""
+    from agents import custom
+
+    if custom.is_spec(name):
+        return custom.build(name, game, **params)
     if name not in REGISTRY:
-        raise ValueError(f"unknown agent {name!r}; available: {', '.join(list_agents())}")
+        raise AgentError(f"unknown agent {name!r}; available: {', '.join(list_agents())}, or "
+                         "\"package.module:ClassName\"")
     by_game = REGISTRY[name]
     if game.game_id not in by_game:
-        raise ValueError(f"agent {name!r} does not play {game.game_id!r}; it plays "
+        raise AgentError(f"agent {name!r} does not play {game.game_id!r}; it plays "
                          f"{', '.join(by_game)}")
+    if name in custom.REGISTERED:
+        return custom.check_agent(name, by_game[game.game_id], game, params)
     return by_game[game.game_id](game, **params)
+
+
+def check_name(name: str) -> None:
+    """Raise ``ValueError`` (one line) unless ``name`` is a registered agent or an importable
+    ``"package.module:ClassName"`` (for ``bluffsim play --seats`` and other early checks);
+    ``make(name, game, **params)`` then builds it and checks the contract."""
+    from agents import custom
+
+    if custom.is_spec(name):
+        custom.import_class(name)
+    elif name not in REGISTRY:
+        raise AgentError(f"unknown agent {name!r}; available: {', '.join(list_agents())}, or "
+                         "\"package.module:ClassName\"")
 
 
 def describe() -> list[tuple[str, str, dict[str, Any]]]:

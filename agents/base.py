@@ -1,30 +1,146 @@
-"""The agent contract: ``name``, ``traits`` and a batched ``act``."""
+"""The agent contract: ``name``, ``traits``, declared parameters and a batched ``act``.
+
+Parameters: ``params`` maps each parameter to its default and ``spec`` declares
+its type and range, one line each::
+
+    params = {"bluff": 0.1, "call_margin": 1.0}
+    spec = {"bluff": probability("chance of raising on a random fruit"),
+            "call_margin": real(doc="call when the bid exceeds the expectation by more")}
+
+``Agent.__init__`` checks every given parameter against its ``Param`` (a
+parameter without a spec must have its default's type: a finite real, an
+integer or a bool), so a bad value fails when the agent is built — for a
+config, when it is loaded, before anything is written.
+"""
 
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
 
+from bluffsim.api import BluffsimError
 from bluffsim.rng import AgentRNG
 
 
+class AgentError(BluffsimError, ValueError):
+    """An agent cannot be built: unknown name, a game it does not play, or bad parameters."""
+
+
+class AgentParamError(AgentError):
+    """An agent parameter is unknown or out of its declared type and range."""
+
+
+@dataclass(frozen=True)
+class Param:
+    """Type and range of an agent parameter: ``kind`` float (finite; integers accepted), int or
+    bool, within ``[low, high]`` (None = unbounded)."""
+
+    kind: type = float
+    low: float | None = None
+    high: float | None = None
+    doc: str = ""
+
+    def allowed(self) -> str:
+        """What the parameter accepts, in words (for error messages)."""
+        if self.kind is bool:
+            return "true | false"
+        what = "an integer" if self.kind is int else "a finite number"
+        if self.low is not None and self.high is not None:
+            return f"{what} in [{self.low:g}, {self.high:g}]"
+        if self.low is not None:
+            return f"{what} >= {self.low:g}"
+        if self.high is not None:
+            return f"{what} <= {self.high:g}"
+        return what
+
+    def check(self, value: Any) -> Any:
+        """``value`` as the parameter's type; raises ``ValueError`` if it does not fit."""
+        if self.kind is bool:
+            ok = isinstance(value, bool | np.bool_)
+            return bool(value) if ok else _bad()
+        if isinstance(value, bool | np.bool_) or not isinstance(value, int | float | np.number):
+            return _bad()
+        if self.kind is int:
+            if not isinstance(value, int | np.integer):
+                return _bad()
+            value = int(value)
+        else:
+            value = float(value)
+            if not math.isfinite(value):
+                return _bad()
+        if (self.low is not None and value < self.low) or (self.high is not None
+                                                             and value > self.high):
+            return _bad()
+        return value
+
+    @classmethod
+    def like(cls, default: Any) -> Param:
+        """The spec of a parameter declared only by its default: that default's type."""
+        if isinstance(default, bool):
+            return cls(bool)
+        return cls(int if isinstance(default, int) else float)
+
+
+def _bad() -> Any:
+    raise ValueError
+
+
+def real(low: float | None = None, high: float | None = None, doc: str = "") -> Param:
+    """A finite real parameter in ``[low, high]``."""
+    return Param(float, low, high, doc)
+
+
+def integer(low: int | None = None, high: int | None = None, doc: str = "") -> Param:
+    """An integer parameter in ``[low, high]``."""
+    return Param(int, low, high, doc)
+
+
+def probability(doc: str = "") -> Param:
+    """A probability (or share): a real in [0, 1]."""
+    return Param(float, 0.0, 1.0, doc)
+
+
 class Agent:
-    """Base class: subclasses set ``name``, ``games`` and ``traits`` and implement ``act``."""
+    """Base class: subclasses set ``name``, ``games``, ``traits``, ``params`` (defaults) and
+    ``spec`` (types and ranges) and implement ``act``."""
 
     name: ClassVar[str] = ""
     games: ClassVar[tuple[str, ...]] = ()
     traits: ClassVar[dict[str, Any]] = {}
     params: ClassVar[dict[str, Any]] = {}
+    spec: ClassVar[dict[str, Param]] = {}
 
     def __init__(self, game: Any, **params: Any):
-        unknown = set(params) - set(self.params)
-        if unknown:
-            allowed = ", ".join(self.params) or "none"
-            raise ValueError(f"agent {self.name!r}: unknown parameter(s) "
-                             f"{', '.join(sorted(unknown))}; allowed: {allowed}")
         self.game = game
-        self.config = {**self.params, **params}
+        self.config = {**self.params, **self.check_params(params, getattr(game, "game_id", ""))}
+
+    @classmethod
+    def param_spec(cls, name: str) -> Param:
+        """The declared ``Param`` of parameter ``name`` (or one inferred from its default)."""
+        return cls.spec.get(name) or Param.like(cls.params[name])
+
+    @classmethod
+    def check_params(cls, params: dict[str, Any], game_id: str = "") -> dict[str, Any]:
+        """Validated copies of ``params``; raises ``AgentParamError`` naming the parameter,
+        its value and what is allowed."""
+        who = f"agent {cls.name!r}" + (f" ({game_id})" if game_id else "")
+        unknown = set(params) - set(cls.params)
+        if unknown:
+            allowed = ", ".join(cls.params) or "none"
+            raise AgentParamError(f"{who}: unknown parameter(s) {', '.join(sorted(unknown))}; "
+                                  f"allowed: {allowed}")
+        clean = {}
+        for key, value in params.items():
+            spec = cls.param_spec(key)
+            try:
+                clean[key] = spec.check(value)
+            except ValueError:
+                raise AgentParamError(f"{who}: parameter {key} = {value!r} is invalid; allowed: "
+                                      f"{spec.allowed()}") from None
+        return clean
 
     def act(self, obs: dict[str, np.ndarray], legal_mask: np.ndarray, rng: AgentRNG) -> np.ndarray:
         """One legal action id per game of the batch."""

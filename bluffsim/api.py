@@ -24,6 +24,7 @@ Shared state fields (batch-first, B games, P seats, A actions):
 from __future__ import annotations
 
 import copy
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar
@@ -41,6 +42,10 @@ class RulesError(BluffsimError, ValueError):
 
 class IllegalActionError(BluffsimError, ValueError):
     """An action is not legal in the state it was applied to."""
+
+
+class StateMismatchError(BluffsimError, TypeError):
+    """A state was passed to a game that did not make it (another game, player count or rules)."""
 
 
 class SeedError(BluffsimError, ValueError):
@@ -148,8 +153,10 @@ class Game:
     def check_actions(self, state: State, actions: Any) -> np.ndarray:
         """Validate a batch of actions against the legal mask; returns int64[B].
 
-        Finished games ignore their action (any value is accepted there).
+        Finished games ignore their action (any value is accepted there).  A state
+        this game did not make raises ``StateMismatchError`` (``check_state``).
         """
+        self.check_state(state)
         a = np.asarray(actions)
         if a.shape != (state.batch_size,) or not np.issubdtype(a.dtype, np.integer):
             raise IllegalActionError(
@@ -165,6 +172,38 @@ class Game:
             b = int(np.flatnonzero(~ok)[0])
             raise IllegalActionError(self.describe_illegal(state, b, int(a[b])))
         return a
+
+    def state_class(self) -> type | None:
+        """The state class ``init`` returns (from its annotation), or None if unresolvable."""
+        cls = type(self)
+        cached = cls.__dict__.get("_state_class", False)
+        if cached is not False:
+            return cached
+        ann = getattr(cls.init, "__annotations__", {}).get("return") if hasattr(cls, "init") else None
+        if isinstance(ann, str):
+            ann = vars(sys.modules[cls.init.__module__]).get(ann)
+        found = ann if isinstance(ann, type) and issubclass(ann, State) else None
+        cls._state_class = found
+        return found
+
+    def check_state(self, state: Any) -> None:
+        """Raise ``StateMismatchError`` unless ``state`` has this game's state type and shapes."""
+        expected = self.state_class()
+        problem = ""
+        if not isinstance(state, State):
+            problem = f"got a {type(state).__name__}, not a bluffsim state"
+        elif expected is not None and not isinstance(state, expected):
+            problem = f"got a {type(state).__name__}, expected a {expected.__name__}"
+        elif state.legal_action_mask.ndim != 2 or state.legal_action_mask.shape[1] != self.num_actions:
+            problem = (f"its action mask has {state.legal_action_mask.shape[-1]} actions, "
+                       f"this game {self.num_actions}")
+        elif state.placements.ndim != 2 or state.placements.shape[1] != self.num_players:
+            problem = (f"it has {state.placements.shape[-1]} seats, this game "
+                       f"{self.num_players}")
+        if problem:
+            raise StateMismatchError(f"{self.game_id} ({self.num_players} players): this state was "
+                                     f"not made by this game ({problem}); step a state with the "
+                                     "game whose init made it")
 
     @staticmethod
     def copy_shared_fields(st: State, b: int, s: Any) -> None:

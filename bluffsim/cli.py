@@ -21,6 +21,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``bluffsim`` console script."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.command in ("run", "report", "bench"):
+        _use_file_backend()
     try:
         return int(args.func(args) or 0)
     except BluffsimError as e:
@@ -30,6 +32,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("bluffsim: interrupted; finished shards are kept: rerun with --resume",
               file=sys.stderr)
         return 130
+
+
+def _use_file_backend() -> None:
+    """Select matplotlib's non-interactive Agg backend: the CLI only writes PNG files and may
+    run where there is no display.  Library imports never do this (Jupyter keeps inline)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -48,6 +58,13 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--address", help="dask scheduler address (implies --executor dask)")
     r.add_argument("--out", help="override run.out (output dir)")
     r.add_argument("--resume", action="store_true", help="finish an interrupted run in --out")
+    r.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="sets",
+                   help="override any config key, value read as TOML: --set rules.jokers=0 "
+                        "--set seats.1.params.bluff=0.3 (repeatable)")
+    r.add_argument("--force", action="store_true",
+                   help="replace a previous run in the output dir (deletes its results)")
+    r.add_argument("--keep-shards", action="store_true",
+                   help="keep shards/ after the merge (deleted by default)")
     r.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
     r.add_argument("--quiet", action="store_true", help="no progress bar or config echo")
     r.set_defaults(func=cmd_run)
@@ -99,18 +116,32 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+MAX_BATCH = 1 << 20   # as run.batch (bluffsim.tournament.config)
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     """``bluffsim run``: play, write results, print the summary."""
-    from bluffsim.tournament import load_config, run_experiment
+    from bluffsim.tournament import run_experiment
+    from bluffsim.tournament.sweep import Sweep, load_plan, run_sweep
 
-    exp = load_config(args.config)
+    if args.resume and args.force:
+        raise BluffsimError("--resume and --force exclude each other: --resume finishes the "
+                            "previous run, --force replaces it")
+    exp = load_plan(args.config, args.sets)   # --set overrides; an Experiment or a Sweep
     executor = "dask" if args.address and not args.executor else args.executor
     exp = exp.with_overrides(games=args.games, seed=args.seed, workers=args.workers,
                              batch=args.batch, executor=executor, address=args.address,
                              out=args.out, plots=False if args.no_plots else None)
+    if isinstance(exp, Sweep):
+        if not args.quiet:
+            print(exp.describe())
+        print_sweep(run_sweep(exp, resume=args.resume, progress=not args.quiet, force=args.force,
+                              keep_shards=args.keep_shards), exp.out_dir)
+        return 0
     if not args.quiet:
         print(f"# resolved config (saved to {exp.out_dir}/config.json)\n{exp.to_toml()}")
-    summary = run_experiment(exp, resume=args.resume, progress=not args.quiet)
+    summary = run_experiment(exp, resume=args.resume, progress=not args.quiet, force=args.force,
+                             keep_shards=args.keep_shards)
     print_summary(summary, exp.out_dir)
     return 0
 
@@ -118,11 +149,18 @@ def cmd_run(args: argparse.Namespace) -> int:
 def cmd_report(args: argparse.Namespace) -> int:
     """``bluffsim report DIR``."""
     from bluffsim.tournament import build_report
+    from bluffsim.tournament.sweep import build_sweep_report, is_sweep_dir
 
     out = Path(args.results)
+    if is_sweep_dir(out):
+        print_sweep(build_sweep_report(out, rebuild_points=True), out)
+        return 0
+    if not out.is_dir():
+        raise BluffsimError(f"{str(out)!r} is not a directory; give a results dir written by "
+                            "`bluffsim run`")
     if not (out / "games.parquet").is_file():
         raise BluffsimError(f"{str(out)!r} holds no games.parquet; give a dir written by "
-                            "`bluffsim run`")
+                            "`bluffsim run` (an unfinished run completes with --resume)")
     print_summary(build_report(out), out)
     return 0
 
@@ -147,6 +185,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
                                 f"{', '.join(agent_registry.list_agents())}")
     if args.repeats < 1 or args.seconds <= 0 or min(batches) < 1:
         raise BluffsimError("--repeats and --batches must be positive, --seconds above 0")
+    if max(batches) > MAX_BATCH:
+        raise BluffsimError(f"--batches {max(batches)}: at most {MAX_BATCH} games per batch "
+                            "(as run.batch; a batch's state is held in memory at once)")
     out = Path(args.out)
     if out.exists() and not out.is_dir():
         raise BluffsimError(f"--out {args.out!r} is a file; give a directory")
@@ -212,6 +253,8 @@ def cmd_games(args: argparse.Namespace) -> int:
         mod = bluffsim.game_module(gid)
         print(f"{gid}: {mod.NAME} — {mod.SUMMARY}")
         for name, default, allowed in mod.Rules.describe():
+            if name == "num_players":
+                allowed += " (experiment.players in a config, --seats in play; not [rules])"
             print(f"    {name:<22} default {default:<40} allowed {allowed}")
     return 0
 
@@ -225,6 +268,16 @@ def print_summary(summary: pd.DataFrame, out: object) -> None:
     with pd.option_context("display.float_format", "{:.3f}".format, "display.width", 120):
         print(t.to_string())
     print(f"\nresults in {out}/ (games.parquet, rounds.parquet, summary.csv, plots/)")
+
+
+def print_sweep(table: pd.DataFrame, out: object) -> None:
+    """The sweep table as the CLI prints it: win rate and CI per point and agent."""
+    cols = [*table.attrs.get("keys", []), "agent", "games", "win_rate", "ci_low", "ci_high",
+            "mean_placement"]
+    with pd.option_context("display.float_format", "{:.3f}".format, "display.width", 140):
+        print(table[cols].to_string(index=False))
+    print(f"\nsweep results in {out}/ (sweep.csv, sweep.parquet, sweep_seats.csv, points/<i>/, "
+          "plots/sweep_<key>.png)")
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -128,18 +128,20 @@ def test_resume_after_a_killed_run_equals_an_uninterrupted_run(tmp_path):
     raw = cfg()
     raw["run"]["out"] = str(out)
     exp = parse_config(raw)
-    run_experiment(exp, progress=False)
-    # simulate a kill: drop the merged tables and two finished shards
-    for f in ["games.parquet", "rounds.parquet", "shards/games-00001.parquet",
+    run_experiment(exp, progress=False, keep_shards=True)
+    # simulate a kill: drop the merged tables, the manifest and two finished shards
+    for f in ["games.parquet", "rounds.parquet", "manifest.json", "shards/games-00001.parquet",
               "shards/games-00002.parquet"]:
         (out / f).unlink()
     (out / "shards" / ".games-00002.parquet.tmp").write_bytes(b"partial")
+    (out / ".games.parquet.x1y2.tmp").write_bytes(b"partial")
     with pytest.raises(Exception, match="not empty"):
         run_experiment(exp, progress=False)
     run_experiment(exp, resume=True, progress=False)
     resumed = pd.read_parquet(out / "games.parquet")
     pd.testing.assert_frame_equal(whole, resumed)
     assert json.loads((out / "manifest.json").read_text())["timing"]["shards_resumed"] == 1
+    assert not list(out.rglob("*.tmp"))       # no temporaries left behind by the kill
 
 
 def test_resume_refuses_a_dir_made_by_another_config(tmp_path):
@@ -180,7 +182,11 @@ def toy_games():
 def test_summary_head_to_head_and_ratings_on_a_toy_table():
     g = toy_games()
     s = stats.summary(g)
-    assert s.loc["a", "win_rate"] == 1.0 and math.isclose(s.loc["b", "win_rate"], 1 / 3)
+    # issue 13 #11: a shared first place is not a plain win (it was counted as one for both);
+    # win_rate counts outright wins, shared ones are counted apart and split in win_share
+    assert math.isclose(s.loc["a", "win_rate"], 2 / 3) and s.loc["b", "win_rate"] == 0.0
+    assert s.loc["a", "shared_wins"] == 1 and s.loc["b", "shared_wins"] == 1
+    assert math.isclose(s.loc["a", "win_share"], 2.5 / 3) and math.isclose(s.loc["b", "win_share"], 0.5 / 3)
     assert s.loc["a", "mean_placement"] == 1.0
     h = stats.head_to_head(g)
     assert math.isclose(h.loc["a", "b"], (1 + 1 + 0.5) / 3)
@@ -268,13 +274,13 @@ def test_cli_games_lists_options_and_defaults(capsys):
     assert "qdv: Qui dit vrai ?" in out and "challenge_on_landing" in out and "max_rounds" in out
 
 
-def test_the_notebook_executes_on_a_tiny_run(tmp_path, monkeypatch):
+def test_the_notebook_executes_on_a_tiny_run_and_shows_its_figures(tmp_path, monkeypatch):
     import nbformat
     from nbclient import NotebookClient
 
     run_dir(tmp_path, "nb")
     monkeypatch.setenv("BLUFFSIM_RESULTS", str(tmp_path / "nb"))
-    monkeypatch.setenv("MPLBACKEND", "Agg")
+    monkeypatch.delenv("MPLBACKEND", raising=False)   # the kernel's own (inline) backend
     root = Path(__file__).resolve().parents[1]
     nb = nbformat.read(root / "notebooks" / "win_rates.ipynb", as_version=4)
     NotebookClient(nb, timeout=120, kernel_name="python3",
@@ -282,6 +288,13 @@ def test_the_notebook_executes_on_a_tiny_run(tmp_path, monkeypatch):
     outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]
     assert not [o for o in outputs if o.get("output_type") == "error"]
     assert any("games," in "".join(o.get("text", "")) for o in outputs)
+    # figures are displayed: win rates, head to head, placements, convergence, call accuracy
+    images = [o for o in outputs if "image/png" in o.get("data", {})]
+    assert len(images) >= 5
+    # the default results path the text promises is the one the code reads
+    text = "".join(nb.cells[0].source)
+    assert "default `results/quickstart`" in text
+    assert '"BLUFFSIM_RESULTS", "results/quickstart"' in "".join(nb.cells[1].source)
 
 
 def test_cli_bench_writes_table_and_plot(capsys, tmp_path):

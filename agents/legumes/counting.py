@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.base import Agent
+from agents.base import Agent, probability, real
 from agents.combinatorics import log_choose
 from agents.legumes.heuristic import LegumesHeuristic
 from bluffsim.games.legumes import rules as R
@@ -65,6 +65,11 @@ class LegumesCounting(Agent):
     games = ("legumes",)
     traits = {"stochastic": True, "uses_history": True, "uses_observation": True}
     params = {"spite": 0.6, "margin": 0.0, "double_below": 0.25}
+    spec = {
+        "spite": real(0, doc="weight of the cards the accused would draw"),
+        "margin": real(doc="accuse when the expected gain exceeds this"),
+        "double_below": probability("double accusation when the play is true below this chance"),
+    }
 
     def act(self, obs: dict[str, np.ndarray], legal_mask: np.ndarray, rng: AgentRNG) -> np.ndarray:
         """Accusations by expected cards drawn; opening and playing as the heuristic."""

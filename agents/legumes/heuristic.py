@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.base import Agent
+from agents.base import Agent, integer, probability
 from bluffsim.games.legumes import rules as R
 from bluffsim.rng import AgentRNG
 
@@ -42,6 +42,11 @@ class LegumesHeuristic(Agent):
     games = ("legumes",)
     traits = {"stochastic": True, "uses_history": False, "uses_observation": True}
     params = {"accuse_at": 3, "double_at": 5, "accuse_rate": 0.15}
+    spec = {
+        "accuse_at": integer(0, doc="accuse when holding this many of the called vegetable"),
+        "double_at": integer(0, doc="double accusation when holding this many"),
+        "accuse_rate": probability("chance of accusing anyway"),
+    }
 
     def act(self, obs: dict[str, np.ndarray], legal_mask: np.ndarray, rng: AgentRNG) -> np.ndarray:
         """One action per game, by phase."""

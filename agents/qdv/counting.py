@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.base import Agent
+from agents.base import Agent, probability, real
 from agents.combinatorics import log_choose
 from agents.qdv.common import deck_counts, visible
 from agents.qdv.heuristic import declare_salads
@@ -218,6 +218,12 @@ class QdvCounting(Agent):
     games = ("qdv",)
     traits = {"stochastic": False, "uses_history": True, "uses_observation": True}
     params = {"p_call": 0.5, "spite": 0.3, "salad_p": 0.5, "token_risk": 1 / 6}
+    spec = {
+        "p_call": probability("chance the next player calls menteur on my bid"),
+        "spite": real(0, doc="weight of the tokens my call makes others lose"),
+        "salad_p": probability("chance an unseen salad is declared to count"),
+        "token_risk": real(0, doc="cost of a bid that crosses into a challenge"),
+    }
 
     def act(self, obs: dict[str, np.ndarray], legal_mask: np.ndarray, rng: AgentRNG) -> np.ndarray:
         """One action per game: calls, bids and the start by expected value; salads and the

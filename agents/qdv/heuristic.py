@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.base import Agent
+from agents.base import Agent, probability, real
 from agents.qdv.common import VALUE, visible
 from bluffsim.games.qdv import rules as R
 from bluffsim.rng import AgentRNG
@@ -33,6 +33,13 @@ class QdvHeuristic(Agent):
     traits = {"stochastic": True, "uses_history": False, "uses_observation": True}
     params = {"call_margin": 1.0, "exact_window": 0.3, "bluff": 0.1, "switch_gain": 1.0,
               "salad_weight": 0.5}
+    spec = {
+        "call_margin": real(doc="call menteur when the bid exceeds the expected count by more"),
+        "exact_window": real(0, doc="say vrai when the bid is within this of the expected count"),
+        "bluff": probability("chance of raising on a random fruit"),
+        "switch_gain": real(doc="switch fruit when another's expected count is higher by more"),
+        "salad_weight": probability("what an unseen salad is expected to add to a count"),
+    }
 
     def expected_counts(self, obs: dict[str, np.ndarray]) -> np.ndarray:
         """float[B, F]: visible value plus the hidden cards' expected share."""

@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.base import Agent
+from agents.base import Agent, probability, real
 from agents.combinatorics import hypergeom_pmf
 from agents.veru.heuristic import VeruHeuristic
 from bluffsim.games.veru import rules as R
@@ -135,6 +135,11 @@ class VeruCounting(Agent):
     games = ("veru",)
     traits = {"stochastic": True, "uses_history": True, "uses_observation": True}
     params = {"pad_above": 0.5, "open_value": 1.0, "add_margin": 0.0}
+    spec = {
+        "pad_above": probability("pad a claim with a lie when the next player fits this likely"),
+        "open_value": real(0, doc="worth of opening the next round, in cards"),
+        "add_margin": real(doc="prefer adding true cards unless checking is better by more"),
+    }
 
     def act(self, obs: dict[str, np.ndarray], legal_mask: np.ndarray, rng: AgentRNG) -> np.ndarray:
         """Responds and pads by expected value; announcing and true cards as the heuristic."""

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.base import Agent
+from agents.base import Agent, integer, probability
 from bluffsim.games.veru import rules as R
 from bluffsim.rng import AgentRNG
 
@@ -29,6 +29,11 @@ class VeruHeuristic(Agent):
     games = ("veru",)
     traits = {"stochastic": True, "uses_history": False, "uses_observation": True}
     params = {"bluff": 0.5, "trust": 0.6, "joker_slack": 0}
+    spec = {
+        "bluff": probability("chance per card of filling a claim with a lie"),
+        "trust": probability("chance a claimed card is genuine"),
+        "joker_slack": integer(0, doc="extra cards a claim may exceed four by before I doubt"),
+    }
 
     def act(self, obs: dict[str, np.ndarray], legal_mask: np.ndarray, rng: AgentRNG) -> np.ndarray:
         """One action per game, by phase."""

@@ -1,84 +1,217 @@
-"""Plots of prepared tournament tables; each takes a DataFrame and returns a Figure."""
+"""Plots of prepared tournament tables; each takes a DataFrame and returns a Figure.
+
+Importing this module never chooses a matplotlib backend: in Jupyter the inline
+backend must stay on so the figures show.  The CLI, which only writes PNG files,
+selects the non-interactive Agg backend itself (``bluffsim.cli``).
+"""
 
 from __future__ import annotations
 
-import matplotlib
-
-matplotlib.use("Agg", force=False)
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
 
 
-def win_rates(summary: pd.DataFrame, title: str = "") -> Figure:
-    """Bar chart of win rates with 95% Wilson intervals (from ``stats.summary``)."""
-    fig, ax = plt.subplots(figsize=(6, 3.5))
-    s = summary.sort_values("win_rate")
-    err = np.vstack([s["win_rate"] - s["ci_low"], s["ci_high"] - s["win_rate"]])
-    ax.barh(s.index.astype(str), s["win_rate"], xerr=err, color="tab:blue", capsize=4)
-    ax.set_xlabel("win rate (95% CI)")
-    ax.set_title(title or "Win rate per agent")
+def _error_bars(value: pd.Series, low: pd.Series, high: pd.Series) -> np.ndarray:
+    """float[2, N] error-bar lengths (below, above) of ``value`` in [low, high], never negative
+    (matplotlib rejects negative lengths; a 0% or 100% rate may sit on its bound)."""
+    v = value.to_numpy(dtype=float)
+    return np.clip(np.vstack([v - low.to_numpy(dtype=float), high.to_numpy(dtype=float) - v]),
+                   0.0, None)
+
+
+def _ordered(index: pd.Index, order: list[str] | None) -> list[str]:
+    """Agents of ``index`` in the shared plot order (best first); unknown ones last by name."""
+    names = [str(x) for x in index]
+    if not order:
+        return names
+    return [a for a in order if a in names] + sorted(a for a in names if a not in order)
+
+
+def agent_colour(agent: str, order: list[str] | None) -> str:
+    """The colour of an agent in every plot: its position in the shared order."""
+    order = order or []
+    return f"C{order.index(agent) % 10}" if agent in order else "grey"
+
+
+def _bar_height(n: int) -> float:
+    """Figure height for ``n`` horizontal bars (pools can hold many agents)."""
+    return max(3.8, 1.6 + 0.28 * n)
+
+
+def _titled(ax: plt.Axes, what: str, title: str) -> None:
+    """``what`` on the first line, the run's context (``title``) on the second."""
+    ax.set_title(f"{what}\n{title}" if title else what, fontsize=10)
+
+
+def win_rates(summary: pd.DataFrame, title: str = "", order: list[str] | None = None,
+              chance: float | None = None) -> Figure:
+    """Bar chart of outright win rates with 95% Wilson intervals (from ``stats.summary``), best
+    on top in ``order``, with the chance rate ``chance`` (1/P) as a dashed line."""
+    fig, ax = plt.subplots(figsize=(6.5, _bar_height(len(summary))))
+    s = summary.copy()
+    s.index = s.index.astype(str)
+    names = _ordered(s.index, order or s.sort_values("win_rate", ascending=False).index.tolist())
+    s = s.loc[names[::-1]]
+    err = _error_bars(s["win_rate"], s["ci_low"], s["ci_high"])
+    ax.barh(s.index, s["win_rate"], xerr=err, capsize=4,
+            color=[agent_colour(a, order or names) for a in s.index])
+    if chance:
+        ax.axvline(chance, color="black", ls="--", lw=1, label=f"chance 1/P = {chance:.3g}")
+        ax.legend(fontsize=8, loc="lower right")
+    ax.set_xlim(0, max(1e-3, float(np.nanmax(s["ci_high"])) * 1.1, (chance or 0) * 1.2))
+    ax.set_xlabel("outright win rate (95% Wilson CI)")
+    _titled(ax, "Win rate per agent", title)
     fig.tight_layout()
     return fig
 
 
-def head_to_head_heatmap(table: pd.DataFrame, title: str = "") -> Figure:
-    """Heatmap of ``stats.head_to_head``: share of games the row agent beat the column one."""
-    fig, ax = plt.subplots(figsize=(5, 4))
-    im = ax.imshow(table.to_numpy(dtype=float), vmin=0, vmax=1, cmap="RdBu")
-    ax.set_xticks(range(len(table.columns)), table.columns.astype(str), rotation=45, ha="right")
-    ax.set_yticks(range(len(table.index)), table.index.astype(str))
-    for i in range(table.shape[0]):
-        for j in range(table.shape[1]):
-            v = table.iat[i, j]
+def head_to_head_heatmap(table: pd.DataFrame, title: str = "", order: list[str] | None = None,
+                         ci: pd.DataFrame | None = None) -> Figure:
+    """Heatmap of ``stats.head_to_head``: share of games the row agent placed better than the
+    column one; with ``ci`` (``seats.head_to_head_long``) each cell shows its 95% CI too."""
+    names = _ordered(table.index, order)
+    t = table.copy()
+    t.index, t.columns = t.index.astype(str), t.columns.astype(str)
+    t = t.loc[names, names]
+    k = len(names)
+    fig, ax = plt.subplots(figsize=(min(16.0, 1.2 * k + 3), min(14.0, 0.9 * k + 2.5)))
+    im = ax.imshow(t.to_numpy(dtype=float), vmin=0, vmax=1, cmap="RdBu")
+    ax.set_xticks(range(len(names)), names, rotation=45, ha="right")
+    ax.set_yticks(range(len(names)), names)
+    bounds = {} if ci is None else {(str(r.agent), str(r.opponent)): (r.ci_low, r.ci_high)
+                                    for r in ci.itertuples()}
+    for i, a in enumerate(names):
+        for j, b in enumerate(names):
+            v = t.iat[i, j]
             if np.isfinite(v):
-                ax.text(j, i, f"{v:.2f}", ha="center", va="center", fontsize=8)
+                text = f"{v:.2f}"
+                if (a, b) in bounds and k <= 8:
+                    text += "\n[{:.2f}, {:.2f}]".format(*bounds[(a, b)])
+                ax.text(j, i, text, ha="center", va="center", fontsize=7 if k <= 8 else 5)
     fig.colorbar(im, ax=ax, label="share of games placed better")
-    ax.set_title(title or "Head to head (row vs column)")
+    _titled(ax, "Head to head (row vs column, 95% CI)" if bounds else "Head to head (row vs column)",
+            title)
     fig.tight_layout()
     return fig
 
 
-def placement_bars(dist: pd.DataFrame, title: str = "") -> Figure:
+def placement_bars(dist: pd.DataFrame, title: str = "", order: list[str] | None = None) -> Figure:
     """Stacked bars of placement shares per agent (from ``stats.placement_distribution``)."""
-    fig, ax = plt.subplots(figsize=(6, 3.5))
-    left = np.zeros(len(dist))
-    cmap = plt.get_cmap("viridis", max(2, dist.shape[1]))
-    for i, place in enumerate(dist.columns):
-        ax.barh(dist.index.astype(str), dist[place], left=left, color=cmap(i),
-                label=f"{place}")
-        left += dist[place].to_numpy()
+    fig, ax = plt.subplots(figsize=(6.5, _bar_height(len(dist))))
+    d = dist.copy()
+    d.index = d.index.astype(str)
+    d = d.loc[_ordered(d.index, order)[::-1]]
+    left = np.zeros(len(d))
+    cmap = plt.get_cmap("viridis", max(2, d.shape[1]))
+    for i, place in enumerate(d.columns):
+        ax.barh(d.index, d[place], left=left, color=cmap(i), label=f"{place}")
+        left += d[place].to_numpy()
     ax.set_xlabel("share of games")
     ax.legend(title="placement", bbox_to_anchor=(1.02, 1), loc="upper left", fontsize=8)
-    ax.set_title(title or "Placement distribution")
+    _titled(ax, "Placement distribution", title)
     fig.tight_layout()
     return fig
 
 
-def convergence_lines(conv: pd.DataFrame, title: str = "") -> Figure:
-    """Running win rate against games played (from ``stats.convergence``)."""
-    fig, ax = plt.subplots(figsize=(6, 3.5))
-    for agent, g in conv.groupby("agent"):
-        ax.plot(g["games"], g["win_rate"], label=str(agent))
+def convergence_lines(conv: pd.DataFrame, title: str = "", order: list[str] | None = None,
+                      chance: float | None = None) -> Figure:
+    """Running outright win rate against games played with 95% CI bands (``stats.convergence``)."""
+    fig, ax = plt.subplots(figsize=(6.5, 3.8))
+    names = _ordered(pd.Index(conv["agent"].astype(str).unique()), order)
+    for agent in names:
+        g = conv[conv["agent"].astype(str) == agent]
+        colour = agent_colour(agent, order or names)
+        ax.plot(g["games"], g["win_rate"], label=agent, color=colour)
+        if "ci_low" in g:
+            ax.fill_between(g["games"], g["ci_low"], g["ci_high"], color=colour, alpha=0.15)
+    if chance:
+        ax.axhline(chance, color="black", ls="--", lw=1, label="chance 1/P")
     ax.set_xscale("log")
+    ax.set_ylim(0, 1)
     ax.set_xlabel("games played")
-    ax.set_ylabel("win rate so far")
+    ax.set_ylabel("win rate so far (95% CI)")
     ax.legend(fontsize=8)
-    ax.set_title(title or "Convergence of win rates")
+    _titled(ax, "Convergence of win rates", title)
     fig.tight_layout()
     return fig
 
 
-def call_accuracy(bluff: pd.DataFrame, title: str = "") -> Figure:
-    """Share of calls that were right, per agent, with 95% CIs (from ``stats.bluff_metrics``)."""
-    fig, ax = plt.subplots(figsize=(6, 3.5))
-    b = bluff.dropna(subset=["calls_right"]).sort_values("calls_right")
-    err = np.vstack([b["calls_right"] - b["calls_right_ci_low"],
-                     b["calls_right_ci_high"] - b["calls_right"]])
-    ax.barh(b.index.astype(str), b["calls_right"], xerr=err, color="tab:green", capsize=4)
-    ax.set_xlabel("calls right (95% CI)")
-    ax.set_title(title or "Call accuracy")
+def call_accuracy(bluff: pd.DataFrame, title: str = "", order: list[str] | None = None) -> Figure:
+    """Share of checks that were right, per agent, with 95% CIs (``seats.bluff_table``)."""
+    fig, ax = plt.subplots(figsize=(6.5, _bar_height(len(bluff))))
+    b = bluff.dropna(subset=["calls_right"]).copy()
+    b.index = b.index.astype(str)
+    b = b.loc[_ordered(b.index, order or b.sort_values("calls_right").index[::-1].tolist())[::-1]]
+    err = _error_bars(b["calls_right"], b["calls_right_ci_low"], b["calls_right_ci_high"])
+    ax.barh(b.index, b["calls_right"], xerr=err, capsize=4,
+            color=[agent_colour(a, order) if order else "tab:green" for a in b.index])
+    ax.set_xlim(0, 1)
+    ax.set_xlabel("checks right (95% CI)")
+    _titled(ax, "Call accuracy", title)
+    fig.tight_layout()
+    return fig
+
+
+def seat_advantage(seats: pd.DataFrame, title: str = "") -> Figure:
+    """Outright win rate per seat index across all agents, 95% CIs and the 1/P chance line
+    (from ``seats.seat_table``): a first-player advantage at a glance."""
+    fig, ax = plt.subplots(figsize=(6.5, 3.8))
+    s = seats.sort_index()
+    err = _error_bars(s["win_rate"], s["ci_low"], s["ci_high"])
+    ax.bar([str(i) for i in s.index], s["win_rate"], yerr=err, capsize=4, color="tab:purple")
+    if "chance" in s:
+        ax.axhline(float(s["chance"].iloc[0]), color="black", ls="--", lw=1, label="chance 1/P")
+        ax.legend(fontsize=8)
+    ax.set_xlabel("seat (0 = first in the seating)")
+    ax.set_ylabel("outright win rate (95% CI)")
+    ax.set_ylim(0, max(1e-3, float(np.nanmax(s["ci_high"])) * 1.15))
+    _titled(ax, "Win rate per seat, all agents", title)
+    fig.tight_layout()
+    return fig
+
+
+def sweep_lines(table: pd.DataFrame, key: str, metric: str = "win_rate", title: str = "",
+                order: list[str] | None = None, by: str = "agent") -> Figure:
+    """``metric`` against the swept value ``key`` (from ``sweeps.sweep_table`` or
+    ``sweeps.sweep_seat_table``), one line per ``by`` value (and per combination of the
+    other swept keys), with the ``ci_low``/``ci_high`` band when the table has one."""
+    fig, ax = plt.subplots(figsize=(7, 4))
+    others = [c for c in table.attrs.get("keys", []) if c != key]
+    numeric = pd.api.types.is_numeric_dtype(table[key])
+    xs = sorted(table[key].unique().tolist(), key=lambda v: (not numeric, v if numeric else str(v)))
+    pos = {v: (v if numeric else i) for i, v in enumerate(xs)}
+    names = _ordered(pd.Index(table[by].astype(str).unique()), order)
+    groups = table.groupby(others, sort=True) if others else [((), table)]
+    styles = ["-", "--", ":", "-."]
+    for gi, (gkey, part) in enumerate(groups):
+        gkey = gkey if isinstance(gkey, tuple) else (gkey,)
+        suffix = ", ".join(f"{k}={v}" for k, v in zip(others, gkey, strict=True))
+        for name in names:
+            line = part[part[by].astype(str) == name].copy()
+            if line.empty:
+                continue
+            line["_x"] = line[key].map(pos)
+            line = line.sort_values("_x")
+            colour = agent_colour(name, order or names)
+            label = f"{by} {name}" if by == "seat" else name
+            ax.plot(line["_x"], line[metric], marker="o", color=colour, ls=styles[gi % 4],
+                    label=f"{label} ({suffix})" if suffix else label)
+            if metric == "win_rate" and "ci_low" in line:
+                ax.fill_between(line["_x"], line["ci_low"], line["ci_high"], color=colour, alpha=0.15)
+    if metric == "win_rate" and "chance" in table and table["chance"].nunique() == 1:
+        ax.axhline(float(table["chance"].iloc[0]), color="black", ls="--", lw=1,
+                   label="chance 1/P")
+    if not numeric:
+        ax.set_xticks(range(len(xs)), [str(v) for v in xs])
+    elif len(xs) <= 20:
+        ax.set_xticks(xs, [f"{v:g}" for v in xs])
+    ax.set_xlabel(key)
+    ax.set_ylabel(metric.replace("_", " ") + (" (95% CI)" if metric == "win_rate" else ""))
+    ax.legend(fontsize=7, bbox_to_anchor=(1.02, 1), loc="upper left")
+    what = f"{metric.replace('_', ' ')} against {key}" + (" per seat" if by == "seat" else "")
+    _titled(ax, what, title)
     fig.tight_layout()
     return fig
 

@@ -1,7 +1,9 @@
 """Tournament statistics from ``games.parquet`` / ``rounds.parquet`` DataFrames.
 
-- ``summary``: per agent, games, wins, win rate with a 95% Wilson interval, mean
-  placement and mean final score.
+- ``summary``: per agent, games, outright and shared wins, win rate (outright
+  wins / games) with a 95% Wilson interval, win share, mean placement, mean final
+  score, mean decisions per game and share of truncated games (definitions in
+  ``bluffsim.analysis.seats``).
 - ``head_to_head``: share of shared games in which the row agent placed strictly
   better than the column agent (ties count one half).
 - ``bradley_terry``: ratings from every pair of seats of every game (the better
@@ -11,9 +13,16 @@
 - ``bluff_metrics`` (games whose rounds record bids and calls, e.g. qdv): how
   often a final bid exceeded the bidder's own evidence, and how often calls
   were right.
+
+Every statistic is a sum over games, so ``GameTotals`` and ``RoundTotals``
+accumulate them chunk by chunk: a results dir of any size is summarised in
+memory bounded by the chunk (``bluffsim.tournament.experiment.build_report``).
+The functions taking a DataFrame are the one-chunk case.
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterable
 
 import numpy as np
 import pandas as pd
@@ -23,30 +32,160 @@ Z95 = 1.959963984540054
 
 def wilson_interval(wins: np.ndarray, n: np.ndarray, z: float = Z95) -> tuple[np.ndarray,
                                                                             np.ndarray]:
-    """Wilson score interval of a binomial proportion (vectorised)."""
+    """Wilson score interval of a binomial proportion (vectorised), clipped to [0, 1].
+
+    The bounds always bracket the observed rate: at 0 or n wins rounding would
+    otherwise put them a hair outside [0, 1] or on the wrong side of the rate
+    (e.g. -3.5e-18), which error bars reject.
+    """
     wins = np.asarray(wins, dtype=float)
     n = np.asarray(n, dtype=float)
     p = np.divide(wins, n, out=np.zeros_like(wins), where=n > 0)
     denom = 1 + z * z / np.maximum(n, 1)
     centre = (p + z * z / (2 * np.maximum(n, 1))) / denom
     half = z * np.sqrt(p * (1 - p) / np.maximum(n, 1) + z * z / (4 * np.maximum(n, 1) ** 2)) / denom
-    return centre - half, centre + half
+    lo = np.clip(np.minimum(centre - half, p), 0.0, 1.0)
+    hi = np.clip(np.maximum(centre + half, p), 0.0, 1.0)
+    return lo, hi
 
 
-def summary(games: pd.DataFrame) -> pd.DataFrame:
-    """Per agent: games, wins, win_rate, ci_low, ci_high, mean_placement, mean_score."""
-    g = games.groupby("agent", sort=True)
-    out = pd.DataFrame({
-        "games": g.size(),
-        "wins": g["won"].sum(),
-        "mean_placement": g["placement"].mean(),
-        "mean_score": g["score"].mean(),
-    })
-    out["win_rate"] = out["wins"] / out["games"]
-    out["ci_low"], out["ci_high"] = wilson_interval(out["wins"].to_numpy(),
-                                                    out["games"].to_numpy())
-    cols = ["games", "wins", "win_rate", "ci_low", "ci_high", "mean_placement", "mean_score"]
-    return out[cols].sort_values("win_rate", ascending=False)
+class GameTotals:
+    """Per-agent sums over ``games`` chunks (each chunk holds whole games, in game order).
+
+    ``add`` a chunk at a time, then read ``summary()``, ``head_to_head()``,
+    ``bradley_terry()``, ``placement_distribution()`` and ``convergence()``.
+    Columns used: game, agent, placement, score (and seat, decisions, truncated when
+    present).  A win is an outright win (first place alone); shared first places are
+    counted apart (``bluffsim.analysis.seats``).
+    """
+
+    def __init__(self, points_per_decade: int = 12):
+        self.sums = pd.DataFrame(columns=["games", "wins", "shared_wins", "share_sum",
+                                          "placement_sum", "score_sum"], dtype=float)
+        self.placements = pd.DataFrame(dtype=float)
+        self.w = pd.DataFrame(dtype=float)   # w[a, b]: a's pair score against b
+        self.n = pd.DataFrame(dtype=float)   # n[a, b]: seats of a and b in the same game
+        self.seen: dict[str, int] = {}       # games so far per agent (for convergence)
+        self.won: dict[str, int] = {}
+        self.grid = np.unique(np.round(np.logspace(0, 12, 12 * points_per_decade + 1))
+                              ).astype(np.int64)
+        self._conv: list[pd.DataFrame] = []
+
+    def add(self, games: pd.DataFrame) -> GameTotals:
+        """Add a chunk of whole games; returns self."""
+        if games.empty:
+            return self
+        from bluffsim.analysis.seats import win_kinds
+
+        games = win_kinds(games)
+        g = games.groupby("agent", sort=True)
+        part = pd.DataFrame({"games": g.size(), "wins": g["outright"].sum(),
+                             "shared_wins": g["shared"].sum(), "share_sum": g["win_share"].sum(),
+                             "placement_sum": g["placement"].sum(), "score_sum": g["score"].sum()})
+        for col in ("decisions", "truncated"):
+            if col in games:
+                part[f"{col}_sum"] = g[col].sum()
+        self.sums = part.astype(float) if self.sums.empty else self.sums.add(part, fill_value=0)
+        ct = pd.crosstab(games["agent"], games["placement"])
+        self.placements = ct.astype(float) if self.placements.empty else self.placements.add(
+            ct, fill_value=0)
+        agents, w, n = pair_totals(games)
+        w_df = pd.DataFrame(w, index=agents, columns=agents)
+        n_df = pd.DataFrame(n, index=agents, columns=agents)
+        self.w = w_df if self.w.empty else self.w.add(w_df, fill_value=0)
+        self.n = n_df if self.n.empty else self.n.add(n_df, fill_value=0)
+        for agent, part_g in games.sort_values("game", kind="stable").groupby("agent", sort=True):
+            won = part_g["outright"].to_numpy(dtype=np.int64)
+            before, won_before = self.seen.get(agent, 0), self.won.get(agent, 0)
+            count = before + np.arange(1, won.size + 1)
+            wins = won_before + np.cumsum(won)
+            keep = np.isin(count, self.grid)
+            if keep.any():
+                self._conv.append(pd.DataFrame({"games": count[keep], "agent": agent,
+                                                "win_rate": wins[keep] / count[keep]}))
+            self.seen[agent], self.won[agent] = int(count[-1]), int(wins[-1])
+        return self
+
+    @classmethod
+    def of(cls, games: pd.DataFrame | Iterable[pd.DataFrame]) -> GameTotals:
+        """Totals of one DataFrame or of an iterable of chunks of whole games."""
+        tot = cls()
+        for chunk in ([games] if isinstance(games, pd.DataFrame) else games):
+            tot.add(chunk)
+        return tot
+
+    def summary(self) -> pd.DataFrame:
+        """Per agent: games, wins (= outright_wins: first place alone), outright_wins,
+        shared_wins (first place shared), win_rate (outright wins / games) with its 95%
+        Wilson interval ci_low, ci_high, win_share (a shared first place split 1/k),
+        mean_placement, mean_score, mean_decisions and truncated_share (when the games
+        have those columns); best first (the agent order of every plot)."""
+        cols = ["games", "wins", "outright_wins", "shared_wins", "win_rate", "ci_low", "ci_high",
+                "win_share", "mean_placement", "mean_score"]
+        if self.sums.empty:
+            return pd.DataFrame(columns=cols, index=pd.Index([], name="agent"))
+        t = self.sums
+        out = pd.DataFrame({"games": t["games"].astype(np.int64), "wins": t["wins"].astype(np.int64),
+                            "shared_wins": t["shared_wins"].astype(np.int64),
+                            "win_share": t["share_sum"] / t["games"],
+                            "mean_placement": t["placement_sum"] / t["games"],
+                            "mean_score": t["score_sum"] / t["games"]})
+        out.index.name = "agent"
+        out["outright_wins"] = out["wins"]
+        out["win_rate"] = out["wins"] / out["games"]
+        out["ci_low"], out["ci_high"] = wilson_interval(out["wins"].to_numpy(),
+                                                        out["games"].to_numpy())
+        if "decisions_sum" in t:
+            out["mean_decisions"] = t["decisions_sum"] / t["games"]
+            out["truncated_share"] = t["truncated_sum"] / t["games"]
+            cols += ["mean_decisions", "truncated_share"]
+        out = out[cols].reset_index()
+        return out.sort_values(["win_rate", "agent"], ascending=[False, True]).set_index("agent")
+
+    def pair_arrays(self) -> tuple[list[str], np.ndarray, np.ndarray]:
+        """(agents, W, N) as ``pair_totals`` returns them, over every chunk."""
+        agents = sorted(self.w.index.tolist())
+        w = self.w.reindex(index=agents, columns=agents).fillna(0).to_numpy()
+        n = self.n.reindex(index=agents, columns=agents).fillna(0).to_numpy()
+        return agents, w, n
+
+    def head_to_head(self) -> pd.DataFrame:
+        """Matrix: share of shared games in which the row agent beat the column agent."""
+        return _head_to_head(*self.pair_arrays())
+
+    def bradley_terry(self, iters: int = 500, tol: float = 1e-10) -> pd.DataFrame:
+        """Bradley–Terry ratings (400·log10 scale, mean 0) with standard errors, per agent."""
+        return _bradley_terry(*self.pair_arrays(), iters=iters, tol=tol)
+
+    def placement_distribution(self) -> pd.DataFrame:
+        """Share of each placement per agent (rows agents, columns placements)."""
+        t = self.placements.fillna(0)
+        t = t.div(t.sum(axis=1), axis=0)
+        t = t.reindex(sorted(t.columns), axis=1)
+        t.index.name, t.columns.name = "agent", "placement"
+        return t
+
+    def convergence(self) -> pd.DataFrame:
+        """Running outright win rate per agent against games played with its 95% Wilson
+        interval (long format: games, agent, win_rate, ci_low, ci_high), at
+        ``points_per_decade`` log-spaced counts and at each agent's total."""
+        rows = list(self._conv)
+        for agent, n in self.seen.items():
+            if n not in self.grid:
+                rows.append(pd.DataFrame({"games": [n], "agent": agent,
+                                          "win_rate": [self.won[agent] / n]}))
+        if not rows:
+            return pd.DataFrame(columns=["games", "agent", "win_rate", "ci_low", "ci_high"])
+        out = pd.concat(rows, ignore_index=True).sort_values(["agent", "games"], ignore_index=True)
+        out["ci_low"], out["ci_high"] = wilson_interval(
+            np.round(out["win_rate"].to_numpy() * out["games"].to_numpy()), out["games"].to_numpy())
+        return out
+
+
+def summary(games: pd.DataFrame | Iterable[pd.DataFrame]) -> pd.DataFrame:
+    """Per agent: games, outright and shared wins, win rate (outright) with its 95% CI, win
+    share, means (see ``GameTotals.summary``)."""
+    return GameTotals.of(games).summary()
 
 
 def pair_totals(games: pd.DataFrame) -> tuple[list[str], np.ndarray, np.ndarray]:
@@ -78,18 +217,26 @@ def pair_totals(games: pd.DataFrame) -> tuple[list[str], np.ndarray, np.ndarray]
     return agents, w, n
 
 
-def head_to_head(games: pd.DataFrame) -> pd.DataFrame:
+def head_to_head(games: pd.DataFrame | Iterable[pd.DataFrame]) -> pd.DataFrame:
     """Matrix: share of shared games in which the row agent beat the column agent."""
-    agents, w, n = pair_totals(games)
+    return GameTotals.of(games).head_to_head()
+
+
+def _head_to_head(agents: list[str], w: np.ndarray, n: np.ndarray) -> pd.DataFrame:
     with np.errstate(invalid="ignore", divide="ignore"):
         share = np.where(n > 0, w / n, np.nan)
     return pd.DataFrame(share, index=pd.Index(agents, name="agent"),
                         columns=pd.Index(agents, name="opponent"))
 
 
-def bradley_terry(games: pd.DataFrame, iters: int = 500, tol: float = 1e-10) -> pd.DataFrame:
+def bradley_terry(games: pd.DataFrame | Iterable[pd.DataFrame], iters: int = 500,
+                  tol: float = 1e-10) -> pd.DataFrame:
     """Bradley–Terry ratings (400·log10 scale, mean 0) with standard errors, per agent."""
-    agents, w, n = pair_totals(games)
+    return GameTotals.of(games).bradley_terry(iters, tol)
+
+
+def _bradley_terry(agents: list[str], w: np.ndarray, n: np.ndarray, iters: int = 500,
+                   tol: float = 1e-10) -> pd.DataFrame:
     k = len(agents)
     if k < 2:
         return pd.DataFrame({"rating": [0.0] * k, "se": [np.nan] * k},
@@ -117,41 +264,68 @@ def bradley_terry(games: pd.DataFrame, iters: int = 500, tol: float = 1e-10) -> 
     return out.sort_values("rating", ascending=False)
 
 
-def placement_distribution(games: pd.DataFrame) -> pd.DataFrame:
+def placement_distribution(games: pd.DataFrame | Iterable[pd.DataFrame]) -> pd.DataFrame:
     """Share of each placement per agent (rows agents, columns placements)."""
-    t = pd.crosstab(games["agent"], games["placement"], normalize="index")
-    t.columns.name = "placement"
-    return t
+    return GameTotals.of(games).placement_distribution()
 
 
-def convergence(games: pd.DataFrame, points: int = 60) -> pd.DataFrame:
-    """Running win rate per agent against games played (long format: games, agent, win_rate)."""
-    rows = []
-    for agent, g in games.sort_values("game").groupby("agent"):
-        won = g["won"].to_numpy(dtype=float)
-        n = np.arange(1, won.size + 1)
-        rate = np.cumsum(won) / n
-        take = np.unique(np.geomspace(1, won.size, num=min(points, won.size)).astype(int)) - 1
-        rows.append(pd.DataFrame({"games": n[take], "agent": agent, "win_rate": rate[take]}))
-    return pd.concat(rows, ignore_index=True) if rows else pd.DataFrame(
-        columns=["games", "agent", "win_rate"])
+def convergence(games: pd.DataFrame | Iterable[pd.DataFrame], points_per_decade: int = 12
+                ) -> pd.DataFrame:
+    """Running outright win rate per agent against games played with 95% CIs (long format:
+    games, agent, win_rate, ci_low, ci_high)."""
+    tot = GameTotals(points_per_decade)
+    for chunk in ([games] if isinstance(games, pd.DataFrame) else games):
+        tot.add(chunk)
+    return tot.convergence()
 
 
-def bluff_metrics(rounds: pd.DataFrame) -> pd.DataFrame:
+class RoundTotals:
+    """Per-agent bid and call sums over ``rounds`` chunks (any split), for ``bluff_metrics``.
+
+    Columns used: bidder, bid_count, bidder_own, bidder_agent, caller_agent, call_right.
+    """
+
+    COLUMNS = ["bidder", "bid_count", "bidder_own", "bidder_agent", "caller_agent", "call_right"]
+
+    def __init__(self) -> None:
+        self.bids = pd.DataFrame(dtype=float)
+        self.calls = pd.DataFrame(dtype=float)
+
+    def add(self, rounds: pd.DataFrame) -> RoundTotals:
+        """Add a chunk of rounds; returns self."""
+        if rounds.empty or "bidder_own" not in rounds:
+            return self
+        bids = rounds[rounds["bidder"] >= 0]
+        b = bids.assign(over=bids["bid_count"] > bids["bidder_own"]).groupby("bidder_agent")
+        bp = pd.DataFrame({"final_bids": b.size(), "over": b["over"].sum()}).astype(float)
+        c = rounds.groupby("caller_agent")
+        cp = pd.DataFrame({"calls": c.size(), "right": c["call_right"].sum()}).astype(float)
+        self.bids = bp if self.bids.empty else self.bids.add(bp, fill_value=0)
+        self.calls = cp if self.calls.empty else self.calls.add(cp, fill_value=0)
+        return self
+
+    def bluff_metrics(self) -> pd.DataFrame:
+        """See ``bluff_metrics``."""
+        if self.bids.empty and self.calls.empty:
+            return pd.DataFrame()
+        b, c = self.bids, self.calls
+        empty = pd.Series(dtype=float)
+        out = pd.DataFrame({
+            "final_bids": b["final_bids"] if not b.empty else empty,
+            "bid_above_own_evidence": b["over"] / b["final_bids"] if not b.empty else empty,
+            "calls": c["calls"] if not c.empty else empty,
+            "calls_right": c["right"] / c["calls"] if not c.empty else empty,
+        })
+        calls = out["calls"].fillna(0).to_numpy()
+        right = (out["calls_right"].fillna(0) * calls).to_numpy()
+        out["calls_right_ci_low"], out["calls_right_ci_high"] = wilson_interval(right, calls)
+        out.index.name = "agent"
+        return out
+
+
+def bluff_metrics(rounds: pd.DataFrame | Iterable[pd.DataFrame]) -> pd.DataFrame:
     """Per agent: final bids made, share above own evidence; calls made, share right (with CIs)."""
-    if rounds.empty or "bidder_own" not in rounds:
-        return pd.DataFrame()
-    bids = rounds[rounds["bidder"] >= 0]
-    b = bids.assign(over=bids["bid_count"] > bids["bidder_own"]).groupby("bidder_agent")
-    c = rounds.groupby("caller_agent")
-    out = pd.DataFrame({
-        "final_bids": b.size(),
-        "bid_above_own_evidence": b["over"].mean(),
-        "calls": c.size(),
-        "calls_right": c["call_right"].mean(),
-    })
-    calls = out["calls"].fillna(0).to_numpy()
-    right = (out["calls_right"].fillna(0) * calls).to_numpy()
-    out["calls_right_ci_low"], out["calls_right_ci_high"] = wilson_interval(right, calls)
-    out.index.name = "agent"
-    return out
+    tot = RoundTotals()
+    for chunk in ([rounds] if isinstance(rounds, pd.DataFrame) else rounds):
+        tot.add(chunk)
+    return tot.bluff_metrics()

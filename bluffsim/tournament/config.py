@@ -30,13 +30,20 @@ plots = true             # write PNG plots at the end
 ```
 
 Unknown keys and bad values raise ``ConfigError`` naming the key, the value and
-what is allowed.  ``Experiment.with_overrides`` applies CLI overrides.
+what is allowed: agents are built once, so their parameters are checked against
+their declared types and ranges (``agents.base.Param``) at load, before anything
+is written.  Decisions: ``num_players`` is refused in ``[rules]`` (the players
+are ``experiment.players``); ``name`` must be a plain name (it names
+``results/<name>`` and must stay inside it); at most ``MAX_GAMES`` games and
+``MAX_SHARDS`` shards per run; ``address`` must look like a dask scheduler
+address.  ``Experiment.with_overrides`` applies CLI overrides.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -81,6 +88,7 @@ class Experiment:
     permute: bool = False
     out: str = ""
     plots: bool = True
+    lineups: Any = None      # pools (bluffsim.tournament.pool): "combinations" | int; None = no pool
 
     @property
     def out_dir(self) -> Path:
@@ -114,16 +122,17 @@ class Experiment:
         lines.append("\n[rules]")
         lines += [f"{k} = {json.dumps(v)}" for k, v in d["rules"].items()]
         for s in d["seats"]:
-            lines.append("\n[[seats]]")
+            lines.append("\n[[pool]]" if self.lineups is not None else "\n[[seats]]")
             lines.append(f"agent = {json.dumps(s['agent'])}")
             lines.append(f"label = {json.dumps(s['label'])}")
             params = ", ".join(f"{k} = {json.dumps(v)}" for k, v in s["params"].items())
             lines.append(f"params = {{{params}}}")
         lines.append("\n[run]")
         for k in ("batch", "workers", "executor", "address", "rotate", "permute", "duplicate",
-                  "shard_games", "out", "plots"):
+                  "shard_games", "out", "plots", "lineups"):
             v = d[k]
-            lines.append(f"{k} = {json.dumps(v)}")
+            if v is not None:
+                lines.append(f"{k} = {json.dumps(v)}")
         return "\n".join(lines) + "\n"
 
     def with_overrides(self, **overrides: Any) -> Experiment:
@@ -135,26 +144,39 @@ class Experiment:
         return exp
 
 
-SECTIONS = {"experiment", "rules", "seats", "run"}
+SECTIONS = {"experiment", "rules", "seats", "pool", "run", "sweep"}
+# Largest run: at the ~17,000 4-player qdv games/s of 2 cores, 10**9 games take about 16 hours
+# and write about 60 GB of parquet; a bigger study is several runs with different seeds.
+MAX_GAMES = 10**9
+# Shards are files (two each) and resume units; more than this is a file system's worth of
+# small files and a slow start: raise run.shard_games instead.
+MAX_SHARDS = 100_000
+# a dask scheduler address: [protocol://]host[:port]
+ADDRESS_RE = re.compile(r"(?:(?:tcp|tls|ucx|ws|wss)://)?(?:[A-Za-z0-9_.-]+|\[[0-9A-Fa-f:.]+\])"
+                        r"(?::\d{1,5})?")
 EXPERIMENT_KEYS = {"name", "game", "players", "games", "seed"}
 RUN_KEYS = {"batch", "workers", "executor", "address", "rotate", "duplicate", "shard_games",
-            "permute", "out", "plots"}
+            "permute", "out", "plots", "lineups"}
 SEAT_KEYS = {"agent", "label", "params"}
 EXECUTORS = ("local", "dask")
 
 
 def load_config(path: str | Path) -> Experiment:
     """Read and validate a TOML experiment config."""
+    return parse_config(load_raw(path), source=str(path))
+
+
+def load_raw(path: str | Path) -> dict[str, Any]:
+    """Read a TOML config file without validating it (``--set`` and sweeps edit it first)."""
     p = Path(path)
     if not p.is_file():
         raise ConfigError(f"config file {str(p)!r} not found")
     try:
-        raw = tomllib.loads(p.read_text(encoding="utf-8"))
+        return tomllib.loads(p.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"{p}: malformed TOML: {e}") from None
     except UnicodeDecodeError:
         raise ConfigError(f"{p}: not a UTF-8 text file") from None
-    return parse_config(raw, source=str(p))
 
 
 def parse_config(raw: dict[str, Any], source: str = "config") -> Experiment:
@@ -168,14 +190,28 @@ def parse_config(raw: dict[str, Any], source: str = "config") -> Experiment:
     rules = _table(raw, "rules", source, required=False)
     run = _table(raw, "run", source, required=False)
     _no_unknown(run, RUN_KEYS, source, "key in [run]")
-    seats_raw = raw.get("seats")
+    if "sweep" in raw:
+        raise ConfigError(f"{source}: a [sweep] config is loaded with "
+                          "bluffsim.tournament.sweep.load_plan (bluffsim run does)")
+    if "pool" in raw:
+        if "seats" in raw:
+            raise ConfigError(f"{source}: give either [[seats]] (one per seat) or [[pool]] "
+                              "(a pool of agents larger than the table), not both")
+        run = {"lineups": "combinations", **run}
+    elif "lineups" in run:
+        raise ConfigError(f"{source}: run.lineups needs a [[pool]] of agents instead of [[seats]]")
+    seats_raw = raw.get("pool", raw.get("seats"))
     if not isinstance(seats_raw, list) or not seats_raw:
         raise ConfigError(f"{source}: needs a lineup: one [[seats]] table per seat, "
-                          "each with agent = \"<name>\"")
-    seats = _parse_seats(seats_raw, source)
+                          "each with agent = \"<name>\" (or a [[pool]] of agents)")
+    seats = _parse_seats(seats_raw, source, "pool" if "pool" in raw else "seats")
     name = ex.get("name", Path(source).stem)
     _check(isinstance(name, str) and name.strip() != "", "experiment.name", name,
            "a non-empty string")
+    if "num_players" in rules:
+        raise ConfigError(f"{source}: num_players is not a [rules] option in a config: the number "
+                          "of players is experiment.players (with one [[seats]] per seat); move "
+                          f"num_players = {rules['num_players']!r} there as players")
     exp = Experiment(
         name=name, game=ex["game"], players=ex["players"], games=ex["games"],
         seed=ex.get("seed", 0), rules=dict(rules), seats=seats, **run)
@@ -184,22 +220,22 @@ def parse_config(raw: dict[str, Any], source: str = "config") -> Experiment:
     return exp
 
 
-def _parse_seats(seats_raw: list[Any], source: str) -> tuple[Seat, ...]:
+def _parse_seats(seats_raw: list[Any], source: str, section: str = "seats") -> tuple[Seat, ...]:
     names = []
     for i, s in enumerate(seats_raw):
         if not isinstance(s, dict):
-            raise ConfigError(f"{source}: seats[{i}] must be a table with agent = \"<name>\"")
-        _no_unknown(s, SEAT_KEYS, source, f"key in seats[{i}]")
+            raise ConfigError(f"{source}: {section}[{i}] must be a table with agent = \"<name>\"")
+        _no_unknown(s, SEAT_KEYS, source, f"key in {section}[{i}]")
         if "agent" not in s:
-            raise ConfigError(f"{source}: seats[{i}] needs agent = \"<name>\"; "
+            raise ConfigError(f"{source}: {section}[{i}] needs agent = \"<name>\"; "
                               f"agents: {', '.join(agents.list_agents())}")
-        _check(isinstance(s.get("params", {}), dict), f"seats[{i}].params", s.get("params"),
+        _check(isinstance(s.get("params", {}), dict), f"{section}[{i}].params", s.get("params"),
                "a table of agent parameters")
         names.append(s["agent"])
     seats = []
     for i, s in enumerate(seats_raw):
-        label = s.get("label") or (s["agent"] if names.count(s["agent"]) == 1
-                                   else f"{s['agent']}-{i}")
+        short = str(s["agent"]).rpartition(":")[2]  # "package.module:ClassName" -> ClassName
+        label = s.get("label") or (short if names.count(s["agent"]) == 1 else f"{short}-{i}")
         seats.append(Seat(agent=s["agent"], label=str(label), params=dict(s.get("params", {}))))
     labels = [s.label for s in seats]
     if len(set(labels)) != len(labels):
@@ -212,22 +248,37 @@ def _validate_experiment(exp: Experiment) -> None:
     _check(exp.game in bluffsim.list_games(), "experiment.game", exp.game,
            " | ".join(bluffsim.list_games()))
     _check(_is_int(exp.players), "experiment.players", exp.players, "an integer")
+    _check(isinstance(exp.name, str) and _is_plain_name(exp.name), "experiment.name", exp.name,
+           "a plain name without '/', '\\' or a leading '.' (it names the dir results/<name>)")
     _check(_is_int(exp.games) and exp.games >= 1, "experiment.games", exp.games,
            "an integer >= 1")
+    _check(exp.games <= MAX_GAMES, "experiment.games", exp.games,
+           f"at most {MAX_GAMES:,} per run (about 16 hours and 60 GB of parquet on 2 cores); "
+           "split a bigger study into runs with different seeds")
+    shards = -(-exp.games // exp.shard_games)
+    _check(shards <= MAX_SHARDS, "run.shard_games", exp.shard_games,
+           f"at least {-(-exp.games // MAX_SHARDS):,} for {exp.games:,} games (at most "
+           f"{MAX_SHARDS:,} shards per run)")
     _check(_is_int(exp.seed) and 0 <= exp.seed < 2**63, "experiment.seed", exp.seed,
            "an integer in 0..2**63-1")
     try:
         game = bluffsim.make(exp.game, exp.players, **exp.rules)
     except bluffsim.RulesError as e:
         raise ConfigError(f"[rules]/[experiment]: {e}") from None
-    if len(exp.seats) != exp.players:
+    from bluffsim.tournament.pool import check_pool
+
+    if exp.lineups is not None:
+        problem = check_pool(exp)
+        if problem:
+            raise ConfigError(problem)
+    elif len(exp.seats) != exp.players:
         raise ConfigError(f"the lineup has {len(exp.seats)} [[seats]] but players = "
                           f"{exp.players}; give one [[seats]] per seat")
     for i, s in enumerate(exp.seats):
         try:
             agents.make(s.agent, game, **s.params)
         except ValueError as e:
-            raise ConfigError(f"seats[{i}]: {e}") from None
+            raise ConfigError(f"{'pool' if exp.lineups is not None else 'seats'}[{i}]: {e}") from None
 
 
 def _validate_run(exp: Experiment) -> None:
@@ -236,8 +287,9 @@ def _validate_run(exp: Experiment) -> None:
     _check(_is_int(exp.workers) and 1 <= exp.workers <= 256, "run.workers", exp.workers,
            "an integer 1..256")
     _check(exp.executor in EXECUTORS, "run.executor", exp.executor, " | ".join(EXECUTORS))
-    _check(isinstance(exp.address, str), "run.address", exp.address,
-           "a dask scheduler address such as \"tcp://10.0.0.5:8786\", or \"\"")
+    _check(isinstance(exp.address, str) and (exp.address == "" or bool(
+        ADDRESS_RE.fullmatch(exp.address))), "run.address", exp.address,
+        "a dask scheduler address such as \"tcp://10.0.0.5:8786\", or \"\"")
     _check(isinstance(exp.rotate, bool), "run.rotate", exp.rotate, "true | false")
     _check(isinstance(exp.duplicate, bool), "run.duplicate", exp.duplicate, "true | false")
     _check(isinstance(exp.permute, bool), "run.permute", exp.permute, "true | false")
@@ -265,6 +317,12 @@ def _no_unknown(d: dict[str, Any], allowed: set[str], source: str, what: str) ->
 def _check(ok: bool, key: str, value: Any, allowed: str) -> None:
     if not ok:
         raise ConfigError(f"{key} = {value!r} is invalid; allowed: {allowed}")
+
+
+def _is_plain_name(name: str) -> bool:
+    """A name that stays one dir inside results/: no separators, not '.' or '..' or hidden."""
+    return (name.strip() != "" and not name.startswith(".") and "/" not in name
+            and "\\" not in name and "\0" not in name)
 
 
 def _is_int(v: Any) -> bool:

@@ -1,19 +1,26 @@
-"""Results on disk: atomic shard files, resume, the merged tables and the manifest.
+"""Results on disk: atomic shard files, resume, the streamed merge and the manifest.
 
 Layout of an output dir::
 
     config.json            resolved experiment (what `--resume` checks)
-    manifest.json          version, git hash, config, seeds, timing, machine
-    shards/games-00003.parquet, shards/rounds-00003.parquet
+    manifest.json          version, git hash, config, seeds, timing (written once merged)
+    shards/games-00003.parquet, shards/rounds-00003.parquet   (removed after the merge
+                           unless --keep-shards)
     games.parquet          one row per game and seat
     rounds.parquet         one row per round
-    summary.csv, head_to_head.csv, ratings.csv, bluff.csv
+    summary.csv, head_to_head.csv, head_to_head_ci.csv, ratings.csv, bluff.csv,
+    seats.csv, lengths.csv, placements.csv, lineups.csv (pools)
     plots/*.png
+    run.log
 
 A shard is written to a temporary name and renamed into place (rounds first,
 games last), so a shard's ``games`` file exists only once the shard is whole:
 an interrupted run leaves finished shards valid and ``--resume`` redoes only
-the missing ones.
+the missing ones; temporaries a killed run left behind are deleted when the dir
+is prepared again.  The merge streams shard after shard through a
+``pyarrow.parquet.ParquetWriter``, so its memory does not grow with the number
+of games.  Every file is created with the permissions the umask allows (as
+``open`` would), not ``mkstemp``'s private 0600.
 """
 
 from __future__ import annotations
@@ -21,12 +28,18 @@ from __future__ import annotations
 import json
 import os
 import platform
+import re
+import shutil
 import subprocess
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 
 import bluffsim
 from bluffsim.api import BluffsimError
@@ -37,37 +50,100 @@ class OutputError(BluffsimError, OSError):
     """The output dir cannot be used (exists without --resume, other config, unwritable)."""
 
 
+class ResultsError(BluffsimError, OSError):
+    """A results file is missing or unreadable; the message names it."""
+
+
+# what a run writes (and what --force or a rerun over a failed run removes); nothing else is
+# ever deleted
+RUN_FILES = ("config.json", "manifest.json", "games.parquet", "rounds.parquet", "summary.csv",
+             "head_to_head.csv", "ratings.csv", "bluff.csv", "run.log",
+             # the seat-effect and game-shape tables (bluffsim.tournament.experiment.report_tables)
+             "seats.csv", "lengths.csv", "head_to_head_ci.csv", "placements.csv", "lineups.csv")
+RUN_DIRS = ("shards", "plots")
+SHARD_RE = re.compile(r"games-(\d+)\.parquet")
+
+
 def shard_paths(out: Path, shard: int) -> tuple[Path, Path]:
     """(games, rounds) parquet paths of a shard."""
     return (out / "shards" / f"games-{shard:05d}.parquet",
             out / "shards" / f"rounds-{shard:05d}.parquet")
 
 
-def prepare_output(exp: Experiment, resume: bool) -> Path:
-    """Create (or, with ``resume``, check) the output dir; returns it."""
+def is_complete(out: Path) -> bool:
+    """The run in ``out`` was merged (its manifest is written after the merge)."""
+    return (out / "manifest.json").is_file() and (out / "games.parquet").is_file()
+
+
+def has_results(out: Path) -> bool:
+    """``out`` holds something a rerun would lose: a finished shard or merged tables."""
+    shards = out / "shards"
+    return (out / "games.parquet").exists() or (out / "manifest.json").exists() or (
+        shards.is_dir() and any(SHARD_RE.fullmatch(p.name) for p in shards.iterdir()))
+
+
+def prepare_output(exp: Experiment, resume: bool, force: bool = False) -> Path:
+    """Create (or, with ``resume``, check; with ``force``, empty) the output dir; returns it.
+
+    A dir left by a failed run that finished no shard is reused silently: there is
+    nothing to resume and nothing to lose.
+    """
     out = exp.out_dir
     cfg = out / "config.json"
-    if out.exists() and any(out.iterdir()):
-        if not resume:
-            raise OutputError(f"output dir {str(out)!r} is not empty; pass --resume to finish "
-                              "that run or --out to choose another dir")
-        if not cfg.is_file():
-            raise OutputError(f"--resume: {str(out)!r} holds no config.json; not a bluffsim run")
-        saved = json.loads(cfg.read_text())
-        if saved.get("identity") != _jsonable(exp.identity()):
-            raise OutputError(f"--resume: {str(out)!r} was made by a different config "
-                              "(game, rules, lineup, games, seed or schedule differ)")
     try:
+        if out.exists() and not out.is_dir():
+            raise OutputError(f"output dir {str(out)!r} is a file, not a directory; give a "
+                              "directory (--out or run.out)")
+        if out.is_dir() and any(out.iterdir()):
+            if not cfg.is_file():
+                raise OutputError(f"output dir {str(out)!r} is not empty and holds no bluffsim run "
+                                  "(no config.json); choose another dir with --out")
+            saved = _read_json(cfg).get("identity")
+            if force or not has_results(out):
+                clear_run(out)
+            elif not resume:
+                raise OutputError(f"output dir {str(out)!r} is not empty: it holds a previous "
+                                  "run; pass --resume to finish it, --force to replace it, or "
+                                  "--out to choose another dir")
+            elif saved != _jsonable(exp.identity()):
+                raise OutputError(f"--resume: {str(out)!r} was made by a different config (game, "
+                                  "rules, lineup, games, seed or schedule differ); pass --force to "
+                                  "replace it")
         (out / "shards").mkdir(parents=True, exist_ok=True)
+        remove_temporaries(out)
         write_json(cfg, {"identity": _jsonable(exp.identity()), "config": exp.to_dict()})
     except OSError as e:
-        raise OutputError(f"cannot write to output dir {str(out)!r}: {e.strerror}") from None
+        if isinstance(e, BluffsimError):
+            raise
+        raise OutputError(f"cannot write to output dir {str(out)!r}: "
+                          f"{e.strerror or e}") from None
     return out
 
 
+def clear_run(out: Path) -> None:
+    """Delete what a bluffsim run wrote in ``out`` (only its own file names)."""
+    for name in RUN_FILES:
+        (out / name).unlink(missing_ok=True)
+    for name in RUN_DIRS:
+        shutil.rmtree(out / name, ignore_errors=True)
+    remove_temporaries(out)
+
+
+def remove_temporaries(out: Path) -> None:
+    """Delete the ``.<name>.*.tmp`` files a killed run left in ``out`` and ``out/shards``."""
+    for d in (out, out / "shards"):
+        if d.is_dir():
+            for p in d.glob(".*.tmp"):
+                p.unlink(missing_ok=True)
+
+
 def done_shards(out: Path, num_shards: int) -> set[int]:
-    """Shards whose files are complete."""
-    return {s for s in range(num_shards) if shard_paths(out, s)[0].is_file()}
+    """Shards whose files are complete (one directory listing, not one stat per shard)."""
+    shards = out / "shards"
+    if not shards.is_dir():
+        return set()
+    found = (SHARD_RE.fullmatch(p.name) for p in shards.iterdir())
+    return {int(m.group(1)) for m in found if m and int(m.group(1)) < num_shards}
 
 
 def write_shard(out: Path, shard: int, games: pd.DataFrame, rounds: pd.DataFrame) -> None:
@@ -77,15 +153,105 @@ def write_shard(out: Path, shard: int, games: pd.DataFrame, rounds: pd.DataFrame
     _atomic_parquet(games, g)
 
 
-def merge_shards(out: Path, num_shards: int) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Concatenate all shards into ``games.parquet`` and ``rounds.parquet``."""
-    games = pd.concat([pd.read_parquet(shard_paths(out, s)[0]) for s in range(num_shards)],
-                      ignore_index=True)
-    parts = [pd.read_parquet(shard_paths(out, s)[1]) for s in range(num_shards)]
-    rounds = pd.concat([p for p in parts if len(p)], ignore_index=True) if parts else pd.DataFrame()
-    _atomic_parquet(games, out / "games.parquet")
-    _atomic_parquet(rounds, out / "rounds.parquet")
-    return games, rounds
+def merge_shards(out: Path, num_shards: int) -> tuple[int, int]:
+    """Stream all shards into ``games.parquet`` and ``rounds.parquet``; returns their row counts.
+
+    One shard is in memory at a time (``ParquetWriter``), so peak memory is that of
+    the largest shard whatever the number of games.
+    """
+    counts = []
+    for kind, name in ((1, "rounds.parquet"), (0, "games.parquet")):
+        counts.append(_stream_concat([shard_paths(out, s)[kind] for s in range(num_shards)],
+                                     out / name))
+    return counts[1], counts[0]
+
+
+def remove_shards(out: Path) -> None:
+    """Delete ``shards/`` once the merged tables are written."""
+    shutil.rmtree(out / "shards", ignore_errors=True)
+
+
+def _stream_concat(parts: list[Path], dest: Path) -> int:
+    """Concatenate parquet files into ``dest`` atomically, one file in memory at a time."""
+    fd, tmp = tempfile.mkstemp(dir=dest.parent, prefix=f".{dest.name}.", suffix=".tmp")
+    os.close(fd)
+    writer: pq.ParquetWriter | None = None
+    rows = 0
+    try:
+        for part in parts:
+            table = pq.read_table(part)
+            if table.num_columns == 0:       # a shard without rounds
+                continue
+            if writer is None:
+                writer = pq.ParquetWriter(tmp, table.schema)
+            elif not table.schema.equals(writer.schema, check_metadata=False):
+                table = table.cast(writer.schema)
+            writer.write_table(table)
+            rows += table.num_rows
+        if writer is None:
+            pq.write_table(pa.table({}), tmp)
+        else:
+            writer.close()
+            writer = None
+        _publish(tmp, dest)
+    finally:
+        if writer is not None:
+            writer.close()
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+    return rows
+
+
+def read_table(path: Path, columns: list[str] | None = None) -> pd.DataFrame:
+    """A results parquet file as a DataFrame; a missing or corrupt file is a ``ResultsError``."""
+    _check_readable(path)
+    try:
+        return pd.read_parquet(path, columns=columns)
+    except (OSError, pa.ArrowException) as e:
+        raise ResultsError(_unreadable(path, e)) from None
+
+
+def iter_chunks(path: Path, columns: list[str] | None = None, rows: int = 1 << 20,
+                whole_games: bool = True) -> Iterator[pd.DataFrame]:
+    """A results parquet file in chunks of about ``rows`` rows (only ``columns``).
+
+    With ``whole_games`` the rows of the chunk's last game are carried to the next
+    chunk, so no game is split (the file is in game order, as the merge writes it).
+    """
+    _check_readable(path)
+    try:
+        pf = pq.ParquetFile(path)
+        names = pf.schema_arrow.names
+        cols = None if columns is None else [c for c in columns if c in names]
+        carry: pd.DataFrame | None = None
+        for batch in pf.iter_batches(batch_size=rows, columns=cols):
+            df = batch.to_pandas()
+            if carry is not None and len(carry):
+                df = pd.concat([carry, df], ignore_index=True)
+            if not whole_games or df.empty:
+                yield df
+                continue
+            game = df["game"].to_numpy()
+            cut = int(np.argmax(game == game[-1]))
+            carry = df.iloc[cut:]
+            if cut:
+                yield df.iloc[:cut]
+        if carry is not None and len(carry):
+            yield carry
+    except (OSError, pa.ArrowException) as e:
+        raise ResultsError(_unreadable(path, e)) from None
+
+
+def _check_readable(path: Path) -> None:
+    if not path.is_file():
+        raise ResultsError(f"{str(path)!r} is missing; rerun the experiment with --resume to "
+                           "rebuild it (or --force to start over)")
+
+
+def _unreadable(path: Path, e: Exception) -> str:
+    first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+    return (f"cannot read {str(path)!r} ({first}); the file is corrupt or not parquet: rerun "
+            "the experiment with --force")
 
 
 def write_manifest(out: Path, exp: Experiment, timing: dict[str, Any]) -> None:
@@ -117,12 +283,32 @@ def write_json(path: Path, data: Any) -> None:
     _atomic_write(path, json.dumps(data, indent=2, default=str).encode())
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def _publish(tmp: str, path: Path) -> None:
+    """Give ``tmp`` the permissions the umask allows (mkstemp made it 0600) and move it."""
+    os.chmod(tmp, 0o666 & ~_umask())
+    os.replace(tmp, path)
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
 def _atomic_parquet(df: pd.DataFrame, path: Path) -> None:
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     os.close(fd)
     try:
         df.to_parquet(tmp, index=False)
-        os.replace(tmp, path)
+        _publish(tmp, path)
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
@@ -133,7 +319,7 @@ def _atomic_write(path: Path, data: bytes) -> None:
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
-        os.replace(tmp, path)
+        _publish(tmp, path)
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)

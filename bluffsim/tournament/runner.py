@@ -31,8 +31,10 @@ class AgentFailure(BluffsimError, RuntimeError):
 
 def schedule_of(exp: Experiment) -> Schedule:
     """The experiment's schedule."""
+    from bluffsim.tournament.pool import lineups_of
+
     return Schedule(exp.seed, exp.games, exp.players, exp.rotate, exp.duplicate, exp.shard_games,
-                    exp.permute)
+                    exp.permute, lineups_of(exp))
 
 
 # Finished games are refilled together once 1/REFILL_SHARE of the batch waits (or
@@ -75,7 +77,7 @@ def play_shard(exp: Experiment, shard: int,
             rec = game.round_record(st, ended)
             rec["game"] = games[slot[ended]]
             labels = np.asarray(exp.labels + ("",), dtype=object)
-            for seat_key in ("caller", "bidder", "claimant", "taker"):
+            for seat_key in ("caller", "bidder", "claimant", "accused", "taker"):
                 if seat_key in rec:
                     s = rec[seat_key].astype(np.int64)
                     rec[f"{seat_key}_agent"] = labels[np.where(

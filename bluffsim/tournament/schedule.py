@@ -14,6 +14,13 @@ Game ``i`` (0-based, global) is played with
   the neighbour order matters (in veru the player after a reckless one profits).
   Duplicate deals then replay each deal under all ``P!`` seatings.
 
+With a **pool** (``lineups`` set: more agents than seats, ``bluffsim.tournament.pool``)
+the games run in blocks of one seating cycle: block ``c = i // S`` (``S`` seatings)
+plays lineup ``c % L`` of the ``L`` lineups, seated by seating ``i % S``; so
+every lineup plays every seating equally once ``games`` is a multiple of ``L·S``,
+and duplicate deals replay a deal under the ``S`` seatings of one lineup.
+``seat_lineup`` then gives pool indices.
+
 Shards are consecutive ranges of ``shard_games`` games; results never depend on
 how shards are distributed over workers or executors.
 """
@@ -41,6 +48,7 @@ class Schedule:
     duplicate: bool = False
     shard_games: int = 5000
     permute: bool = False
+    lineups: tuple[tuple[int, ...], ...] | None = None   # pool lineups (pool indices), or None
 
     @property
     def seatings(self) -> np.ndarray:
@@ -75,10 +83,21 @@ class Schedule:
         """Index of each game's seating in the cycle (``seatings``)."""
         return np.asarray(games) % len(self.seatings)
 
+    def lineup_index(self, games: np.ndarray) -> np.ndarray:
+        """Index of each game's pool lineup in ``lineups`` (0 without a pool)."""
+        if self.lineups is None:
+            return np.zeros(np.asarray(games).shape, np.int64)
+        return (np.asarray(games) // len(self.seatings)) % len(self.lineups)
+
     def seat_lineup(self, games: np.ndarray) -> np.ndarray:
-        """int8[G, P]: lineup index of the agent in each seat of each game."""
+        """int[G, P]: lineup index (pool index with a pool) of the agent in each seat of each game."""
         seats = self.seatings[self.rotations(games)]          # [G, P]: lineup j -> seat
-        out = np.empty_like(seats)
         rows = np.arange(seats.shape[0])[:, None]
-        out[rows, seats] = np.arange(self.num_players, dtype=np.int8)[None, :]
+        if self.lineups is None:
+            out = np.empty_like(seats)
+            out[rows, seats] = np.arange(self.num_players, dtype=np.int8)[None, :]
+            return out
+        members = np.asarray(self.lineups, dtype=np.int16)[self.lineup_index(games)]  # [G, P]
+        out = np.empty(seats.shape, np.int16)
+        out[rows, seats] = members
         return out

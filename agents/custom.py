@@ -1,0 +1,128 @@
+"""Your own agents: ``"package.module:ClassName"`` specs, ``register(name, cls)`` and the contract check.
+
+An agent class fits the contract when ``ClassName(game, **params)`` builds it and
+the instance has
+
+| attribute | meaning |
+|---|---|
+| ``name`` | a non-empty ``str`` |
+| ``traits`` | a ``dict`` (``stochastic``, ``uses_history``, ``uses_observation``, ...) |
+| ``act(obs, legal_mask, rng)`` | returns ``int[B]``: one legal action id per game of the batch |
+
+``check_agent`` builds the agent and plays one decision of two fresh games with
+it, so a class that does not fit fails at config load with one line naming the
+spec, not in the middle of a run.  Modules are imported from the working
+directory first (it is put on ``sys.path``), then from the environment.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+from typing import Any
+
+import numpy as np
+
+from agents.base import AgentError
+
+SPEC_SEP = ":"
+
+# name -> class registered by ``register`` (for notebooks): plays every game it lists in
+# ``games`` (all games when it lists none)
+REGISTERED: dict[str, type] = {}
+
+
+class AgentContractError(AgentError):
+    """A custom agent cannot be imported, built or does not fit the agent contract."""
+
+
+def is_spec(name: str) -> bool:
+    """True for ``"package.module:ClassName"`` specs (as opposed to registered names)."""
+    return isinstance(name, str) and SPEC_SEP in name
+
+
+def import_class(spec: str) -> type:
+    """The class named by ``"package.module:ClassName"``, imported from the working dir or the env."""
+    module_name, _, cls_name = spec.partition(SPEC_SEP)
+    if not module_name or not cls_name or not module_name.replace(".", "").replace("_", "a").isalnum():
+        raise AgentContractError(f"agent {spec!r}: write \"package.module:ClassName\"")
+    cwd = os.getcwd()
+    if cwd not in sys.path:
+        sys.path.insert(0, cwd)
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as e:
+        raise AgentContractError(f"agent {spec!r}: cannot import module {module_name!r} from the "
+                                 f"working directory or the environment ({e})") from None
+    except Exception as e:  # the user's module itself failed
+        raise AgentContractError(f"agent {spec!r}: importing {module_name!r} raised "
+                                 f"{type(e).__name__}: {e}") from None
+    cls = getattr(module, cls_name, None)
+    if not isinstance(cls, type):
+        raise AgentContractError(f"agent {spec!r}: module {module_name!r} has no class {cls_name!r}")
+    return cls
+
+
+def register(name: str, cls: type) -> None:
+    """Make ``cls`` available as agent ``name`` (``agents.make``, configs in this process)."""
+    import agents
+
+    if not isinstance(name, str) or not name or SPEC_SEP in name:
+        raise AgentContractError(f"register: name {name!r} must be a non-empty string without ':'")
+    if not isinstance(cls, type) or not callable(getattr(cls, "act", None)):
+        raise AgentContractError(f"register({name!r}, ...): give a class with an act method")
+    games = tuple(getattr(cls, "games", ()) or ())
+    import bluffsim
+
+    agents.REGISTRY[name] = {g: cls for g in (games or bluffsim.list_games())}
+    REGISTERED[name] = cls
+
+
+def build(spec: str, game: Any, **params: Any) -> Any:
+    """Import and build ``ClassName(game, **params)``, then check it against the contract."""
+    cls = import_class(spec)
+    games = tuple(getattr(cls, "games", ()) or ())
+    if games and game.game_id not in games:
+        raise AgentContractError(f"agent {spec!r} does not play {game.game_id!r}; its games: "
+                                 f"{', '.join(games)}")
+    return check_agent(spec, cls, game, params)
+
+
+def check_agent(label: str, cls: type, game: Any, params: dict[str, Any]) -> Any:
+    """Build ``cls(game, **params)`` and check name, traits and one batched ``act`` call."""
+    try:
+        agent = cls(game, **params)
+    except Exception as e:
+        raise AgentContractError(f"agent {label!r}: {cls.__name__}(game, **params) failed: "
+                                 f"{type(e).__name__}: {e}") from None
+    name = getattr(agent, "name", None)
+    if not isinstance(name, str) or not name:
+        raise AgentContractError(f"agent {label!r}: needs a `name` attribute (a non-empty str)")
+    if not isinstance(getattr(agent, "traits", None), dict):
+        raise AgentContractError(f"agent {label!r}: needs a `traits` attribute (a dict, e.g. "
+                                 "{\"stochastic\": True})")
+    if not callable(getattr(agent, "act", None)):
+        raise AgentContractError(f"agent {label!r}: needs a method act(obs, legal_mask, rng) -> int[B]")
+    _probe(label, agent, game)
+    return agent
+
+
+def _probe(label: str, agent: Any, game: Any) -> None:
+    """One decision of two fresh games: ``act`` must return one legal action id per game."""
+    from bluffsim.rng import AgentRNG
+
+    st = game.init(np.array([1, 2], dtype=np.uint64))
+    rng = AgentRNG(st.seed, st.current_player, st.num_decisions)
+    try:
+        a = agent.act(game.observe(st), st.legal_action_mask, rng)
+    except Exception as e:
+        raise AgentContractError(f"agent {label!r}: act(obs, legal_mask, rng) raised "
+                                 f"{type(e).__name__}: {e}") from None
+    a = np.asarray(a)
+    if a.shape != (2,) or not np.issubdtype(a.dtype, np.integer):
+        raise AgentContractError(f"agent {label!r}: act must return int[B] (one action id per game); "
+                                 f"got {a.dtype}{list(a.shape)} for B=2")
+    mask = st.legal_action_mask
+    if not ((a >= 0) & (a < mask.shape[1])).all() or not mask[np.arange(2), a].all():
+        raise AgentContractError(f"agent {label!r}: act returned an illegal action {a.tolist()}")

@@ -1,0 +1,174 @@
+"""Your own agents: "package.module:ClassName" in configs, the contract check, agents.register."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import agents
+import bluffsim
+from agents.custom import AgentContractError
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def cli(args, cwd):
+    return subprocess.run([sys.executable, "-m", "bluffsim.cli", *args], capture_output=True,
+                          text=True, cwd=cwd, env={**__import__("os").environ, "PYTHONPATH": str(ROOT)})
+
+
+def test_the_readme_example_agent_runs_end_to_end_from_the_cli(tmp_path):
+    out = tmp_path / "res"
+    proc = cli(["run", "experiments/custom_agent.toml", "--games", "90", "--workers", "2",
+                "--out", str(out), "--quiet", "--no-plots"], cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    games = pd.read_parquet(out / "games.parquet")
+    assert set(games["agent"]) == {"skeptic", "heuristic", "random"}
+    assert games["game"].nunique() == 90
+
+
+def test_a_spec_builds_the_class_with_its_params():
+    game = bluffsim.make("qdv", 3)
+    a = agents.make("experiments.my_agent:Skeptic", game, p_call=0.25)
+    assert type(a).__name__ == "Skeptic" and a.p_call == 0.25
+
+
+BAD_AGENTS = '''
+import numpy as np
+
+class NoAct:
+    name = "noact"
+    traits = {}
+    def __init__(self, game):
+        pass
+
+class NoName:
+    traits = {}
+    def __init__(self, game):
+        pass
+    def act(self, obs, mask, rng):
+        return np.zeros(len(mask), np.int64)
+
+class Floats:
+    name = "floats"
+    traits = {}
+    def __init__(self, game):
+        pass
+    def act(self, obs, mask, rng):
+        return np.zeros(len(mask))
+
+class Illegal:
+    name = "illegal"
+    traits = {}
+    def __init__(self, game):
+        pass
+    def act(self, obs, mask, rng):
+        return np.full(len(mask), mask.shape[1] + 3)
+
+class Good:
+    name = "good"
+    traits = {"stochastic": False}
+    def __init__(self, game, k=0):
+        self.k = k
+    def act(self, obs, mask, rng):
+        return np.argmax(mask, axis=1)
+'''
+
+TOML = """
+[experiment]
+game = "qdv"
+players = 2
+games = 20
+[[seats]]
+agent = "{agent}"
+params = {params}
+[[seats]]
+agent = "random"
+[run]
+batch = 8
+shard_games = 10
+plots = false
+"""
+
+
+@pytest.mark.parametrize("agent, params, message", [
+    ("nosuchmodule_xyz:A", "{}", "cannot import module 'nosuchmodule_xyz'"),
+    ("mybad:Missing", "{}", "module 'mybad' has no class 'Missing'"),
+    ("mybad:NoAct", "{}", "needs a method act(obs, legal_mask, rng) -> int[B]"),
+    ("mybad:NoName", "{}", "needs a `name` attribute"),
+    ("mybad:Floats", "{}", "act must return int[B]"),
+    ("mybad:Illegal", "{}", "act returned an illegal action"),
+    ("mybad:Good", "{ z = 1 }", "Good(game, **params) failed: TypeError"),
+    ("mybad:", "{}", "write \\\"package.module:ClassName\\\""),
+])
+def test_a_custom_agent_that_does_not_fit_is_a_one_line_error(tmp_path, agent, params, message):
+    (tmp_path / "mybad.py").write_text(BAD_AGENTS)
+    (tmp_path / "c.toml").write_text(TOML.format(agent=agent, params=params))
+    proc = cli(["run", "c.toml", "--out", "res", "--quiet"], cwd=tmp_path)
+    assert proc.returncode == 2, proc.stderr
+    assert message.replace("\\", "") in proc.stderr, proc.stderr
+    assert "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "res").exists()
+
+
+def test_a_fitting_class_from_the_working_directory_plays_with_a_default_label(tmp_path):
+    (tmp_path / "mybad.py").write_text(BAD_AGENTS)
+    (tmp_path / "c.toml").write_text(TOML.format(agent="mybad:Good", params="{ k = 2 }"))
+    proc = cli(["run", "c.toml", "--out", "res", "--quiet"], cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert set(pd.read_parquet(tmp_path / "res" / "games.parquet")["agent"]) == {"Good", "random"}
+
+
+def test_register_makes_a_notebook_class_available_and_checks_it():
+    class Lowest:
+        name = "lowest"
+        traits = {"stochastic": False}
+
+        def __init__(self, game):
+            self.game = game
+
+        def act(self, obs, legal_mask, rng):
+            return np.argmax(legal_mask, axis=1)
+
+    agents.register("lowest-test", Lowest)
+    try:
+        assert "lowest-test" in agents.list_agents()
+        for gid, p in (("qdv", 3), ("veru", 3), ("legumes", 3)):
+            assert isinstance(agents.make("lowest-test", bluffsim.make(gid, p)), Lowest)
+        from bluffsim.tournament import parse_config, play_shard
+
+        exp = parse_config({"experiment": {"game": "veru", "players": 3, "games": 6},
+                            "seats": [{"agent": "lowest-test"}, {"agent": "random"},
+                                      {"agent": "heuristic"}],
+                            "run": {"batch": 4, "plots": False}})
+        games, _ = play_shard(exp, 0)
+        assert set(games["agent"]) == {"lowest-test", "random", "heuristic"}
+    finally:
+        agents.REGISTRY.pop("lowest-test")
+    with pytest.raises(AgentContractError, match="give a class with an act method"):
+        agents.register("x", object)
+
+
+def test_the_readme_shows_the_example_agent_that_the_tests_run():
+    import re
+
+    readme = (ROOT / "README.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", readme, flags=re.S)
+    shown = next(b for b in blocks if "class Skeptic" in b)
+    source = (ROOT / "experiments" / "my_agent.py").read_text()
+    assert shown.strip() in source            # the README code is the file's code, verbatim
+    assert len(shown.strip().splitlines()) <= 25
+
+
+def test_check_name_accepts_registered_names_and_importable_specs():
+    agents.check_name("counting")
+    agents.check_name("experiments.my_agent:Skeptic")
+    with pytest.raises(ValueError, match="unknown agent 'oracle'"):
+        agents.check_name("oracle")
+    with pytest.raises(AgentContractError, match="has no class 'Nope'"):
+        agents.check_name("experiments.my_agent:Nope")
