@@ -67,17 +67,20 @@ def _param_value(text: str) -> Any:
 
 
 def parse_seats(text: str, watch: bool = False) -> list[SeatSpec]:
-    """Seats from ``human,counting,heuristic:bluff=0.3`` (``:`` separates an agent's
-    ``name=value`` parameters); unknown agents raise ``BluffsimError``.  A normal game
+    """Seats from ``human,counting,heuristic:bluff=0.3,mypkg.mod:MyAgent`` (``:`` separates an
+    agent's ``name=value`` parameters; a custom ``package.module:ClassName`` is checked like
+    ``agents.check_name``); unknown agents raise ``BluffsimError``.  A normal game
     needs a ``human`` seat; ``watch`` needs none."""
     seats = []
-    allowed = [HUMAN, *agent_registry.list_agents()]
     for item in (s.strip() for s in text.split(",")):
         if not item:
             continue
-        name, *params = [p.strip() for p in item.split(":")]
-        if name not in allowed:
-            raise BluffsimError(f"--seats: unknown seat {name!r}; allowed: {', '.join(allowed)}")
+        name, params = _seat_name_and_params(item)
+        if name != HUMAN:
+            try:
+                agent_registry.check_name(name)
+            except ValueError as e:
+                raise BluffsimError(f"--seats: unknown seat {name!r}: {e}, or {HUMAN!r}") from None
         values: dict[str, Any] = {}
         for p in params:
             key, sep, value = p.partition("=")
@@ -95,6 +98,16 @@ def parse_seats(text: str, watch: bool = False) -> list[SeatSpec]:
         raise BluffsimError("--seats: name at least one 'human' seat, e.g. human,counting "
                             "(or --watch to watch agents play)")
     return seats
+
+
+def _seat_name_and_params(item: str) -> tuple[str, list[str]]:
+    """Split ``name:k=v:k=v``; a custom agent ``package.module:ClassName`` keeps its own ``:``
+    (after a name that is neither ``human`` nor registered, a part without ``=`` is its class)."""
+    parts = [p.strip() for p in item.split(":")]
+    known = parts[0] == HUMAN or parts[0] in agent_registry.list_agents()
+    if not known and len(parts) > 1 and "=" not in parts[1]:
+        return f"{parts[0]}:{parts[1]}", parts[2:]
+    return parts[0], parts[1:]
 
 
 def check_seed(seed: int | None) -> int:

@@ -255,6 +255,25 @@ def test_watch_shows_every_hand_as_a_spectator(game_id):
         assert re.search(r"puts \w+ cards? face down, claiming \w+ \([\w, ]+\)", out)
 
 
+def test_a_custom_agent_takes_a_seat_with_its_parameters():
+    """Issue 13 point 10: ``package.module:ClassName[:key=value]`` seats a custom agent in play."""
+    seats = parse_seats("experiments.my_agent:Skeptic:p_call=0.9,random", watch=True)
+    assert [(s.name, s.params) for s in seats] == [("experiments.my_agent:Skeptic", {"p_call": 0.9}),
+                                                    ("random", {})]
+    r = subprocess.run([sys.executable, "-m", "bluffsim.cli", "play", "qdv", "--watch", "--seats",
+                        "experiments.my_agent:Skeptic:p_call=0.9,random", "--seed", "3",
+                        "--rule", "starting_tokens=2"], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert "seat 0 (experiments.my_agent:Skeptic" in r.stdout
+    assert "=== game over" in r.stdout
+    bad = subprocess.run([sys.executable, "-m", "bluffsim.cli", "play", "qdv", "--watch", "--seats",
+                          "experiments.nowhere:Nobody,random"], capture_output=True, text=True,
+                         timeout=60)
+    assert bad.returncode == 2
+    lines = bad.stderr.strip().splitlines()
+    assert len(lines) == 1 and "unknown seat 'experiments.nowhere:Nobody'" in lines[0]
+
+
 def test_seats_take_agent_parameters():
     """Point 14: ``name:key=value:key=value`` seats; a human takes none."""
     seats = parse_seats("heuristic:bluff=0.3:trust=0.5,counting,random", watch=True)
