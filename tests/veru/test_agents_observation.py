@@ -1,4 +1,4 @@
-"""veru agents keep working with the extended observation (issue 12 point 10).
+"""veru agents keep working with the extended observation (issue 12 point 11).
 
 The heuristic and counting agents read only fields that existed before the memory
 fields and tallies were added, so their decisions must not depend on the new keys.

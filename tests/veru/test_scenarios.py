@@ -346,7 +346,7 @@ def block(ref, name: str, tensor: np.ndarray) -> np.ndarray:
 
 
 def test_memory_per_seat_tallies_of_behaviour():
-    """Point 8: claims, checked claims, checks right / wrong, pick-ups per seat, in both engines."""
+    """Issue 12 point 11: claims, checked claims, checks right / wrong, pick-ups per seat, in both engines."""
     ref, s, st = play(MEMORY, H4)
     obs = ref.observe(s, 0)
     assert obs["claims"].tolist() == [[2, 0], [1, 1], [1, 1], [0, 1]]
@@ -366,7 +366,7 @@ def test_memory_per_seat_tallies_of_behaviour():
 
 
 def test_memory_the_tensor_keeps_who_claimed_checked_and_took():
-    """Point 8: the flat tensor has the last check's checker, claimant and taker (relative)."""
+    """Issue 12 point 11: the flat tensor has the last check's checker, claimant and taker (relative)."""
     ref, s, st = play(MEMORY, H4)
     assert s.last_check == [3, 2, 0, 0, 3] and s.current_player == 2
     x = VeruGame(ref.rules).observation_tensor(st)[0]
@@ -382,7 +382,7 @@ def test_memory_the_tensor_keeps_who_claimed_checked_and_took():
 
 
 def test_memory_my_bank_cards_that_went_out_unseen_are_remembered():
-    """Point 8: seat 0's 5 went out unseen in the Bank at decision 6; still known at 22."""
+    """Issue 12 point 11: seat 0's 5 went out unseen in the Bank at decision 6; still known at 22."""
     ref, s, _ = play(MEMORY[:6], H4)
     assert ref.observe(s, 0)["my_out"][FIVE] == 1 and ref.observe(s, 1)["my_out"].sum() == 0
     assert s.discard_seen[FIVE] == 1   # seat 1's 5 was shown to all
@@ -395,7 +395,7 @@ def test_memory_my_bank_cards_that_went_out_unseen_are_remembered():
 
 
 def test_memory_cards_known_to_sit_in_a_hand_until_that_seat_plays():
-    """Point 8: seat 2's 2 went to seat 3 at decision 12 (its own card); known ten decisions later,
+    """Issue 12 point 11: seat 2's 2 went to seat 3 at decision 12 (its own card); known ten decisions later,
     the same for seat 1's J (its Bank card) and seat 2's 3 (its claim); one card put by
     seat 3 lowers every bound by one."""
     ref, s, _ = play(MEMORY[:12], H4)
@@ -414,7 +414,7 @@ def test_memory_cards_known_to_sit_in_a_hand_until_that_seat_plays():
 
 
 def test_memory_the_check_gadget_remembers_what_it_saw_go_into_a_hand():
-    """Point 8: with the Check gadget seat 0 saw seat 2's 3 go to seat 3 at decision 22."""
+    """Issue 12 point 11: with the Check gadget seat 0 saw seat 2's 3 go to seat 3 at decision 22."""
     ref, s, _ = play(MEMORY, H4, check_seats=(0,))
     assert ref.observe(s, 0)["known_in_hand"][3][R3] == 1
     ref, s, _ = play(MEMORY, H4)

@@ -35,8 +35,8 @@ Decisions where RULES.md and the seed are silent:
   deal hold one card more when 52 does not divide evenly;
 - adding starts with the first ``put``: that moment the previous claim joins the Bank;
 - after "believe" on a true claim the claim's cards are shown to all, but the
-  Bank goes out unseen (the seed: Bank cards "are not checked"); RULES.md says
-  "shown to all" — the seed wins here;
+  Bank goes out unseen (the seed: "карты в Банке проверке не подлежат"; RULES.md
+  §3, revised, now says the same);
 - a ``swap`` is allowed only before the first action of a turn (announce, put,
   believe or disbelieve); "once per round" = between two checks;
 - ``timeout`` with nothing on the table passes the opening to the next player;
