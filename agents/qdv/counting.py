@@ -1,33 +1,63 @@
-"""qdv ``counting``: the exact distribution of each fruit's count over the unseen cards.
+"""qdv ``counting``: a posterior over each fruit's count that reads the bids, and decisions
+by expected value with the real stakes.
 
-Model.  From my observation, the cards I cannot see form a pool (the deck minus
-my hand, the face-up cards of the others, the discards and the centre).  The
-``H`` hidden cards in the other hands are a uniformly random ``H``-subset of that
-pool (the deal, `reveal`, `discard` and `draw` challenges all pick uniformly), so
-for fruit ``f`` the hidden count is a sum over a multivariate hypergeometric
-draw of the classes ×1, ×2, ×3 of ``f``, salads, and everything else.  The
-distribution is computed exactly, for all six fruits at once, by summing over
-every composition (k1, k2, k3, ks) of the draw with log-binomial tables.
-Salads held by others count for the called fruit with probability
-``salad_p`` each (their holders' declarations are not modelled); my own salads
-are mine to declare.
+**Prior.**  From my observation, the cards I cannot see form a pool (the deck
+minus my hand, the face-up cards of the others, the discards and the centre).
+The ``H`` hidden cards in the other hands are a uniformly random ``H``-subset
+of that pool (the deal, `reveal`, `discard` and `draw` challenges all pick
+uniformly), so for fruit ``f`` the hidden value ``u`` is a sum over a
+multivariate hypergeometric draw of the classes ×1, ×2, ×3 of ``f``, salads
+and everything else.  It is computed exactly, for all six fruits at once, by
+summing over every composition (k1, k2, k3, ks) of the draw with log-binomial
+tables, memoised per class tuple (``CountTable``).  Hidden and face-up salads
+of the others count for the called fruit with probability ``salad_p`` each; my
+own salads are mine to declare.  The count is ``T = known + u``.
 
-Simplifications: bids are not used as evidence about the others' hands, and
-the next player's calling behaviour is summarised by ``p_call``.
+**Bids as evidence (per-seat behaviour model, fitted online).**  A seat whose
+bids reflect its hand bids fruits it holds.  Model: seat ``j`` bids fruit ``f``
+with a probability proportional to ``exp(beta_j · X_jf)``, ``X_jf`` its own card
+value of ``f``.  ``beta_j`` is fitted online by moment matching on the public
+tallies: ``bid_tally[j]`` gives the mean own card value behind ``j``'s past bids
+(column 4 / column 0); a uniformly chosen fruit gives ``h_j · m1`` (``h_j`` its
+hand size, ``m1`` the mean value of a card towards one fruit), and to first
+order a tilt ``beta`` raises it by ``beta · h_j · v1`` (``v1`` the variance of one
+card's value), so ``beta_j = excess / (h_j · v1)``, shrunk towards the
+population prior ``BETA_PRIOR`` with weight ``BETA_PRIOR_BIDS`` pseudo-bids
+(both fitted offline on a mixture of lineups, player counts and seatings:
+``experiments/fit_qdv_counting.py``).  Random bidders get ``beta`` ≈ 0 (their
+bids carry no evidence); heuristics get a large one.  Given the total hidden
+value ``u`` of ``f``, each unit of it sits in ``j``'s hidden hand with
+probability ``q_j`` = (``j``'s hidden cards) / ``H``, so the likelihood of
+"``j`` bid ``f`` this round" is ``E[exp(beta_j X_jf) | u] ≈ (1 − q_j + q_j
+e^{beta_j})^u``: the prior of ``u`` is tilted by ``exp(u · Σ_j log(1 − q_j +
+q_j e^{beta_j}))`` over the seats other than me that bid ``f`` this round.
 
-Decisions maximise the expected change of my tokens plus ``spite`` times the
-tokens the others lose (averaged over them):
+**Stakes.**  Losing ``L`` tokens with ``t`` left costs ``min(L, t)`` plus
+``elim_cost`` if it eliminates (``L >= t``); an opponent's loss counts the same
+way times ``spite / (players in the round − 1)``.  Decisions maximise the
+expected value over the posterior of ``T``:
 
-- ``menteur`` on bid b: I lose T-b+1 when T >= b (declaring no salads), else the
-  bidder loses b-T+1;
-- ``vrai``: exact if T lands within my salads' reach of b (I then gain 1), else
-  I lose the distance + 1;
-- a bid (b', f'): if the next player calls menteur (probability ``p_call``) I
-  lose b'-T-m+1 when T plus all my m salads falls short, and passing the start
-  costs the chance of a `token` challenge.
+- ``menteur`` on bid b: I lose T−b+1 when T >= b (declaring no salads), else
+  the bidder loses b−T+1;
+- ``vrai``: exact when b−m <= T <= b (my ``m`` salads close the gap; I gain 1),
+  else I lose the distance (after my salads) + 1;
+- a bid (b', f'): the next seat calls ``menteur`` with probability
+  ``p_call`` (below); then I lose b'−T−m+1 when T plus all my salads falls
+  short of b'.  Passing the start costs the chance ``token_risk`` of a `token`
+  challenge.
 
-Start choice: the fruit with the largest expected count.  Salad declarations
-and the exact-call reward follow the heuristic.
+**Calls of the next seat.**  ``p_call = sigmoid(w0 + w1 · logit P(bid false) +
+w2 · logit c_n)``: ``P(bid false)`` is my posterior that the bid falls short,
+``c_n`` the next seat's share of ``menteur`` calls among its decisions so far
+(``call_tally`` and ``bid_tally``, shrunk to 0.25 with weight 4).  ``CALL_WEIGHTS``
+are fitted offline by logistic regression on the same mixture.
+
+Simplifications: a seat's repeated bids on one fruit in a round count as one
+piece of evidence; the evidence ignores the bid counts (only which fruits were
+bid) and multipliers inside the tilt (each unit of value is placed apart); the
+others' salad declarations are coin flips; the continuation after a bid that
+is not called is worth 0.  Start choice: the fruit with the largest expected
+count.  Salad declarations and the exact-call reward follow the heuristic.
 """
 
 from __future__ import annotations
@@ -36,7 +66,7 @@ import numpy as np
 
 from agents.base import Agent
 from agents.combinatorics import log_choose
-from agents.qdv.common import deck_counts, visible
+from agents.qdv.common import VALUE, deck_counts, visible
 from agents.qdv.heuristic import declare_salads
 from bluffsim.games.qdv import rules as R
 from bluffsim.rng import AgentRNG
@@ -206,18 +236,150 @@ class Counts:
         return (self.mean() - self.mean_below(t)) - (t - 1) * (1 - self.less(t))
 
 
+# population prior of the bid-evidence tilt and its weight in pseudo-bids, and the
+# next seat's call model; fitted by experiments/fit_qdv_counting.py (see its output)
+BETA_PRIOR = 0.5
+BETA_PRIOR_BIDS = 4.0
+CALL_WEIGHTS = (0.0, 0.5, 1.0)
+CALL_RATE_PRIOR, CALL_RATE_WEIGHT = 0.25, 4.0
+
+
+def card_moments(rules: R.Rules) -> tuple[float, float]:
+    """(m1, v1): mean and variance of one deck card's value towards one fruit (salads 0),
+    averaged over the fruits."""
+    deck = deck_counts(rules).astype(np.float64)
+    vals = VALUE.astype(np.float64)                                     # [K, F]
+    n = deck.sum()
+    m1 = float((deck @ vals).mean() / n)
+    m2 = float((deck @ vals**2).mean() / n)
+    return m1, m2 - m1 * m1
+
+
+def seat_betas(obs: dict[str, np.ndarray], rules: R.Rules) -> np.ndarray:
+    """float64[B, P]: each seat's bid-evidence tilt ``beta_j`` from its public bid tally
+    (moment matching, shrunk to the prior; module docstring)."""
+    m1, v1 = card_moments(rules)
+    tally = obs["bid_tally"].astype(np.float64)
+    bids, support = tally[:, :, 0], tally[:, :, 4]
+    h = np.maximum(obs["hand_sizes"].astype(np.float64), 1.0)
+    excess = support - bids * h * m1                                     # summed over bids
+    beta_hat_bids = excess / (h * v1)                                    # = bids * beta_hat
+    beta = (beta_hat_bids + BETA_PRIOR_BIDS * BETA_PRIOR) / (bids + BETA_PRIOR_BIDS)
+    return np.clip(beta, -1.0, 3.0)
+
+
+def fruit_tilts(obs: dict[str, np.ndarray], rules: R.Rules, betas: np.ndarray) -> np.ndarray:
+    """float64[B, F]: the tilt ``Σ_j log(1 − q_j + q_j e^{beta_j})`` of each fruit's hidden
+    value over the seats other than me that bid it this round (module docstring)."""
+    b, p = betas.shape
+    hist = obs["bid_history"].astype(np.int64)
+    seat = obs["seat"].astype(np.int64)
+    bi, hi = np.nonzero((hist[:, :, 0] >= 0) & (hist[:, :, 0] != seat[:, None]))
+    bid_on = np.zeros((b, p, R.NUM_FRUITS), bool)
+    bid_on[bi, hist[bi, hi, 0], hist[bi, hi, 2]] = True
+    hidden = np.maximum(obs["hand_sizes"].astype(np.float64)
+                        - obs["revealed"].astype(np.float64).sum(axis=2), 0.0)
+    hidden[np.arange(b), np.maximum(seat, 0)] = 0.0
+    q = hidden / np.maximum(hidden.sum(axis=1, keepdims=True), 1.0)
+    per_seat = np.log1p(q * np.expm1(betas))                             # [B, P]
+    return np.einsum("bpf,bp->bf", bid_on.astype(np.float64), per_seat)
+
+
+class Posterior:
+    """The posterior of every fruit's count: ``pmf[b, f, u]`` of ``T = known[b, f] + u``."""
+
+    def __init__(self, table: CountTable, rows: np.ndarray, known: np.ndarray,
+                 tilt: np.ndarray | None = None):
+        cdf = table.cdf[rows]                                             # [B, F, W+1]
+        pmf = cdf[..., 1:] - cdf[..., :-1]
+        if tilt is not None:
+            u = np.arange(pmf.shape[-1], dtype=np.float64)
+            t = tilt[..., None] * u
+            pmf = pmf * np.exp(t - t.max(axis=-1, keepdims=True))
+            pmf /= np.maximum(pmf.sum(axis=-1, keepdims=True), 1e-300)
+        self.pmf, self.known = pmf, known
+        self.values = known[..., None] + np.arange(pmf.shape[-1])        # [B, F, W]
+
+    def mean(self) -> np.ndarray:
+        """float[B, F]: E[T]."""
+        return (self.pmf * self.values).sum(axis=-1)
+
+    def prob_less(self, t: np.ndarray) -> np.ndarray:
+        """float[B, F]: P(T < t) (``t`` broadcasts against [B, F])."""
+        return (self.pmf * (self.values < np.asarray(t)[..., None])).sum(axis=-1)
+
+    def of_fruit(self, fruit: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(pmf [B, W], values [B, W]) of one fruit per row."""
+        rows = np.arange(fruit.shape[0])
+        return self.pmf[rows, fruit], self.values[rows, fruit]
+
+
+def stake(loss: np.ndarray, tokens: np.ndarray, elim_cost: float) -> np.ndarray:
+    """Cost of losing ``loss`` tokens (>= 0) with ``tokens`` left: ``min(loss, tokens)`` plus
+    ``elim_cost`` if it eliminates."""
+    return np.minimum(loss, tokens) + elim_cost * ((loss >= tokens) & (loss > 0))
+
+
+def posterior(obs: dict[str, np.ndarray], rules: R.Rules, salad_p: float = 0.5,
+              evidence: bool = True) -> Posterior:
+    """The count posterior of every fruit (prior if ``evidence`` is False)."""
+    table = count_table(rules, salad_p)
+    classes, known = fruit_classes(obs, rules)
+    tilt = fruit_tilts(obs, rules, seat_betas(obs, rules)) if evidence else None
+    return Posterior(table, table.rows(classes), known, tilt)
+
+
+def next_seat(obs: dict[str, np.ndarray]) -> np.ndarray:
+    """int64[B]: the seat that answers my bid (next in turn order still in the round)."""
+    seat = obs["seat"].astype(np.int64)
+    in_round = obs["in_round"].astype(bool)
+    b, p = in_round.shape
+    d = obs["direction"].astype(np.int64)
+    out = seat.copy()
+    found = np.zeros(b, bool)
+    for k in range(1, p):
+        cand = (seat + d * k) % p
+        hit = ~found & in_round[np.arange(b), cand]
+        out = np.where(hit, cand, out)
+        found |= hit
+    return out
+
+
+def call_rates(obs: dict[str, np.ndarray]) -> np.ndarray:
+    """float64[B, P]: each seat's share of ``menteur`` calls among its decisions (shrunk)."""
+    calls = obs["call_tally"].astype(np.float64)
+    menteur = calls[:, :, R.MENTEUR_RIGHT] + calls[:, :, R.MENTEUR_WRONG]
+    decisions = calls.sum(axis=2) + obs["bid_tally"][:, :, 0].astype(np.float64)
+    return (menteur + CALL_RATE_WEIGHT * CALL_RATE_PRIOR) / (decisions + CALL_RATE_WEIGHT)
+
+
+def logit(p: np.ndarray) -> np.ndarray:
+    """log(p / (1 - p)), clipped away from 0 and 1."""
+    p = np.clip(p, 1e-4, 1 - 1e-4)
+    return np.log(p / (1 - p))
+
+
+def p_call(p_false: np.ndarray, rate: np.ndarray, weights=CALL_WEIGHTS) -> np.ndarray:
+    """Probability the next seat calls ``menteur`` on my bid (module docstring)."""
+    w0, w1, w2 = weights
+    z = w0 + w1 * logit(p_false) + w2 * logit(rate)
+    return 1.0 / (1.0 + np.exp(-z))
+
+
 # the observation keys the counting decisions read
-COUNTED_KEYS = ("seat", "phase", "hand", "hand_sizes", "in_round", "centre", "start", "bid_count",
-                "bid_fruit", "revealed", "discarded")
+COUNTED_KEYS = ("seat", "phase", "hand", "hand_sizes", "tokens", "in_round", "direction", "centre",
+                "start", "bid_count", "bid_fruit", "bidder", "bid_history", "revealed",
+                "discarded", "bid_tally", "call_tally")
 
 
 class QdvCounting(Agent):
-    """Expected-token-change player over the exact count distribution (module docstring)."""
+    """Expected-value player over a bid-conditioned count posterior (module docstring)."""
 
     name = "counting"
     games = ("qdv",)
     traits = {"stochastic": False, "uses_history": True, "uses_observation": True}
-    params = {"p_call": 0.5, "spite": 0.3, "salad_p": 0.5, "token_risk": 1 / 6}
+    params = {"spite": 1.0, "salad_p": 0.5, "token_risk": 1 / 6, "elim_cost": 3.0,
+              "evidence": True}
 
     def act(self, obs: dict[str, np.ndarray], legal_mask: np.ndarray, rng: AgentRNG) -> np.ndarray:
         """One action per game: calls, bids and the start by expected value; salads and the
@@ -228,42 +390,61 @@ class QdvCounting(Agent):
         counted = np.flatnonzero((phase == R.PHASE_BID) | (phase == R.PHASE_START))
         if counted.size:
             sub = obs if counted.size == phase.size else {k: obs[k][counted] for k in COUNTED_KEYS}
-            table = count_table(self.game.rules, self.config["salad_p"])
-            classes, known = fruit_classes(sub, self.game.rules)
-            counts = Counts(table, table.rows(classes), known)           # every fruit, [B, F]
-            bid = self.bid_or_call(sub, legal_mask[counted], counts)
+            post = posterior(sub, self.game.rules, self.config["salad_p"],
+                             bool(self.config["evidence"]))
+            bid = self.bid_or_call(sub, legal_mask[counted], post)
             out[counted] = np.where(sub["phase"] == R.PHASE_BID, bid,
-                                    R.START0 + counts.mean().argmax(axis=1))
+                                    R.START0 + post.mean().argmax(axis=1))
         return out
 
-    def bid_or_call(self, obs: dict[str, np.ndarray], legal: np.ndarray,
-                    counts: Counts) -> np.ndarray:
-        """Action with the best expected value among menteur, vrai and every legal bid."""
+    def values(self, obs: dict[str, np.ndarray], legal: np.ndarray,
+               post: Posterior) -> np.ndarray:
+        """float64[B, A]: expected value of every legal bidding action (-inf elsewhere)."""
         c = self.config
         b = legal.shape[0]
         rows = np.arange(b)
-        m = obs["hand"][:, R.SALAD].astype(np.int64)
-        others = np.maximum(obs["in_round"].sum(axis=1) - 1, 1)
-        bid = obs["bid_count"].astype(np.int64)
+        seat = np.maximum(obs["seat"].astype(np.int64), 0)
+        tokens = obs["tokens"].astype(np.float64)
+        mine = tokens[rows, seat][:, None]
+        m = obs["hand"][:, R.SALAD].astype(np.int64)[:, None]
+        others = np.maximum(obs["in_round"].sum(axis=1) - 1, 1)[:, None]
+        spite = c["spite"] / others
+        ec = c["elim_cost"]
+        bid = obs["bid_count"].astype(np.int64)[:, None]
         fruit = np.maximum(obs["bid_fruit"].astype(np.int64), 0)
-        called = Counts(counts.table, counts.rows[rows, fruit], counts.known[rows, fruit])
+        bidder = obs["bidder"].astype(np.int64)
+        theirs = tokens[rows, np.maximum(bidder, 0)][:, None]
+        pmf, t = post.of_fruit(fruit)                                     # [B, W]
         value = np.full((b, legal.shape[1]), -np.inf)
         # menteur: I declare no salads; I lose T-b+1 if T >= b, else the bidder loses b-T+1
-        value[:, R.MENTEUR] = -called.excess(bid) + c["spite"] * called.shortfall(bid) / others
+        holds = t >= bid
+        v_m = np.where(holds, -stake(t - bid + 1, mine, ec), spite * stake(bid - t + 1, theirs, ec))
+        value[:, R.MENTEUR] = (pmf * v_m).sum(axis=1)
         # vrai: exact when b-m <= T <= b (my salads close the gap), else I lose the distance + 1
-        low = bid - m
-        exact = called.less(bid + 1) - called.less(low)
-        over = called.excess(bid + 1) + 1 - called.less(bid + 1)
-        value[:, R.VRAI] = exact - over - called.shortfall(low)
-        # bids: if called, I lose b'-T-m+1 when T plus all my salads falls short of b'
+        exact = (t <= bid) & (t >= bid - m)
+        miss = np.where(t > bid, t - bid, bid - m - t) + 1
+        v_v = np.where(exact, 1.0, -stake(miss, mine, ec))
+        value[:, R.VRAI] = (pmf * v_v).sum(axis=1)
+        # bids: called with probability p_call; then I lose b'-T-m+1 when T + m falls short
         start = obs["start"].astype(np.int64)
         f = np.arange(R.NUM_FRUITS)
         steps = (f[None, :] - fruit[:, None]) % R.NUM_FRUITS
         to_start = (start[:, None] - fruit[:, None]) % R.NUM_FRUITS
         crosses = (f[None, :] != fruit[:, None]) & (to_start >= 1) & (to_start <= steps)
+        rate = call_rates(obs)[rows, next_seat(obs)][:, None]
+        risk = c["token_risk"] * crosses * stake(np.ones(1), mine, ec)
+        tv = post.values                                                  # [B, F, W]
         for raise_by in (1, 2):
-            loss = counts.shortfall((bid + raise_by - m)[:, None])         # [B, F]
+            target = (bid + raise_by - m)[:, :, None]                      # [B, 1, 1]
+            short = tv < target
+            loss = (post.pmf * np.where(short, stake(target - tv + 1, mine[:, :, None], ec),
+                                        0.0)).sum(axis=2)                 # [B, F]
+            p_false = (post.pmf * short).sum(axis=2)
             ids = (raise_by - 1) * R.NUM_FRUITS + f
-            value[:, ids] = -c["p_call"] * loss - c["token_risk"] * crosses
-        value = np.where(legal, value, -np.inf)
-        return value.argmax(axis=1)
+            value[:, ids] = -p_call(p_false, rate) * loss - risk
+        return np.where(legal, value, -np.inf)
+
+    def bid_or_call(self, obs: dict[str, np.ndarray], legal: np.ndarray,
+                    post: Posterior) -> np.ndarray:
+        """Action with the best expected value among menteur, vrai and every legal bid."""
+        return self.values(obs, legal, post).argmax(axis=1)

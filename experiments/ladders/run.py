@@ -11,7 +11,7 @@ plays these tables (``tables``), each ``--games`` games (default 2,400):
 | `mixed`              | counting, heuristic, random, then variants in turn      | permuted |
 | `mixed-h`            | counting, random, then heuristics (default and variants) | permuted |
 | `h/random`           | heuristic + (P−1) × random (no counting)                | rotated  |
-| `h/mixed`            | heuristic, random, then variants (no counting)          | permuted |
+| `h/<param>=<v>`      | that heuristic variant + (P−1) × random (no counting)   | rotated  |
 
 Both extremes of every heuristic parameter are played (``VARIANTS``).
 ``rotated`` cycles the P rotations of the lineup; ``permuted`` cycles all P!
@@ -131,10 +131,9 @@ def tables(game: str, players: int) -> list[Table]:
         out.append(Table(game, p, "mixed-h", _lineup([cnt, rnd] + [next(fill)
                                                                     for _ in range(p - 2)]), True))
     out.append(Table(game, p, "h/random", _lineup([heu] + [rnd] * (p - 1)), False))
-    if p >= 3:
-        fill = itertools.cycle(variants)
-        out.append(Table(game, p, "h/mixed", _lineup([heu, rnd] + [next(fill)
-                                                                   for _ in range(p - 2)]), True))
+    for _, label, params in variants:
+        out.append(Table(game, p, "h/" + label.split(" ", 1)[1],
+                         _lineup([("heuristic", label, params)] + [rnd] * (p - 1)), False))
     return out
 
 
