@@ -240,6 +240,7 @@ class Counts:
 # next seat's call model; fitted by experiments/fit_qdv_counting.py (see its output)
 BETA_PRIOR = 0.5
 BETA_PRIOR_BIDS = 4.0
+BETA_SCALE = 1.0
 CALL_WEIGHTS = (0.0, 0.5, 1.0)
 CALL_RATE_PRIOR, CALL_RATE_WEIGHT = 0.25, 4.0
 
@@ -263,7 +264,7 @@ def seat_betas(obs: dict[str, np.ndarray], rules: R.Rules) -> np.ndarray:
     bids, support = tally[:, :, 0], tally[:, :, 4]
     h = np.maximum(obs["hand_sizes"].astype(np.float64), 1.0)
     excess = support - bids * h * m1                                     # summed over bids
-    beta_hat_bids = excess / (h * v1)                                    # = bids * beta_hat
+    beta_hat_bids = BETA_SCALE * excess / (h * v1)                       # = bids * beta_hat
     beta = (beta_hat_bids + BETA_PRIOR_BIDS * BETA_PRIOR) / (bids + BETA_PRIOR_BIDS)
     return np.clip(beta, -1.0, 3.0)
 
@@ -297,7 +298,7 @@ class Posterior:
             t = tilt[..., None] * u
             pmf = pmf * np.exp(t - t.max(axis=-1, keepdims=True))
             pmf /= np.maximum(pmf.sum(axis=-1, keepdims=True), 1e-300)
-        self.pmf, self.known = pmf, known
+        self.pmf, self.known, self.tilt = pmf, known, tilt
         self.values = known[..., None] + np.arange(pmf.shape[-1])        # [B, F, W]
 
     def mean(self) -> np.ndarray:
@@ -320,13 +321,47 @@ def stake(loss: np.ndarray, tokens: np.ndarray, elim_cost: float) -> np.ndarray:
     return np.minimum(loss, tokens) + elim_cost * ((loss >= tokens) & (loss > 0))
 
 
-def posterior(obs: dict[str, np.ndarray], rules: R.Rules, salad_p: float = 0.5,
+def posterior(obs: dict[str, np.ndarray], rules: R.Rules, salad_p: float = 0.0,
               evidence: bool = True) -> Posterior:
     """The count posterior of every fruit (prior if ``evidence`` is False)."""
     table = count_table(rules, salad_p)
     classes, known = fruit_classes(obs, rules)
     tilt = fruit_tilts(obs, rules, seat_betas(obs, rules)) if evidence else None
     return Posterior(table, table.rows(classes), known, tilt)
+
+
+def hidden_share(obs: dict[str, np.ndarray], seats: np.ndarray) -> np.ndarray:
+    """float64[B]: share of the cards hidden from me that sit in ``seats``' hands."""
+    b = seats.shape[0]
+    rows = np.arange(b)
+    hidden = np.maximum(obs["hand_sizes"].astype(np.float64)
+                        - obs["revealed"].astype(np.float64).sum(axis=2), 0.0)
+    hidden[rows, np.maximum(obs["seat"].astype(np.int64), 0)] = 0.0
+    share = hidden[rows, np.maximum(seats, 0)] / np.maximum(hidden.sum(axis=1), 1.0)
+    return np.where(seats >= 0, share, 0.0)
+
+
+SALAD_STEPS = 8  # salad probabilities are rounded to 1/8 (one memo table each)
+
+
+def called_posterior(obs: dict[str, np.ndarray], rules: R.Rules, fruit: np.ndarray,
+                     salad_p: np.ndarray, tilt: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """(pmf [B, W], values [B, W]) of one fruit per row with a per-row salad probability
+    (rounded to 1/``SALAD_STEPS``) and tilt."""
+    classes, known = fruit_classes(obs, rules)
+    rows = np.arange(fruit.shape[0])
+    cls, kn = classes[rows, fruit], known[rows, fruit]
+    steps = np.rint(np.clip(salad_p, 0, 1) * SALAD_STEPS).astype(np.int64)
+    pmf = None
+    for k in np.unique(steps):
+        sel = np.flatnonzero(steps == k)
+        table = count_table(rules, float(k) / SALAD_STEPS)
+        part = Posterior(table, table.rows(cls[sel]), kn[sel],
+                         None if tilt is None else tilt[sel, fruit[sel]])
+        if pmf is None:
+            pmf = np.zeros((rows.size, part.pmf.shape[-1]))
+        pmf[sel] = part.pmf
+    return pmf, kn[:, None] + np.arange(pmf.shape[-1])
 
 
 def next_seat(obs: dict[str, np.ndarray]) -> np.ndarray:
@@ -378,8 +413,7 @@ class QdvCounting(Agent):
     name = "counting"
     games = ("qdv",)
     traits = {"stochastic": False, "uses_history": True, "uses_observation": True}
-    params = {"spite": 1.0, "salad_p": 0.5, "token_risk": 1 / 6, "elim_cost": 3.0,
-              "evidence": True}
+    params = {"spite": 1.0, "token_risk": 1 / 6, "elim_cost": 3.0, "evidence": True}
 
     def act(self, obs: dict[str, np.ndarray], legal_mask: np.ndarray, rng: AgentRNG) -> np.ndarray:
         """One action per game: calls, bids and the start by expected value; salads and the
@@ -390,8 +424,7 @@ class QdvCounting(Agent):
         counted = np.flatnonzero((phase == R.PHASE_BID) | (phase == R.PHASE_START))
         if counted.size:
             sub = obs if counted.size == phase.size else {k: obs[k][counted] for k in COUNTED_KEYS}
-            post = posterior(sub, self.game.rules, self.config["salad_p"],
-                             bool(self.config["evidence"]))
+            post = posterior(sub, self.game.rules, 0.0, bool(self.config["evidence"]))
             bid = self.bid_or_call(sub, legal_mask[counted], post)
             out[counted] = np.where(sub["phase"] == R.PHASE_BID, bid,
                                     R.START0 + post.mean().argmax(axis=1))
@@ -414,12 +447,17 @@ class QdvCounting(Agent):
         fruit = np.maximum(obs["bid_fruit"].astype(np.int64), 0)
         bidder = obs["bidder"].astype(np.int64)
         theirs = tokens[rows, np.maximum(bidder, 0)][:, None]
-        pmf, t = post.of_fruit(fruit)                                     # [B, W]
+        pmf, t = post.of_fruit(fruit)                                     # [B, W], salads 0
         value = np.full((b, legal.shape[1]), -np.inf)
-        # menteur: I declare no salads; I lose T-b+1 if T >= b, else the bidder loses b-T+1
-        holds = t >= bid
-        v_m = np.where(holds, -stake(t - bid + 1, mine, ec), spite * stake(bid - t + 1, theirs, ec))
-        value[:, R.MENTEUR] = (pmf * v_m).sum(axis=1)
+        # menteur: I declare no salads, the bidder all of theirs (a hidden salad is theirs
+        # with probability = their share of the hidden cards); I lose T-b+1 if T >= b, else
+        # the bidder loses b-T+1
+        pm, tm = called_posterior(obs, self.game.rules, fruit, hidden_share(obs, bidder),
+                                  post.tilt)
+        holds = tm >= bid
+        v_m = np.where(holds, -stake(tm - bid + 1, mine, ec),
+                       spite * stake(bid - tm + 1, theirs, ec))
+        value[:, R.MENTEUR] = (pm * v_m).sum(axis=1)
         # vrai: exact when b-m <= T <= b (my salads close the gap), else I lose the distance + 1
         exact = (t <= bid) & (t >= bid - m)
         miss = np.where(t > bid, t - bid, bid - m - t) + 1
