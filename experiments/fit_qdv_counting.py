@@ -71,7 +71,7 @@ def logged(players: int, lineup: list[tuple[str, dict[str, Any]]], games: int,
 
     Returns lists of per-decision arrays: ``obs`` (the counting seat's observation dicts),
     ``truth`` (true card count per fruit, int[N, F]), ``bidder_type`` (of the standing
-    bid), and for bids the counting seat made: ``p_false``, ``rate``, ``called``.
+    bid), and for bids the counting seat made: ``features`` (``call_features``) and ``called``.
     """
     game = bluffsim.make("qdv", num_players=players)
     objs = [agents.make(n, game, **p) for n, p in lineup]
@@ -79,7 +79,7 @@ def logged(players: int, lineup: list[tuple[str, dict[str, Any]]], games: int,
     rng = np.random.default_rng(seed)
     seat_agent = np.array([rng.permutation(players) for _ in range(games)])  # seat -> lineup
     st = game.init(np.arange(games, dtype=np.uint64) + np.uint64(seed) * np.uint64(1000003))
-    log: dict[str, list[Any]] = {k: [] for k in ("obs", "truth", "bidder_type", "p_false", "rate",
+    log: dict[str, list[Any]] = {k: [] for k in ("obs", "truth", "bidder_type", "features",
                                                   "called", "menteur_belief", "menteur_right")}
     pending = np.full(games, -1)   # index into the bid log of the counting bid awaiting an answer
     pending_m = np.full(games, -1)  # index into the menteur log awaiting the showdown
@@ -123,8 +123,8 @@ def logged(players: int, lineup: list[tuple[str, dict[str, Any]]], games: int,
             m = sub["hand"][:, R.SALAD].astype(np.int64)
             p_false = post.prob_less((b_new - m)[:, None])[np.arange(cidx.size), fb]
             rate = C.call_rates(sub)[np.arange(cidx.size), C.next_seat(sub)]
-            log["p_false"].append(p_false)
-            log["rate"].append(rate)
+            surprise = b_new - C.next_view_means(sub, post, game.rules)[np.arange(cidx.size), fb]
+            log["features"].append(C.call_features(p_false, rate, surprise))
             pending[cidx[is_bid]] = n_bids + np.flatnonzero(is_bid)
             n_bids += cidx.size
             # menteur calls: belief that menteur wins = P(T < b) under the agent's posterior
@@ -151,7 +151,7 @@ def logged(players: int, lineup: list[tuple[str, dict[str, Any]]], games: int,
         mr = np.concatenate(menteur_right)
         right[mr[:, 0]] = mr[:, 1]
     return {"obs": log["obs"], "truth": log["truth"], "bidder_type": log["bidder_type"],
-            "p_false": np.concatenate(log["p_false"]), "rate": np.concatenate(log["rate"]),
+            "features": np.concatenate(log["features"]),
             "called": called, "menteur_belief": np.concatenate(log["menteur_belief"]),
             "menteur_right": right, "rules": game.rules}
 
@@ -237,13 +237,14 @@ def main() -> None:
     _, C.BETA_PRIOR, C.BETA_PRIOR_BIDS, C.BETA_SCALE = best
     print(f"best: BETA_PRIOR = {C.BETA_PRIOR}, BETA_PRIOR_BIDS = {C.BETA_PRIOR_BIDS}, "
           f"BETA_SCALE = {C.BETA_SCALE}")
-    pf = np.concatenate([d["p_false"] for d in data])
-    rate = np.concatenate([d["rate"] for d in data])
+    x = np.concatenate([d["features"] for d in data])
     called = np.concatenate([d["called"] for d in data])
     ok = called >= 0
-    x = np.stack([np.ones(ok.sum()), C.logit(pf[ok]), C.logit(rate[ok])], axis=1)
-    w = fit_logistic(x, called[ok].astype(float))
-    print(f"CALL_WEIGHTS = ({w[0]:.3f}, {w[1]:.3f}, {w[2]:.3f})  ({ok.sum()} bids)")
+    w = fit_logistic(x[ok], called[ok].astype(float))
+    print("CALL_WEIGHTS = (" + ", ".join(f"{v:.3f}" for v in w) + f")  ({ok.sum()} bids)")
+    print("calibration of p_call:")
+    for row in calibration_table(C.p_call(x[ok], tuple(w)), called[ok].astype(float)):
+        print("  [{:.1f}, {:.1f}) n={:6d} belief {:.3f} true {:.3f}".format(*row))
     for kind in ("random", "heuristic"):
         bel, tru = [], []
         for d in data:

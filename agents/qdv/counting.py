@@ -47,9 +47,11 @@ expected value over the posterior of ``T``:
   challenge.
 
 **Calls of the next seat.**  ``p_call = sigmoid(w0 + w1 · logit P(bid false) +
-w2 · logit c_n)``: ``P(bid false)`` is my posterior that the bid falls short,
-``c_n`` the next seat's share of ``menteur`` calls among its decisions so far
-(``call_tally`` and ``bid_tally``, shrunk to 0.25 with weight 4).  ``CALL_WEIGHTS``
+w2 · logit c_n + w3 · s)``: ``P(bid false)`` is my posterior that the bid falls
+short, ``c_n`` the next seat's share of ``menteur`` calls among its decisions so
+far (``call_tally`` and ``bid_tally``, shrunk to 0.25 with weight 4), ``s`` the
+bid's surprise as the next seat sees it: b' minus my posterior mean with my
+own cards replaced by their fair share (they cannot see them).  ``CALL_WEIGHTS``
 are fitted offline by logistic regression on the same mixture.
 
 Simplifications: a seat's repeated bids on one fruit in a round count as one
@@ -241,7 +243,7 @@ class Counts:
 BETA_PRIOR = 0.5
 BETA_PRIOR_BIDS = 4.0
 BETA_SCALE = 1.0
-CALL_WEIGHTS = (0.0, 0.5, 1.0)
+CALL_WEIGHTS = (-0.796, 0.113, 0.043, 0.525)
 CALL_RATE_PRIOR, CALL_RATE_WEIGHT = 0.25, 4.0
 
 
@@ -394,11 +396,29 @@ def logit(p: np.ndarray) -> np.ndarray:
     return np.log(p / (1 - p))
 
 
-def p_call(p_false: np.ndarray, rate: np.ndarray, weights=CALL_WEIGHTS) -> np.ndarray:
-    """Probability the next seat calls ``menteur`` on my bid (module docstring)."""
-    w0, w1, w2 = weights
-    z = w0 + w1 * logit(p_false) + w2 * logit(rate)
-    return 1.0 / (1.0 + np.exp(-z))
+def call_features(p_false: np.ndarray, rate: np.ndarray, surprise: np.ndarray) -> np.ndarray:
+    """float64[..., 4]: the next seat's call-model features: 1, logit P(bid false), logit of its
+    call rate, and the bid's surprise from its point of view (module docstring)."""
+    p_false, rate, surprise = np.broadcast_arrays(p_false, rate, surprise)
+    return np.stack([np.ones_like(p_false), logit(p_false), logit(rate), surprise], axis=-1)
+
+
+def p_call(features: np.ndarray, weights: tuple[float, ...] | None = None) -> np.ndarray:
+    """Probability the next seat calls ``menteur`` on my bid: a logistic model of
+    ``call_features`` with ``CALL_WEIGHTS`` (module docstring)."""
+    w = np.asarray(CALL_WEIGHTS if weights is None else weights)
+    return 1.0 / (1.0 + np.exp(-(features @ w)))
+
+
+def next_view_means(obs: dict[str, np.ndarray], post: Posterior, rules: R.Rules) -> np.ndarray:
+    """float64[B, F]: each fruit's expected count as the next seat roughly sees it: my
+    posterior mean with my own cards replaced by their fair share."""
+    seat = np.maximum(obs["seat"].astype(np.int64), 0)
+    rows = np.arange(seat.shape[0])
+    m1, _ = card_moments(rules)
+    mine = obs["hand"].astype(np.float64) @ VALUE.astype(np.float64)
+    size = obs["hand_sizes"][rows, seat].astype(np.float64)[:, None]
+    return post.mean() - mine + size * m1
 
 
 # the observation keys the counting decisions read
@@ -470,6 +490,7 @@ class QdvCounting(Agent):
         to_start = (start[:, None] - fruit[:, None]) % R.NUM_FRUITS
         crosses = (f[None, :] != fruit[:, None]) & (to_start >= 1) & (to_start <= steps)
         rate = call_rates(obs)[rows, next_seat(obs)][:, None]
+        seen_next = next_view_means(obs, post, self.game.rules)
         risk = c["token_risk"] * crosses * stake(np.ones(1), mine, ec)
         tv = post.values                                                  # [B, F, W]
         for raise_by in (1, 2):
@@ -479,7 +500,8 @@ class QdvCounting(Agent):
                                         0.0)).sum(axis=2)                 # [B, F]
             p_false = (post.pmf * short).sum(axis=2)
             ids = (raise_by - 1) * R.NUM_FRUITS + f
-            value[:, ids] = -p_call(p_false, rate) * loss - risk
+            feats = call_features(p_false, rate, bid + raise_by - seen_next)
+            value[:, ids] = -p_call(feats) * loss - risk
         return np.where(legal, value, -np.inf)
 
     def bid_or_call(self, obs: dict[str, np.ndarray], legal: np.ndarray,
