@@ -220,14 +220,14 @@ def collect(games: int, seed: int) -> list[dict[str, Any]]:
 def main() -> None:
     """Command line (module docstring)."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--games", type=int, default=150, help="games per lineup")
+    ap.add_argument("--games", type=int, default=100, help="games per lineup")
     ap.add_argument("--seed", type=int, default=4242)
     a = ap.parse_args()
     data = collect(a.games, a.seed)
     best = None
-    for prior in (0.25, 0.5, 1.0):
-        for weight in (2.0, 8.0):
-            for scale in (0.75, 1.0, 1.5):
+    for prior in (0.0, 0.25, 0.5):
+        for weight in (8.0, 16.0):
+            for scale in (0.5, 0.75, 1.0):
                 C.BETA_PRIOR, C.BETA_PRIOR_BIDS, C.BETA_SCALE = prior, weight, scale
                 ll = log_likelihood(data)
                 print(f"BETA_PRIOR={prior} BETA_PRIOR_BIDS={weight} BETA_SCALE={scale}: "

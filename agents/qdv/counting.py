@@ -9,9 +9,13 @@ uniformly), so for fruit ``f`` the hidden value ``u`` is a sum over a
 multivariate hypergeometric draw of the classes ×1, ×2, ×3 of ``f``, salads
 and everything else.  It is computed exactly, for all six fruits at once, by
 summing over every composition (k1, k2, k3, ks) of the draw with log-binomial
-tables, memoised per class tuple (``CountTable``).  Hidden and face-up salads
-of the others count for the called fruit with probability ``salad_p`` each; my
-own salads are mine to declare.  The count is ``T = known + u``.
+tables, memoised per class tuple (``CountTable``, one per salad probability).
+The others declare their salads in their own interest (as the heuristic and
+this agent do): when I call ``menteur`` the accused bidder declares all of
+theirs, so each salad hidden from me counts with probability = the bidder's
+share of the hidden cards; when my bid is called or I say ``vrai``, nobody else
+helps, so the others' salads count 0.  My own salads are mine to declare.  The
+count is ``T = known + u``.
 
 **Bids as evidence (per-seat behaviour model, fitted online).**  A seat whose
 bids reflect its hand bids fruits it holds.  Model: seat ``j`` bids fruit ``f``
@@ -56,10 +60,14 @@ are fitted offline by logistic regression on the same mixture.
 
 Simplifications: a seat's repeated bids on one fruit in a round count as one
 piece of evidence; the evidence ignores the bid counts (only which fruits were
-bid) and multipliers inside the tilt (each unit of value is placed apart); the
-others' salad declarations are coin flips; the continuation after a bid that
-is not called is worth 0.  Start choice: the fruit with the largest expected
-count.  Salad declarations and the exact-call reward follow the heuristic.
+bid) and multipliers inside the tilt (each unit of value is placed apart); a
+random player's salad declarations (uniform) are modelled as strategic ones; the
+continuation after a bid that is not called is worth 0 (the round goes on, and
+its risk is met at my next decision).  Start choice: the fruit with the largest expected
+count.  Salad declarations follow the heuristic (all mine when my bid is called
+menteur, none when I called it, as many as make my vrai exact).  The exact-call
+reward eliminates an opponent left with 1 token (``punish``), else takes the
+token.
 """
 
 from __future__ import annotations
@@ -240,9 +248,9 @@ class Counts:
 
 # population prior of the bid-evidence tilt and its weight in pseudo-bids, and the
 # next seat's call model; fitted by experiments/fit_qdv_counting.py (see its output)
-BETA_PRIOR = 0.5
-BETA_PRIOR_BIDS = 4.0
-BETA_SCALE = 1.0
+BETA_PRIOR = 0.25
+BETA_PRIOR_BIDS = 8.0
+BETA_SCALE = 0.75
 CALL_WEIGHTS = (-0.796, 0.113, 0.043, 0.525)
 CALL_RATE_PRIOR, CALL_RATE_WEIGHT = 0.25, 4.0
 
@@ -437,10 +445,10 @@ class QdvCounting(Agent):
 
     def act(self, obs: dict[str, np.ndarray], legal_mask: np.ndarray, rng: AgentRNG) -> np.ndarray:
         """One action per game: calls, bids and the start by expected value; salads and the
-        exact-call reward as the heuristic (``declare_salads``, take the token)."""
+        exact-call reward by ``reward``; salads as the heuristic (``declare_salads``)."""
         phase = obs["phase"]
         out = np.where(phase == R.PHASE_SALADS, declare_salads(obs),
-                       np.where(phase == R.PHASE_REWARD, self.game.rules.gain_id, 0))
+                       np.where(phase == R.PHASE_REWARD, self.reward(obs, legal_mask), 0))
         counted = np.flatnonzero((phase == R.PHASE_BID) | (phase == R.PHASE_START))
         if counted.size:
             sub = obs if counted.size == phase.size else {k: obs[k][counted] for k in COUNTED_KEYS}
@@ -448,6 +456,21 @@ class QdvCounting(Agent):
             bid = self.bid_or_call(sub, legal_mask[counted], post)
             out[counted] = np.where(sub["phase"] == R.PHASE_BID, bid,
                                     R.START0 + post.mean().argmax(axis=1))
+        return out
+
+    def reward(self, obs: dict[str, np.ndarray], legal: np.ndarray) -> np.ndarray:
+        """int64[B]: the exact-call reward: punish an opponent left with 1 token (it is
+        eliminated; the one with the most others' tokens behind it first), else gain 1."""
+        rules = self.game.rules
+        b, p = obs["tokens"].shape
+        rows = np.arange(b)
+        seat = np.maximum(obs["seat"].astype(np.int64), 0)
+        out = np.full(b, rules.gain_id, np.int64)
+        for k in range(p - 1, 0, -1):
+            target = (seat + k) % p
+            act = rules.punish0 + k - 1
+            hit = (obs["tokens"][rows, target] == 1) & legal[:, act]
+            out = np.where(hit, act, out)
         return out
 
     def values(self, obs: dict[str, np.ndarray], legal: np.ndarray,
