@@ -248,9 +248,9 @@ class Counts:
 
 # population prior of the bid-evidence tilt and its weight in pseudo-bids, and the
 # next seat's call model; fitted by experiments/fit_qdv_counting.py (see its output)
-BETA_PRIOR = 0.25
-BETA_PRIOR_BIDS = 8.0
-BETA_SCALE = 0.75
+BETA_PRIOR = 0.5
+BETA_PRIOR_BIDS = 4.0
+BETA_SCALE = 1.0
 CALL_WEIGHTS = (-0.796, 0.113, 0.043, 0.525)
 CALL_RATE_PRIOR, CALL_RATE_WEIGHT = 0.25, 4.0
 
@@ -297,32 +297,73 @@ def fruit_tilts(obs: dict[str, np.ndarray], rules: R.Rules, betas: np.ndarray) -
 
 
 class Posterior:
-    """The posterior of every fruit's count: ``pmf[b, f, u]`` of ``T = known[b, f] + u``."""
+    """The posterior of every fruit's count: ``pmf[..., u]`` of ``T = known[...] + u``, with
+    cumulative tables ``cdf[..., u] = P(H < u)`` and ``below[..., u] = E[H · 1(H < u)]``
+    (``H = T − known``) so threshold queries are gathers."""
 
     def __init__(self, table: CountTable, rows: np.ndarray, known: np.ndarray,
-                 tilt: np.ndarray | None = None):
-        cdf = table.cdf[rows]                                             # [B, F, W+1]
-        pmf = cdf[..., 1:] - cdf[..., :-1]
+                 tilt: np.ndarray | None = None, cumulative: bool = True):
+        w = table.width
+        self.cdf, self.below = table.cdf[rows], table.below[rows]        # [..., W+1]
         if tilt is not None:
-            u = np.arange(pmf.shape[-1], dtype=np.float64)
-            t = tilt[..., None] * u
-            pmf = pmf * np.exp(t - t.max(axis=-1, keepdims=True))
-            pmf /= np.maximum(pmf.sum(axis=-1, keepdims=True), 1e-300)
-        self.pmf, self.known, self.tilt = pmf, known, tilt
-        self.values = known[..., None] + np.arange(pmf.shape[-1])        # [B, F, W]
+            at = np.nonzero(tilt)                                         # tilted fruits only
+            if at[0].size:
+                cdf = self.cdf[at]
+                u = np.arange(w, dtype=np.float64)
+                t = tilt[at][:, None] * u
+                pmf = (cdf[:, 1:] - cdf[:, :-1]) * np.exp(t - t.max(axis=-1, keepdims=True))
+                pmf /= np.maximum(pmf.sum(axis=-1, keepdims=True), 1e-300)
+                new_cdf = np.zeros(cdf.shape)
+                np.cumsum(pmf, axis=-1, out=new_cdf[:, 1:])
+                self.cdf[at] = new_cdf
+                if cumulative:  # else only ``cdf`` (hence ``pmf``) is valid
+                    new_below = np.zeros(cdf.shape)
+                    np.cumsum(pmf * u, axis=-1, out=new_below[:, 1:])
+                    self.below[at] = new_below
+        self.known, self.tilt, self.width = known, tilt, w
+        self.classes: np.ndarray | None = None                            # set by ``posterior``
+        n = int(np.prod(known.shape))
+        self._base = (np.arange(n) * (w + 1)).reshape(known.shape)
+
+    @property
+    def pmf(self) -> np.ndarray:
+        """float[..., W]: P(T = known + u)."""
+        return self.cdf[..., 1:] - self.cdf[..., :-1]
+
+    @property
+    def values(self) -> np.ndarray:
+        """int[..., W]: the count ``known + u`` of each pmf cell."""
+        return self.known[..., None] + np.arange(self.width)
+
+    def _at(self, arr: np.ndarray, t: np.ndarray) -> np.ndarray:
+        u = np.clip(np.asarray(t) - self.known, 0, self.width).astype(np.int64)
+        return arr.reshape(-1)[self._base + u]
 
     def mean(self) -> np.ndarray:
-        """float[B, F]: E[T]."""
-        return (self.pmf * self.values).sum(axis=-1)
+        """float[...]: E[T]."""
+        return self.below[..., self.width] + self.known
 
     def prob_less(self, t: np.ndarray) -> np.ndarray:
-        """float[B, F]: P(T < t) (``t`` broadcasts against [B, F])."""
-        return (self.pmf * (self.values < np.asarray(t)[..., None])).sum(axis=-1)
+        """float[...]: P(T < t) (``t`` broadcasts against ``known``)."""
+        return self._at(self.cdf, t)
+
+    def shortfall(self, t: np.ndarray) -> np.ndarray:
+        """E[(t − T + 1) · 1(T < t)]."""
+        less = self._at(self.cdf, t)
+        return (np.asarray(t) + 1 - self.known) * less - self._at(self.below, t)
+
+    def short_cost(self, t: np.ndarray, tokens: np.ndarray, elim_cost: float) -> np.ndarray:
+        """E[stake(t − T + 1, tokens) · 1(T < t)]: the cost of falling short of ``t``
+        (``stake``; exact, by gathers: the part above ``tokens`` is cut, elimination added)."""
+        x = np.asarray(t) + 1 - tokens
+        return (self.shortfall(t) - self.shortfall(x) + self.prob_less(x)
+                + elim_cost * self.prob_less(np.minimum(x + 1, t)))
 
     def of_fruit(self, fruit: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(pmf [B, W], values [B, W]) of one fruit per row."""
         rows = np.arange(fruit.shape[0])
-        return self.pmf[rows, fruit], self.values[rows, fruit]
+        cdf = self.cdf[rows, fruit]
+        return cdf[:, 1:] - cdf[:, :-1], self.known[rows, fruit][:, None] + np.arange(self.width)
 
 
 def stake(loss: np.ndarray, tokens: np.ndarray, elim_cost: float) -> np.ndarray:
@@ -337,7 +378,9 @@ def posterior(obs: dict[str, np.ndarray], rules: R.Rules, salad_p: float = 0.0,
     table = count_table(rules, salad_p)
     classes, known = fruit_classes(obs, rules)
     tilt = fruit_tilts(obs, rules, seat_betas(obs, rules)) if evidence else None
-    return Posterior(table, table.rows(classes), known, tilt)
+    post = Posterior(table, table.rows(classes), known, tilt)
+    post.classes = classes
+    return post
 
 
 def hidden_share(obs: dict[str, np.ndarray], seats: np.ndarray) -> np.ndarray:
@@ -351,27 +394,29 @@ def hidden_share(obs: dict[str, np.ndarray], seats: np.ndarray) -> np.ndarray:
     return np.where(seats >= 0, share, 0.0)
 
 
-SALAD_STEPS = 8  # salad probabilities are rounded to 1/8 (one memo table each)
+SALAD_STEPS = 4  # salad probabilities are rounded to 1/4 (one memo table each)
 
 
 def called_posterior(obs: dict[str, np.ndarray], rules: R.Rules, fruit: np.ndarray,
-                     salad_p: np.ndarray, tilt: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+                     salad_p: np.ndarray, tilt: np.ndarray | None,
+                     classes: tuple[np.ndarray, np.ndarray] | None = None
+                     ) -> tuple[np.ndarray, np.ndarray]:
     """(pmf [B, W], values [B, W]) of one fruit per row with a per-row salad probability
-    (rounded to 1/``SALAD_STEPS``) and tilt."""
-    classes, known = fruit_classes(obs, rules)
+    (rounded to 1/``SALAD_STEPS``) and tilt; ``classes`` is ``fruit_classes(obs, rules)``
+    when the caller has it."""
+    cls_all, known = fruit_classes(obs, rules) if classes is None else classes
     rows = np.arange(fruit.shape[0])
-    cls, kn = classes[rows, fruit], known[rows, fruit]
+    cls, kn = cls_all[rows, fruit], known[rows, fruit]
     steps = np.rint(np.clip(salad_p, 0, 1) * SALAD_STEPS).astype(np.int64)
-    pmf = None
+    width = count_table(rules, 0.0).width
+    pmf = np.zeros((rows.size, width))
     for k in np.unique(steps):
         sel = np.flatnonzero(steps == k)
         table = count_table(rules, float(k) / SALAD_STEPS)
         part = Posterior(table, table.rows(cls[sel]), kn[sel],
-                         None if tilt is None else tilt[sel, fruit[sel]])
-        if pmf is None:
-            pmf = np.zeros((rows.size, part.pmf.shape[-1]))
+                         None if tilt is None else tilt[sel, fruit[sel]], cumulative=False)
         pmf[sel] = part.pmf
-    return pmf, kn[:, None] + np.arange(pmf.shape[-1])
+    return pmf, kn[:, None] + np.arange(width)
 
 
 def next_seat(obs: dict[str, np.ndarray]) -> np.ndarray:
@@ -495,8 +540,14 @@ class QdvCounting(Agent):
         # menteur: I declare no salads, the bidder all of theirs (a hidden salad is theirs
         # with probability = their share of the hidden cards); I lose T-b+1 if T >= b, else
         # the bidder loses b-T+1
-        pm, tm = called_posterior(obs, self.game.rules, fruit, hidden_share(obs, bidder),
-                                  post.tilt)
+        pm, tm = post.of_fruit(fruit)
+        accused = np.flatnonzero(legal[:, R.MENTEUR])
+        if accused.size:
+            sub = {k: obs[k][accused] for k in ("seat", "hand_sizes", "revealed")}
+            pm[accused], tm[accused] = called_posterior(
+                sub, self.game.rules, fruit[accused], hidden_share(sub, bidder[accused]),
+                None if post.tilt is None else post.tilt[accused],
+                (post.classes[accused], post.known[accused]))
         holds = tm >= bid
         v_m = np.where(holds, -stake(tm - bid + 1, mine, ec),
                        spite * stake(bid - tm + 1, theirs, ec))
@@ -515,15 +566,12 @@ class QdvCounting(Agent):
         rate = call_rates(obs)[rows, next_seat(obs)][:, None]
         seen_next = next_view_means(obs, post, self.game.rules)
         risk = c["token_risk"] * crosses * stake(np.ones(1), mine, ec)
-        tv = post.values                                                  # [B, F, W]
         for raise_by in (1, 2):
-            target = (bid + raise_by - m)[:, :, None]                      # [B, 1, 1]
-            short = tv < target
-            loss = (post.pmf * np.where(short, stake(target - tv + 1, mine[:, :, None], ec),
-                                        0.0)).sum(axis=2)                 # [B, F]
-            p_false = (post.pmf * short).sum(axis=2)
-            ids = (raise_by - 1) * R.NUM_FRUITS + f
+            target = bid + raise_by - m                                   # [B, 1]
+            loss = post.short_cost(target, mine, ec)                      # [B, F]
+            p_false = post.prob_less(target)
             feats = call_features(p_false, rate, bid + raise_by - seen_next)
+            ids = (raise_by - 1) * R.NUM_FRUITS + f
             value[:, ids] = -p_call(feats) * loss - risk
         return np.where(legal, value, -np.inf)
 
