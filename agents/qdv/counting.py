@@ -23,7 +23,8 @@ with a probability proportional to ``exp(beta_j · X_jf)``, ``X_jf`` its own car
 value of ``f``.  ``beta_j`` is fitted online by moment matching on the public
 tallies: ``bid_tally[j]`` gives the mean own card value behind ``j``'s past bids
 (column 4 / column 0); a uniformly chosen fruit gives ``h_j · m1`` (``h_j`` its
-hand size, ``m1`` the mean value of a card towards one fruit), and to first
+hand size over its past showdowns, taken as the mean of the first deal's and
+today's, ``m1`` the mean value of a card towards one fruit), and to first
 order a tilt ``beta`` raises it by ``beta · h_j · v1`` (``v1`` the variance of one
 card's value), so ``beta_j = excess / (h_j · v1)``, shrunk towards the
 population prior ``BETA_PRIOR`` with weight ``BETA_PRIOR_BIDS`` pseudo-bids
@@ -272,7 +273,9 @@ def seat_betas(obs: dict[str, np.ndarray], rules: R.Rules) -> np.ndarray:
     m1, v1 = card_moments(rules)
     tally = obs["bid_tally"].astype(np.float64)
     bids, support = tally[:, :, 0], tally[:, :, 4]
-    h = np.maximum(obs["hand_sizes"].astype(np.float64), 1.0)
+    # hand size over the seat's past showdowns: between the first deal's and today's
+    first = min(rules.starting_tokens, (len(rules.deck) - 1) // rules.num_players)
+    h = np.maximum((obs["hand_sizes"].astype(np.float64) + first) / 2, 1.0)
     excess = support - bids * h * m1                                     # summed over bids
     beta_hat_bids = BETA_SCALE * excess / (h * v1)                       # = bids * beta_hat
     beta = (beta_hat_bids + BETA_PRIOR_BIDS * BETA_PRIOR) / (bids + BETA_PRIOR_BIDS)
