@@ -248,7 +248,12 @@ class Counts:
 
 
 # population prior of the bid-evidence tilt and its weight in pseudo-bids, and the
-# next seat's call model; fitted by experiments/fit_qdv_counting.py (see its output)
+# next seat's call model, from experiments/fit_qdv_counting.py.  CALL_WEIGHTS are its
+# logistic fit (run before the hand-size correction of ``seat_betas``; the latest run
+# gives (-0.999, 0.118, 0.108, 0.862)).  The BETA values are the grid point that keeps
+# both opponent types within the calibration tests' tolerance at 2 and 4 players; the
+# script's mixture criterion (worst bin over all 2-6 player tables) prefers
+# (0.25, 8, 1.0), which is under-confident against all-heuristic tables (tests fail).
 BETA_PRIOR = 0.5
 BETA_PRIOR_BIDS = 4.0
 BETA_SCALE = 1.0
