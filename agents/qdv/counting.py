@@ -312,7 +312,8 @@ class Posterior:
     def __init__(self, table: CountTable, rows: np.ndarray, known: np.ndarray,
                  tilt: np.ndarray | None = None, cumulative: bool = True):
         w = table.width
-        self.cdf, self.below = table.cdf[rows], table.below[rows]        # [..., W+1]
+        self.cdf = table.cdf[rows]                                        # [..., W+1]
+        self.below = table.below[rows] if cumulative else None             # only pmf queries
         if tilt is not None:
             at = np.nonzero(tilt)                                         # tilted fruits only
             if at[0].size:
@@ -324,14 +325,13 @@ class Posterior:
                 new_cdf = np.zeros(cdf.shape)
                 np.cumsum(pmf, axis=-1, out=new_cdf[:, 1:])
                 self.cdf[at] = new_cdf
-                if cumulative:  # else only ``cdf`` (hence ``pmf``) is valid
+                if cumulative:  # else only ``cdf`` (hence ``pmf``) is valid, ``below`` unset
                     new_below = np.zeros(cdf.shape)
                     np.cumsum(pmf * u, axis=-1, out=new_below[:, 1:])
                     self.below[at] = new_below
         self.known, self.tilt, self.width = known, tilt, w
         self.classes: np.ndarray | None = None                            # set by ``posterior``
-        n = int(np.prod(known.shape))
-        self._base = (np.arange(n) * (w + 1)).reshape(known.shape)
+        self._base = (np.arange(known.size) * (w + 1)).reshape(known.shape) if cumulative else None
 
     @property
     def pmf(self) -> np.ndarray:
