@@ -49,7 +49,8 @@ expected value over the posterior of ``T``:
 - a bid (b', f'): the next seat calls ``menteur`` with probability
   ``p_call`` (below); then I lose b'−T−m+1 when T plus all my salads falls
   short of b'.  Passing the start costs the chance ``token_risk`` of a `token`
-  challenge.
+  challenge (default: the share of `token` cards in the rules' challenge deck,
+  1/6 by default, 0 without challenges).
 
 **Calls of the next seat.**  ``p_call = sigmoid(w0 + w1 · logit P(bid false) +
 w2 · logit c_n + w3 · s)``: ``P(bid false)`` is my posterior that the bid falls
@@ -72,6 +73,8 @@ token.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 import numpy as np
 
@@ -494,7 +497,13 @@ class QdvCounting(Agent):
     name = "counting"
     games = ("qdv",)
     traits = {"stochastic": False, "uses_history": True, "uses_observation": True}
-    params = {"spite": 1.0, "token_risk": 1 / 6, "elim_cost": 3.0, "evidence": True}
+    params = {"spite": 1.0, "token_risk": None, "elim_cost": 3.0, "evidence": True}
+
+    def __init__(self, game: Any, **params: Any):
+        super().__init__(game, **params)
+        if self.config["token_risk"] is None:  # the share of `token` cards in the deck
+            deck = game.rules.challenge_deck
+            self.config["token_risk"] = deck.count("token") / len(deck) if deck else 0.0
 
     def act(self, obs: dict[str, np.ndarray], legal_mask: np.ndarray, rng: AgentRNG) -> np.ndarray:
         """One action per game: calls, bids and the start by expected value; salads and the

@@ -102,3 +102,17 @@ def test_posterior_gathers_equal_sums_over_the_tilted_pmf(players):
         want = (post.pmf * np.where(short, stake(t - post.values + 1, tokens[:, :, None], 3.0),
                                     0.0)).sum(-1)
         np.testing.assert_allclose(post.short_cost(target, tokens, 3.0), want, atol=1e-9)
+
+
+def test_token_risk_is_the_share_of_token_cards_in_the_rules_deck():
+    import agents
+
+    assert agents.make("counting", QdvGame(R.Rules.from_options(num_players=3))).config[
+        "token_risk"] == pytest.approx(2 / 12)
+    assert agents.make("counting", QdvGame(R.Rules.from_options(
+        num_players=3, challenge_deck=()))).config["token_risk"] == 0.0
+    assert agents.make("counting", QdvGame(R.Rules.from_options(
+        num_players=3, challenge_deck=("token", "skip", "skip", "skip")))).config[
+        "token_risk"] == pytest.approx(0.25)
+    assert agents.make("counting", QdvGame(R.Rules.from_options(num_players=3)),
+                       token_risk=0.0).config["token_risk"] == 0.0
