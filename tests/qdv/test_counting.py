@@ -74,3 +74,45 @@ def test_threshold_queries_equal_sums_over_the_distribution(players):
         np.testing.assert_allclose(counts.excess(np.full((64, 1), t)),
                                    (dist * np.where(below, 0, v - t + 1)).sum(axis=2), atol=1e-9)
     np.testing.assert_allclose(counts.mean(), dist @ v, atol=1e-9)
+
+
+@pytest.mark.parametrize("players", [2, 5])
+def test_posterior_gathers_equal_sums_over_the_tilted_pmf(players):
+    """The bid-conditioned posterior's threshold queries (cumulative tables and gathers) equal
+    the direct sums over its pmf, stakes and elimination included."""
+    from agents.qdv.counting import posterior, stake
+
+    game = QdvGame(R.Rules.from_options(num_players=players))
+    rng = np.random.default_rng(players)
+    st = game.init(np.arange(128, dtype=np.uint64))
+    for _ in range(40):
+        legal = st.legal_action_mask
+        game.step(st, np.where(st.done, legal.argmax(axis=1),
+                               (rng.random(legal.shape) * legal).argmax(axis=1)))
+    obs = game.observe(st)
+    post = posterior(obs, game.rules)
+    assert post.tilt is not None and (post.tilt != 0).any()
+    np.testing.assert_allclose(post.pmf.sum(axis=-1), 1.0)
+    np.testing.assert_allclose(post.mean(), (post.pmf * post.values).sum(axis=-1), atol=1e-9)
+    tokens = rng.integers(1, 8, size=(128, 1))
+    for t in range(0, 20):
+        target = np.full((128, 1), t)
+        short = post.values < t
+        np.testing.assert_allclose(post.prob_less(target), (post.pmf * short).sum(-1), atol=1e-12)
+        want = (post.pmf * np.where(short, stake(t - post.values + 1, tokens[:, :, None], 3.0),
+                                    0.0)).sum(-1)
+        np.testing.assert_allclose(post.short_cost(target, tokens, 3.0), want, atol=1e-9)
+
+
+def test_token_risk_is_the_share_of_token_cards_in_the_rules_deck():
+    import agents
+
+    assert agents.make("counting", QdvGame(R.Rules.from_options(num_players=3))).config[
+        "token_risk"] == pytest.approx(2 / 12)
+    assert agents.make("counting", QdvGame(R.Rules.from_options(
+        num_players=3, challenge_deck=()))).config["token_risk"] == 0.0
+    assert agents.make("counting", QdvGame(R.Rules.from_options(
+        num_players=3, challenge_deck=("token", "skip", "skip", "skip")))).config[
+        "token_risk"] == pytest.approx(0.25)
+    assert agents.make("counting", QdvGame(R.Rules.from_options(num_players=3)),
+                       token_risk=0.0).config["token_risk"] == 0.0

@@ -1,0 +1,264 @@
+"""The robustness ladder (issue 15, point 4): counting against many tables, every game.
+
+For each game and each player count (qdv and legumes 2–6, veru 3–6) the ladder
+plays these tables (``tables``), each ``--games`` games (default 2,400):
+
+| table                | lineup (seat 0 is the subject)                          | seating  |
+|----------------------|---------------------------------------------------------|----------|
+| `random`             | counting + (P−1) × random                               | rotated  |
+| `heuristic`          | counting + (P−1) × heuristic                            | rotated  |
+| `<param>=<v>`        | counting + (P−1) × heuristic, one parameter at an extreme | rotated  |
+| `mixed`              | counting, heuristic, random, then variants in turn      | permuted |
+| `mixed-h`            | counting, random, then heuristics (default and variants) | permuted |
+| `h/random`           | heuristic + (P−1) × random (no counting)                | rotated  |
+| `h/<param>=<v>`      | that heuristic variant + (P−1) × random (no counting)   | rotated  |
+
+Both extremes of every heuristic parameter are played (``VARIANTS``).
+``rotated`` cycles the P rotations of the lineup; ``permuted`` cycles all P!
+seatings (so neighbour order is balanced too).  Every seat is reported on its
+own (a table of three identical heuristics has three rivals), and the subject
+passes when its win rate's 95% Wilson lower bound is above 1/P and above every
+other seat's win rate, and its mean placement is the best (``passes``).
+
+    python experiments/ladders/run.py [--games 2400] [--game qdv] [--players 2 3]
+        [--only heuristic] [--workers 1] --out results/ladders
+
+writes ``ladder.csv`` (one row per table) and ``ladder.md`` (the same as a
+markdown table) in ``--out``.  Tables are independent seeds (crc32 of the table
+id), built programmatically with the tournament runner's ``Experiment`` and
+played with ``play_shard``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import multiprocessing as mp
+import sys
+import time
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from bluffsim.analysis.stats import wilson_interval  # noqa: E402
+from bluffsim.tournament import Experiment, play_shard  # noqa: E402
+from bluffsim.tournament.config import Seat  # noqa: E402
+
+GAMES = ("qdv", "veru", "legumes")
+PLAYERS = {"qdv": range(2, 7), "legumes": range(2, 7), "veru": range(3, 7)}
+
+# both extremes of every heuristic parameter (the defaults sit inside these ranges)
+VARIANTS: dict[str, dict[str, tuple[Any, Any]]] = {
+    "qdv": {"call_margin": (0.0, 3.0), "exact_window": (0.0, 1.0), "bluff": (0.0, 0.5),
+            "switch_gain": (0.0, 3.0), "salad_weight": (0.0, 1.0)},
+    "veru": {"bluff": (0.0, 1.0), "trust": (0.0, 1.0), "joker_slack": (0, 2)},
+    "legumes": {"accuse_at": (1, 6), "double_at": (2, 8), "accuse_rate": (0.0, 0.5)},
+}
+
+COLUMNS = ["game", "players", "table", "seating", "subject", "games", "win_rate", "ci_low",
+           "ci_high", "fair_share", "best_other", "best_other_win_rate", "mean_placement",
+           "best_other_placement", "placements", "passes"]
+
+
+@dataclass(frozen=True)
+class Table:
+    """One ladder table: a lineup (seat 0 is the subject) and its seating scheme."""
+
+    game: str
+    players: int
+    name: str
+    seats: tuple[Seat, ...]
+    permute: bool
+
+    @property
+    def key(self) -> str:
+        """Unique id: game/players/name."""
+        return f"{self.game}/{self.players}p/{self.name}"
+
+    @property
+    def subject(self) -> str:
+        """The label of the seat the table tests."""
+        return self.seats[0].label
+
+
+def variant_seats(game: str) -> list[tuple[str, dict[str, Any]]]:
+    """(label, params) of every heuristic variant of ``game``, in a fixed order."""
+    out = []
+    for param, extremes in VARIANTS[game].items():
+        for v in extremes:
+            out.append((f"heuristic {param}={v}", {param: v}))
+    return out
+
+
+def _lineup(entries: list[tuple[str, str, dict[str, Any]]]) -> tuple[Seat, ...]:
+    """Seats with unique labels: repeated labels get ``#2``, ``#3`` …"""
+    seen: dict[str, int] = {}
+    seats = []
+    for agent, label, params in entries:
+        seen[label] = seen.get(label, 0) + 1
+        seats.append(Seat(agent, label if seen[label] == 1 else f"{label}#{seen[label]}",
+                          dict(params)))
+    return tuple(seats)
+
+
+def tables(game: str, players: int) -> list[Table]:
+    """Every table of ``game`` at ``players`` seats (module docstring)."""
+    p = players
+    cnt = ("counting", "counting", {})
+    rnd = ("random", "random", {})
+    heu = ("heuristic", "heuristic", {})
+    variants = [("heuristic", label, params) for label, params in variant_seats(game)]
+    out = [Table(game, p, "random", _lineup([cnt] + [rnd] * (p - 1)), False),
+           Table(game, p, "heuristic", _lineup([cnt] + [heu] * (p - 1)), False)]
+    for _, label, params in variants:
+        out.append(Table(game, p, label.split(" ", 1)[1], _lineup([cnt] + [("heuristic", label,
+                                                                           params)] * (p - 1)),
+                         False))
+    if p >= 3:
+        fill = itertools.cycle(variants)
+        out.append(Table(game, p, "mixed", _lineup([cnt, heu, rnd] + [next(fill)
+                                                                       for _ in range(p - 3)]),
+                         True))
+        fill = itertools.cycle([heu] + variants[::-1])
+        out.append(Table(game, p, "mixed-h", _lineup([cnt, rnd] + [next(fill)
+                                                                    for _ in range(p - 2)]), True))
+    out.append(Table(game, p, "h/random", _lineup([heu] + [rnd] * (p - 1)), False))
+    for _, label, params in variants:
+        out.append(Table(game, p, "h/" + label.split(" ", 1)[1],
+                         _lineup([("heuristic", label, params)] + [rnd] * (p - 1)), False))
+    return out
+
+
+def experiment(table: Table, games: int, batch: int = 1024) -> Experiment:
+    """The tournament ``Experiment`` of a table (one shard, seed from the table id)."""
+    return Experiment(name=table.key.replace("/", "_"), game=table.game, players=table.players,
+                      games=games, seed=zlib.crc32(table.key.encode()), rules={},
+                      seats=table.seats, batch=batch, workers=1, rotate=True,
+                      permute=table.permute, duplicate=False, shard_games=games, plots=False)
+
+
+def seat_stats(games: pd.DataFrame) -> pd.DataFrame:
+    """Per label: games, wins, win_rate, ci_low, ci_high, mean_placement."""
+    g = games.groupby("agent", sort=True)
+    out = pd.DataFrame({"games": g.size(), "wins": g["won"].sum(),
+                        "mean_placement": g["placement"].mean()})
+    out["win_rate"] = out["wins"] / out["games"]
+    out["ci_low"], out["ci_high"] = wilson_interval(out["wins"].to_numpy(),
+                                                    out["games"].to_numpy())
+    return out
+
+
+def passes(subject_ci_low: float, fair_share: float, other_win_rates: np.ndarray,
+           subject_placement: float, other_placements: np.ndarray) -> bool:
+    """The criterion: lower bound above 1/P and above every other seat's win rate, and the
+    strictly best mean placement."""
+    return bool(subject_ci_low > fair_share and np.all(subject_ci_low > other_win_rates)
+                and np.all(subject_placement < other_placements))
+
+
+def table_row(table: Table, games: pd.DataFrame) -> dict[str, Any]:
+    """The ladder row of a played table."""
+    st = seat_stats(games)
+    me = st.loc[table.subject]
+    others = st.drop(index=table.subject)
+    best = others["win_rate"].idxmax()
+    fair = 1.0 / table.players
+    placements = "; ".join(f"{lab} {st.loc[lab, 'mean_placement']:.2f}"
+                           for lab in [s.label for s in table.seats])
+    return {"game": table.game, "players": table.players, "table": table.name,
+            "seating": "permuted" if table.permute else "rotated", "subject": table.subject,
+            "games": int(me["games"]), "win_rate": float(me["win_rate"]),
+            "ci_low": float(me["ci_low"]), "ci_high": float(me["ci_high"]), "fair_share": fair,
+            "best_other": best, "best_other_win_rate": float(others.loc[best, "win_rate"]),
+            "mean_placement": float(me["mean_placement"]),
+            "best_other_placement": float(others["mean_placement"].min()),
+            "placements": placements,
+            "passes": passes(float(me["ci_low"]), fair, others["win_rate"].to_numpy(),
+                             float(me["mean_placement"]), others["mean_placement"].to_numpy())}
+
+
+def play_table(args: tuple[Table, int, int]) -> dict[str, Any]:
+    """Play one table (picklable task) and return its row, with the wall time."""
+    table, games, batch = args
+    t0 = time.perf_counter()
+    played, _ = play_shard(experiment(table, games, batch), 0)
+    row = table_row(table, played)
+    row["seconds"] = round(time.perf_counter() - t0, 1)
+    return row
+
+
+def markdown(df: pd.DataFrame) -> str:
+    """The ladder as a markdown table."""
+    lines = ["| game | P | table | seating | subject | win rate | 95% CI | 1/P | strongest other "
+             "(win rate) | mean placement (best other) | pass |",
+             "|---|---:|---|---|---|---:|---:|---:|---|---:|:---:|"]
+    for r in df.itertuples():
+        lines.append(f"| {r.game} | {r.players} | {r.table} | {r.seating} | {r.subject} | "
+                     f"{r.win_rate:.3f} | {r.ci_low:.3f} – {r.ci_high:.3f} | {r.fair_share:.3f} | "
+                     f"{r.best_other} ({r.best_other_win_rate:.3f}) | "
+                     f"{r.mean_placement:.2f} ({r.best_other_placement:.2f}) | "
+                     f"{'yes' if r.passes else '**no**'} |")
+    n, ok = len(df), int(df["passes"].sum())
+    lines.append(f"\n{ok} of {n} tables pass.")
+    return "\n".join(lines) + "\n"
+
+
+def run(games_per_table: int, game_ids: list[str], players: list[int] | None,
+        only: list[str] | None, workers: int, out: Path, batch: int = 1024,
+        verbose: bool = True) -> pd.DataFrame:
+    """Play every selected table, write ``ladder.csv`` and ``ladder.md`` in ``out``."""
+    todo = [t for g in game_ids for p in PLAYERS[g] if players is None or p in players
+            for t in tables(g, p) if only is None or t.name in only]
+    tasks = [(t, games_per_table, batch) for t in todo]
+    rows = []
+    if workers > 1:
+        with mp.get_context().Pool(workers) as pool:
+            for row in pool.imap(play_table, tasks):
+                rows.append(row)
+                if verbose:
+                    _print_row(row)
+    else:
+        for task in tasks:
+            rows.append(play_table(task))
+            if verbose:
+                _print_row(rows[-1])
+    df = pd.DataFrame(rows, columns=COLUMNS + ["seconds"])
+    out.mkdir(parents=True, exist_ok=True)
+    df.to_csv(out / "ladder.csv", index=False)
+    (out / "ladder.md").write_text(markdown(df), encoding="utf-8")
+    return df
+
+
+def _print_row(r: dict[str, Any]) -> None:
+    print(f"{r['game']:8} {r['players']}p {r['table']:26} {r['subject']:10} "
+          f"{r['win_rate']:.3f} [{r['ci_low']:.3f}, {r['ci_high']:.3f}]  1/P {r['fair_share']:.3f}  "
+          f"best other {r['best_other']} {r['best_other_win_rate']:.3f}  "
+          f"place {r['mean_placement']:.2f}/{r['best_other_placement']:.2f}  "
+          f"{'PASS' if r['passes'] else 'FAIL'}  {r['seconds']}s", flush=True)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Command line (module docstring)."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--games", type=int, default=2400, help="games per table")
+    ap.add_argument("--game", action="append", choices=GAMES, help="game(s); default all")
+    ap.add_argument("--players", type=int, nargs="+", help="player counts; default all")
+    ap.add_argument("--only", nargs="+", help="table names to play (e.g. heuristic mixed)")
+    ap.add_argument("--workers", type=int, default=1)
+    ap.add_argument("--batch", type=int, default=1024)
+    ap.add_argument("--out", default="results/ladders")
+    a = ap.parse_args(argv)
+    df = run(a.games, a.game or list(GAMES), a.players, a.only, a.workers, Path(a.out), a.batch)
+    print(f"{int(df['passes'].sum())} of {len(df)} tables pass; written to {a.out}")
+
+
+if __name__ == "__main__":
+    main()
