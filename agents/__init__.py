@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from agents.base import Agent
+from agents.learned import LearnedAgent
 from agents.legumes.counting import LegumesCounting
 from agents.legumes.heuristic import LegumesHeuristic
 from agents.qdv.counting import QdvCounting
@@ -25,6 +26,7 @@ REGISTRY: dict[str, dict[str, type[Agent]]] = {
     "random": {g: RandomAgent for g in RandomAgent.games},
     "heuristic": {"qdv": QdvHeuristic, "veru": VeruHeuristic, "legumes": LegumesHeuristic},
     "counting": {"qdv": QdvCounting, "veru": VeruCounting, "legumes": LegumesCounting},
+    "learned": {g: LearnedAgent for g in LearnedAgent.games},
 }
 
 __all__ = ["REGISTRY", "Agent", "RandomAgent", "describe", "list_agents", "make"]
