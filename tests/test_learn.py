@@ -176,8 +176,8 @@ def test_placement_rewards_are_zero_sum_and_win_is_first_place():
 def random_layers(d: int, a: int, hidden=(16, 8), seed: int = 0) -> list:
     rng = np.random.default_rng(seed)
     dims = [d, *hidden, a]
-    return [(rng.normal(0, 1 / np.sqrt(i), (i, o)).astype(np.float32), rng.normal(0, 0.1, o).astype(np.float32))
-            for i, o in zip(dims[:-1], dims[1:], strict=True)]
+    return [(rng.normal(0, 1 / np.sqrt(i), (i, o)).astype(np.float32),
+             rng.normal(0, 0.1, o).astype(np.float32)) for i, o in zip(dims[:-1], dims[1:], strict=True)]
 
 
 @pytest.mark.parametrize("players", [2, 4])
