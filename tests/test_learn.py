@@ -354,3 +354,15 @@ def test_pettingzoo_fast_backend_plays_the_reference_backend_game(game_id, playe
     assert not ref.agents and not fast.agents
     with pytest.raises(ValueError, match="backend"):
         aec_env("qdv", 2, backend="gpu")
+
+
+def test_shipped_training_configs_load():
+    from pathlib import Path
+
+    from bluffsim.learn import load_train_config
+
+    paths = sorted((Path(__file__).resolve().parents[1] / "experiments").glob("train_*.toml"))
+    assert paths
+    for p in paths:
+        cfg = load_train_config(p)
+        assert cfg.weights.startswith("agents/weights/") and cfg.iterations > 0
