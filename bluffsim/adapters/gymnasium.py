@@ -344,3 +344,54 @@ def env(game_id: str, seat: int | str = 0, opponents: Opponent | Sequence[Oppone
         **kwargs: Any) -> BluffsimEnv:
     """A single-game ``gymnasium.Env`` of ``game_id`` (see ``BluffsimEnv`` and the module docstring)."""
     return BluffsimEnv(game_id, seat=seat, opponents=opponents, **kwargs)
+
+
+def throughput(game_id: str, num_envs: int, opponents: Opponent | Sequence[Opponent] = "random",
+               num_players: int | None = None, seconds: float = 3.0, seed: int = 0) -> float:
+    """Learner decisions per second of the vector env with uniformly random legal learner actions."""
+    import time
+
+    venv = vector_env(game_id, num_envs, seat="rotate", opponents=opponents, num_players=num_players)
+    _, info = venv.reset(seed=seed)
+    pick = np.random.default_rng(seed)
+    steps, t0 = 0, time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        mask = info["action_mask"]
+        _, _, _, _, info = venv.step((pick.random(mask.shape) * mask).argmax(axis=1))
+        steps += num_envs
+    return steps / (time.perf_counter() - t0)
+
+
+def aec_throughput(game_id: str, num_players: int, backend: str = "reference", seconds: float = 3.0,
+                   seed: int = 0) -> float:
+    """Decisions per second of the PettingZoo AEC env, every seat uniformly random."""
+    import time
+
+    from bluffsim.adapters.pettingzoo import env as aec_env
+
+    e = aec_env(game_id, num_players, backend=backend)
+    pick = np.random.default_rng(seed)
+    steps, t0, game = 0, time.perf_counter(), 0
+    while time.perf_counter() - t0 < seconds:
+        e.reset(seed=seed + game)
+        game += 1
+        for agent in e.agent_iter():
+            obs, _, term, trunc, _ = e.last()
+            e.step(None if term or trunc else int(pick.choice(np.flatnonzero(obs["action_mask"]))))
+            steps += 0 if term or trunc else 1
+            del agent
+    return steps / (time.perf_counter() - t0)
+
+
+if __name__ == "__main__":  # python -m bluffsim.adapters.gymnasium [game] [players] [envs]
+    import sys
+
+    gid = sys.argv[1] if len(sys.argv) > 1 else "qdv"
+    players = int(sys.argv[2]) if len(sys.argv) > 2 else 2
+    n = int(sys.argv[3]) if len(sys.argv) > 3 else 1024
+    print(f"{gid} {players}p, decisions/s (uniformly random decisions):")
+    for backend in ("reference", "fast"):
+        print(f"  PettingZoo AEC, {backend} backend, all seats: {aec_throughput(gid, players, backend):,.0f}")
+    for opp in ("random", "heuristic", "counting"):
+        print(f"  vector env, {n} games, learner vs {opp}: "
+              f"{throughput(gid, n, opp, num_players=players):,.0f}")
