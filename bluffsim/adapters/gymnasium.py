@@ -183,7 +183,7 @@ class BluffsimVectorEnv(VectorEnv):
             if not turn.any():
                 return
             if turn.sum() == live.sum():                  # nobody waits for the learner: full batch
-                idx, sub = np.flatnonzero(turn), st
+                idx = np.flatnonzero(turn)
                 actions = np.full(self.num_envs, -1, np.int64)
                 actions[idx] = self._opponent_actions(st, idx)
                 self.game.step(st, actions)
