@@ -366,3 +366,30 @@ def test_shipped_training_configs_load():
     for p in paths:
         cfg = load_train_config(p)
         assert cfg.weights.startswith("agents/weights/") and cfg.iterations > 0
+
+
+def test_learned_same_actions_alone_or_in_a_batch(tmp_path):
+    game = bluffsim.make("qdv", 4)
+    d = game.observation_tensor(game.init(np.zeros(1, np.uint64))).shape[1]
+    path = tmp_path / "w.npz"
+    save_weights(path, random_layers(d, game.num_actions, seed=5), {"game": "qdv", "num_players": 4})
+    agent = agents.make("learned", game, weights=str(path))
+    greedy = agents.make("learned", game, weights=str(path), greedy=True)
+    seeds = np.arange(100, dtype=np.uint64)
+    st = game.init(seeds)
+    for _ in range(30):  # advance by random play
+        m = st.legal_action_mask
+        game.step(st, np.where(st.done, -1, np.argmax(m * np.random.default_rng(1).random(m.shape), axis=1)))
+    live = np.flatnonzero(~st.done)
+    obs = {k: v[live] for k, v in game.observe(st).items()}
+    mask = st.legal_action_mask[live]
+    rng = AgentRNG(seeds[live], st.current_player[live], st.num_decisions[live])
+    batch = agent.act(obs, mask, rng)
+    for b in (0, live.size // 2, live.size - 1):
+        one = {k: v[b:b + 1] for k, v in obs.items()}
+        r1 = AgentRNG(seeds[live][b:b + 1], st.current_player[live][b:b + 1],
+                      st.num_decisions[live][b:b + 1])
+        assert agent.act(one, mask[b:b + 1], r1)[0] == batch[b]
+    g = greedy.act(obs, mask, rng)
+    x = game.observation_tensor(st)[live]
+    np.testing.assert_array_equal(g, greedy.probs(x, mask).argmax(axis=1))
