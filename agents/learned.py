@@ -8,7 +8,8 @@ The network reads the game's flat observation tensor (``observe.tensor_layout``)
     p = softmax(logits over the legal actions)     # illegal actions get probability 0
 
 A weights file (``.npz``) holds ``w0, b0, ..., wL, bL`` (float32) and ``meta``, a JSON string with
-``game``, ``num_players``, ``obs_size``, ``num_actions``, ``hidden`` and how the file was made
+``game``, ``num_players``, ``rules`` (options; the agent refuses a game with other rules),
+``obs_size``, ``num_actions``, ``hidden`` and how the file was made
 (``command``, ``config``).  ``agents.make("learned", game)`` loads the file shipped for the game
 and player count, ``agents/weights/<game>_<P>p.npz``; ``weights=PATH`` loads another.  The agent
 samples from ``p`` with its counter-based stream (``greedy=True``: the most probable action).
@@ -114,6 +115,12 @@ class LearnedAgent(Agent):
                     f"agent 'learned': {path} was trained for {self.meta.get('game')} with "
                     f"{self.meta.get('num_players')} players, not {game.game_id} with "
                     f"{game.num_players}")
+            trained = self.meta.get("rules")
+            if trained is not None and package.Rules.from_options(
+                    num_players=game.num_players, **trained) != game.rules:
+                raise BluffsimError(
+                    f"agent 'learned': {path} was trained with rules options {trained or 'default'}, "
+                    "which differ from this game's; pass the weights trained for these rules")
         w_in, w_out = self.layers[0][0], self.layers[-1][0]
         if w_in.shape[0] != obs_size or w_out.shape[1] != game.num_actions:
             raise BluffsimError(

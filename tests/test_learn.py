@@ -393,3 +393,13 @@ def test_learned_same_actions_alone_or_in_a_batch(tmp_path):
     g = greedy.act(obs, mask, rng)
     x = game.observation_tensor(st)[live]
     np.testing.assert_array_equal(g, greedy.probs(x, mask).argmax(axis=1))
+
+
+def test_learned_refuses_weights_trained_for_other_rules(tmp_path):
+    game = bluffsim.make("qdv", 2)
+    path = tmp_path / "w.npz"
+    save_weights(path, random_layers(280, 27), {"game": "qdv", "num_players": 2,
+                                                "rules": {"starting_tokens": 1}})
+    with pytest.raises(BluffsimError, match="rules options"):
+        agents.make("learned", game, weights=str(path))
+    assert agents.make("learned", bluffsim.make("qdv", 2, starting_tokens=1), weights=str(path))
