@@ -13,6 +13,7 @@ from typing import Any
 
 from agents.base import Agent, AgentError, AgentParamError, Param
 from agents.custom import AgentContractError, register
+from agents.learned import LearnedAgent
 from agents.legumes.counting import LegumesCounting
 from agents.legumes.heuristic import LegumesHeuristic
 from agents.qdv.counting import QdvCounting
@@ -26,6 +27,7 @@ REGISTRY: dict[str, dict[str, type[Agent]]] = {
     "random": {g: RandomAgent for g in RandomAgent.games},
     "heuristic": {"qdv": QdvHeuristic, "veru": VeruHeuristic, "legumes": LegumesHeuristic},
     "counting": {"qdv": QdvCounting, "veru": VeruCounting, "legumes": LegumesCounting},
+    "learned": {g: LearnedAgent for g in LearnedAgent.games},
 }
 
 __all__ = ["REGISTRY", "Agent", "AgentContractError", "AgentError", "AgentParamError", "Param",

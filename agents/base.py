@@ -16,6 +16,7 @@ config, when it is loaded, before anything is written.
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -35,8 +36,8 @@ class AgentParamError(AgentError):
 
 @dataclass(frozen=True)
 class Param:
-    """Type and range of an agent parameter: ``kind`` float (finite; integers accepted), int or
-    bool, within ``[low, high]`` (None = unbounded)."""
+    """Type and range of an agent parameter: ``kind`` float (finite; integers accepted), int,
+    bool or str (a text such as a path), within ``[low, high]`` (None = unbounded)."""
 
     kind: type = float
     low: float | None = None
@@ -47,6 +48,8 @@ class Param:
         """What the parameter accepts, in words (for error messages)."""
         if self.kind is bool:
             return "true | false"
+        if self.kind is str:
+            return "a text (e.g. a file path)"
         what = "an integer" if self.kind is int else "a finite number"
         if self.low is not None and self.high is not None:
             return f"{what} in [{self.low:g}, {self.high:g}]"
@@ -61,6 +64,8 @@ class Param:
         if self.kind is bool:
             ok = isinstance(value, bool | np.bool_)
             return bool(value) if ok else _bad()
+        if self.kind is str:
+            return str(value) if isinstance(value, str | os.PathLike) else _bad()
         if isinstance(value, bool | np.bool_) or not isinstance(value, int | float | np.number):
             return _bad()
         if self.kind is int:

@@ -111,6 +111,16 @@ def build_parser() -> argparse.ArgumentParser:
                     help="also report CFR at these iteration counts")
     ex.set_defaults(func=cmd_exploit)
 
+    t = sub.add_parser("train", help="train a learned agent with PPO from a TOML config "
+                                     "(needs the 'learn' extra)")
+    t.add_argument("config", help="training TOML, e.g. experiments/train_qdv.toml")
+    t.add_argument("--iterations", type=int, help="override train.iterations")
+    t.add_argument("--out", help="override train.out (checkpoints, log.csv)")
+    t.add_argument("--weights", help="override train.weights (the weights file written)")
+    t.add_argument("--resume", action="store_true", help="continue from OUT/checkpoint.npz")
+    t.add_argument("--quiet", action="store_true", help="no progress bar")
+    t.set_defaults(func=cmd_train)
+
     g = sub.add_parser("games", help="list the games, their options and defaults")
     g.set_defaults(func=cmd_games)
     return p
@@ -244,6 +254,25 @@ def cmd_exploit(args: argparse.Namespace) -> int:
     rows = exploit.exploitability_table(game, marks)
     print(f"{args.preset}: {game}")
     print(pd.DataFrame(rows).to_string(index=False, float_format="{:.4f}".format))
+    return 0
+
+
+def cmd_train(args: argparse.Namespace) -> int:
+    """``bluffsim train CONFIG``: PPO self-play training; writes a weights file for ``learned``."""
+    from bluffsim.learn import load_train_config
+
+    cfg = load_train_config(args.config).with_overrides(
+        iterations=args.iterations, out=args.out, weights=args.weights)
+    try:
+        from bluffsim.learn.ppo import train
+    except ImportError as e:
+        raise BluffsimError(f"needs the 'learn' extra (pip install -e '.[learn]'): {e}") from None
+    command = " ".join(["bluffsim train", args.config]
+                       + [f"--{k} {v}" for k, v in (("iterations", args.iterations), ("out", args.out),
+                                                   ("weights", args.weights)) if v is not None]
+                       + (["--resume"] if args.resume else []))
+    path = train(cfg, resume=args.resume, progress=not args.quiet, command=command)
+    print(f"wrote {path} (log and checkpoint in {cfg.out}/)")
     return 0
 
 

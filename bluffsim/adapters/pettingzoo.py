@@ -16,7 +16,14 @@ to move).  Rewards arrive when the game ends, from placements
 (``bluffsim.adapters.single``); a game cut by its safety cap is a truncation.
 ``reset(seed=s)`` deals game ``s`` exactly as every other bluffsim entry point
 does; without a seed the next game comes from a generator seeded at the first reset.
-The game runs on the reference engine (bit-identical to the vectorised one).
+The game runs on the reference engine (bit-identical to the vectorised one) by
+default; ``backend="fast"`` runs it on the batched engine (``bluffsim.make``) as a
+batch of one game, through its public API only.  The fast backend gives the seat
+to move its fresh tensor; a seat not to move observes the tensor of its own last
+decision (zeros before its first): the batched engine observes only the player to
+move.  Deals, masks, actions and rewards are the same on both backends.  Batched
+multi-agent training (many games per call, self-play through callables) is
+``bluffsim.adapters.gymnasium.vector_env``.
 """
 
 from __future__ import annotations
@@ -27,7 +34,10 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
+import bluffsim
 from bluffsim.adapters.single import SingleGame
+
+BACKENDS = ("reference", "fast")
 
 
 class BluffsimAECEnv(AECEnv):
@@ -36,11 +46,16 @@ class BluffsimAECEnv(AECEnv):
     metadata = {"render_modes": ["ansi"], "name": "bluffsim_v0", "is_parallelizable": False}
 
     def __init__(self, game_id: str, num_players: int = 4, render_mode: str | None = None,
-                 **options: Any):
+                 backend: str = "reference", **options: Any):
         super().__init__()
         if render_mode not in (None, "ansi"):
             raise ValueError(f"render_mode {render_mode!r} not supported; allowed: None, 'ansi'")
+        if backend not in BACKENDS:
+            raise ValueError(f"backend {backend!r} not supported; allowed: {', '.join(BACKENDS)}")
         self.game = SingleGame(game_id, num_players, **options)
+        self.backend = backend
+        self.fast = bluffsim.make(game_id, num_players, **options) if backend == "fast" else None
+        self._seen = np.zeros((num_players, self.game.observation_size), np.float32)
         self.render_mode = render_mode
         self.metadata = {**self.metadata, "name": f"bluffsim_{game_id}_v0"}
         self.possible_agents = [f"player_{i}" for i in range(num_players)]
@@ -72,7 +87,12 @@ class BluffsimAECEnv(AECEnv):
             if self._seeds is None:
                 self._seeds = np.random.default_rng()
             game_seed = int(self._seeds.integers(0, 2**63))
-        self.state = self.game.new_state(game_seed)
+        if self.fast is not None:
+            self.state = self.fast.init(np.array([game_seed], np.uint64))
+            self._seen[:] = 0.0
+            self._remember()
+        else:
+            self.state = self.game.new_state(game_seed)
         self.history = []
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
@@ -80,15 +100,40 @@ class BluffsimAECEnv(AECEnv):
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {a: {} for a in self.agents}
-        self.agent_selection = self.possible_agents[self.state.current_player]
+        self.agent_selection = self.possible_agents[self._current()]
+
+    def _current(self) -> int:
+        """Seat to move."""
+        return int(self.state.current_player[0] if self.fast is not None else self.state.current_player)
+
+    def _done(self) -> bool:
+        """The game is over."""
+        return bool(self.state.done[0] if self.fast is not None else self.state.done)
+
+    def _remember(self) -> None:
+        """Fast backend: store the tensor of the seat to move (its information set now)."""
+        if not self._done():
+            self._seen[self._current()] = self.fast.observation_tensor(self.state)[0]
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """The flat observation of ``agent``'s seat and its legal-action mask."""
         seat = self.possible_agents.index(agent)
         mask = np.zeros(self.game.num_actions, np.int8)
-        if not self.state.done and seat == self.state.current_player:
+        mine = not self._done() and seat == self._current()
+        if self.fast is not None:
+            if mine:
+                mask[:] = self.state.legal_action_mask[0]
+            return {"observation": self._seen[seat].copy(), "action_mask": mask}
+        if mine:
             mask[self.game.legal_actions(self.state)] = 1
         return {"observation": self.game.tensor(self.state, seat), "action_mask": mask}
+
+    def _rewards(self) -> np.ndarray:
+        """Placement rewards of the finished game (``bluffsim.adapters.single``)."""
+        if self.fast is None:
+            return self.game.rewards(self.state)
+        place = self.state.placements[0].astype(np.int64)
+        return np.sign(place[None, :] - place[:, None]).sum(axis=1) / (self.num_agents - 1)
 
     def step(self, action: int | None) -> None:
         """Apply the selected agent's action; a finished agent must step ``None``."""
@@ -98,29 +143,37 @@ class BluffsimAECEnv(AECEnv):
             return
         self._cumulative_rewards[agent] = 0.0
         self.history.append((agent, self.game.action_names[int(action)]))
-        self.game.apply(self.state, int(action))
-        self.rewards = dict.fromkeys(self.agents, 0.0)
-        if self.state.done:
-            for a, r in zip(self.agents, self.game.rewards(self.state), strict=True):
-                self.rewards[a] = float(r)
-                self.terminations[a] = bool(self.state.terminated)
-                self.truncations[a] = bool(self.state.truncated)
-            self.infos = {a: {"placement": int(self.state.placements[i])}
-                          for i, a in enumerate(self.agents)}
+        if self.fast is not None:
+            self.fast.step(self.state, np.array([int(action)], np.int64))
+            self._remember()
         else:
-            self.agent_selection = self.possible_agents[self.state.current_player]
+            self.game.apply(self.state, int(action))
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        if self._done():
+            term = bool(np.asarray(self.state.terminated).reshape(-1)[0])
+            trunc = bool(np.asarray(self.state.truncated).reshape(-1)[0])
+            place = np.asarray(self.state.placements).reshape(-1)
+            for a, r in zip(self.agents, self._rewards(), strict=True):
+                self.rewards[a] = float(r)
+                self.terminations[a] = term
+                self.truncations[a] = trunc
+            self.infos = {a: {"placement": int(place[i])} for i, a in enumerate(self.agents)}
+        else:
+            self.agent_selection = self.possible_agents[self._current()]
         self._accumulate_rewards()
 
     def render(self) -> str | None:
         """``ansi``: the last actions and every seat's cards (a spectator's full view)."""
         if self.render_mode is None:
             return None
-        lines = [f"{self.game.game_id}, decision {self.state.num_decisions}"]
+        decisions = int(np.asarray(self.state.num_decisions).reshape(-1)[0])
+        lines = [f"{self.game.game_id}, decision {decisions}"]
         lines += [f"  {who}: {what}" for who, what in self.history[-self.num_agents:]]
-        for seat, hand in enumerate(self.state.hands):
-            lines.append(f"  player_{seat}: {' '.join(hand) or '-'}")
-        if self.state.done:
-            lines.append(f"  placements: {list(self.state.placements)}")
+        if self.fast is None:
+            for seat, hand in enumerate(self.state.hands):
+                lines.append(f"  player_{seat}: {' '.join(hand) or '-'}")
+        if self._done():
+            lines.append(f"  placements: {np.asarray(self.state.placements).reshape(-1).tolist()}")
         return "\n".join(lines)
 
     def close(self) -> None:
@@ -128,6 +181,6 @@ class BluffsimAECEnv(AECEnv):
 
 
 def env(game_id: str, num_players: int = 4, render_mode: str | None = None,
-        **options: Any) -> BluffsimAECEnv:
-    """A PettingZoo AEC env of ``game_id`` (options as ``bluffsim.make``)."""
-    return BluffsimAECEnv(game_id, num_players, render_mode=render_mode, **options)
+        backend: str = "reference", **options: Any) -> BluffsimAECEnv:
+    """A PettingZoo AEC env of ``game_id`` (options as ``bluffsim.make``; ``backend``: module doc)."""
+    return BluffsimAECEnv(game_id, num_players, render_mode=render_mode, backend=backend, **options)

@@ -1,0 +1,157 @@
+"""``learned``: a trained policy network, masked softmax over the legal actions, numpy inference only.
+
+The network reads the game's flat observation tensor (``observe.tensor_layout``) ``x``:
+
+    h0 = symlog(x) = sign(x) * log(1 + |x|)        # tallies grow over a game: compress them
+    h_{k+1} = tanh(h_k @ W_k + b_k)                # hidden layers
+    logits = h_L @ W_L + b_L                       # one per action id
+    p = softmax(logits over the legal actions)     # illegal actions get probability 0
+
+A weights file (``.npz``) holds ``w0, b0, ..., wL, bL`` (float32) and ``meta``, a JSON string with
+``game``, ``num_players``, ``rules`` (options; the agent refuses a game with other rules),
+``obs_size``, ``num_actions``, ``hidden`` and how the file was made
+(``command``, ``config``).  ``agents.make("learned", game)`` loads the file shipped for the game
+and player count, ``agents/weights/<game>_<P>p.npz``; ``weights=PATH`` loads another.  The agent
+samples from ``p`` with its counter-based stream (``greedy=True``: the most probable action).
+Training (PPO in JAX) lives in ``bluffsim.learn``; it writes files in this format.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agents.base import Agent, Param
+from bluffsim.api import BluffsimError
+from bluffsim.rng import AgentRNG
+
+WEIGHTS_DIR = Path(__file__).parent / "weights"
+
+
+def shipped_weights(game_id: str, num_players: int) -> Path:
+    """Path of the weights file shipped for ``game_id`` at ``num_players`` (may not exist)."""
+    return WEIGHTS_DIR / f"{game_id}_{num_players}p.npz"
+
+
+def symlog(x: np.ndarray) -> np.ndarray:
+    """sign(x) * log(1 + |x|), the input transform of the network."""
+    return np.sign(x) * np.log1p(np.abs(x))
+
+
+def forward(layers: list[tuple[np.ndarray, np.ndarray]], x: np.ndarray) -> np.ndarray:
+    """float32[B, A] logits of the MLP ``layers`` [(W, b), ...] on flat tensors ``x`` float32[B, D]."""
+    h = symlog(np.asarray(x, dtype=np.float32))
+    for w, b in layers[:-1]:
+        h = np.tanh(h @ w + b)
+    w, b = layers[-1]
+    return (h @ w + b).astype(np.float32)
+
+
+def masked_probs(logits: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """float64[B, A]: softmax of ``logits`` restricted to ``mask`` (rows without a legal action: 0)."""
+    z = np.where(mask, logits.astype(np.float64), -np.inf)
+    top = np.max(z, axis=1, keepdims=True)
+    e = np.where(mask, np.exp(z - np.where(np.isfinite(top), top, 0.0)), 0.0)
+    s = e.sum(axis=1, keepdims=True)
+    return np.divide(e, s, out=np.zeros_like(e), where=s > 0)
+
+
+def load_weights(path: str | Path) -> tuple[list[tuple[np.ndarray, np.ndarray]], dict[str, Any]]:
+    """(layers, meta) of a weights file."""
+    with np.load(path, allow_pickle=False) as z:
+        meta = json.loads(str(z["meta"]))
+        n = sum(1 for k in z.files if k.startswith("w"))
+        layers = [(z[f"w{i}"].astype(np.float32), z[f"b{i}"].astype(np.float32)) for i in range(n)]
+    return layers, meta
+
+
+def save_weights(path: str | Path, layers: list[tuple[np.ndarray, np.ndarray]], meta: dict[str, Any]) -> None:
+    """Write ``layers`` and ``meta`` in the weights format (module docstring)."""
+    arrays: dict[str, np.ndarray] = {}
+    for i, (w, b) in enumerate(layers):
+        arrays[f"w{i}"], arrays[f"b{i}"] = np.asarray(w, np.float32), np.asarray(b, np.float32)
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    np.savez(path, meta=np.array(json.dumps(meta)), **arrays)
+
+
+class LearnedAgent(Agent):
+    """Samples from a trained masked-softmax MLP over the flat observation (module docstring)."""
+
+    name = "learned"
+    games = ("qdv", "legumes", "veru")
+    traits = {"stochastic": True, "uses_history": True, "uses_observation": True, "learned": True}
+    params = {"weights": None, "greedy": False}
+    spec = {
+        "weights": Param(str, doc="weights file (.npz); default: the shipped file for this game "
+                                  "and player count"),
+        "greedy": Param(bool, doc="play the most probable legal action instead of sampling"),
+    }
+
+    def __init__(self, game: Any, layers: list[tuple[np.ndarray, np.ndarray]] | None = None,
+                 **params: Any):
+        super().__init__(game, **params)
+        import bluffsim
+
+        package = bluffsim.game_module(game.game_id)
+        self.observe = importlib.import_module(f"{package.__name__}.observe")
+        obs_size = int(self.observe.tensor_size(game.rules))
+        if layers is not None:
+            self.layers, self.meta = layers, {"game": game.game_id, "num_players": game.num_players}
+        else:
+            path = self.config["weights"]
+            if path is None:
+                path = shipped_weights(game.game_id, game.num_players)
+                if not path.is_file():
+                    shipped = sorted(p.stem for p in WEIGHTS_DIR.glob("*.npz")) or ["none"]
+                    raise BluffsimError(
+                        f"agent 'learned': no shipped weights for {game.game_id} with "
+                        f"{game.num_players} players (shipped: {', '.join(shipped)}); train one with "
+                        "`bluffsim train CONFIG` and pass params = {{ weights = \"PATH\" }}")
+            elif not Path(path).is_file():
+                raise BluffsimError(f"agent 'learned': weights file {str(path)!r} not found")
+            self.layers, self.meta = load_weights(path)
+            self.config["weights"] = str(path)
+            if (self.meta.get("game"), self.meta.get("num_players")) != (game.game_id, game.num_players):
+                raise BluffsimError(
+                    f"agent 'learned': {path} was trained for {self.meta.get('game')} with "
+                    f"{self.meta.get('num_players')} players, not {game.game_id} with "
+                    f"{game.num_players}")
+            trained = self.meta.get("rules")
+            if trained is not None and package.Rules.from_options(
+                    num_players=game.num_players, **trained) != game.rules:
+                raise BluffsimError(
+                    f"agent 'learned': {path} was trained with rules options {trained or 'default'}, "
+                    "which differ from this game's; pass the weights trained for these rules")
+        w_in, w_out = self.layers[0][0], self.layers[-1][0]
+        if w_in.shape[0] != obs_size or w_out.shape[1] != game.num_actions:
+            raise BluffsimError(
+                f"agent 'learned': weights expect tensors of {w_in.shape[0]} and {w_out.shape[1]} "
+                f"actions; this {game.game_id} game has {obs_size} and {game.num_actions} "
+                "(different rules options?)")
+
+    def probs(self, x: np.ndarray, legal_mask: np.ndarray) -> np.ndarray:
+        """float64[B, A]: the policy's action probabilities on flat tensors ``x``."""
+        return masked_probs(forward(self.layers, x), legal_mask)
+
+    def act_tensor(self, x: np.ndarray, legal_mask: np.ndarray, rng: AgentRNG) -> np.ndarray:
+        """Actions from flat tensors (the callable form the Gymnasium env accepts as an opponent)."""
+        p = self.probs(x, legal_mask)
+        if self.config["greedy"]:
+            return np.where(legal_mask.any(axis=1), p.argmax(axis=1), 0)
+        u = rng.uniform(1)[:, 0]
+        cdf = np.cumsum(p, axis=1)
+        a = (cdf <= u[:, None]).sum(axis=1)
+        a = np.minimum(a, p.shape[1] - 1)
+        # float rounding at the top of the cdf: fall back to the last legal action
+        last = p.shape[1] - 1 - np.argmax(legal_mask[:, ::-1], axis=1)
+        ok = legal_mask[np.arange(a.size), a]
+        return np.where(ok, a, np.where(legal_mask.any(axis=1), last, 0)).astype(np.int64)
+
+    def act(self, obs: dict[str, np.ndarray], legal_mask: np.ndarray, rng: AgentRNG) -> np.ndarray:
+        """One legal action per game, sampled from the policy."""
+        x = self.observe.to_tensor(self.game.rules, obs)
+        return self.act_tensor(x, legal_mask, rng)

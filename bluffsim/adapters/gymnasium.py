@@ -1,0 +1,397 @@
+"""Gymnasium environments on the fast batched engine: one learner seat, the other seats played by agents.
+
+    from bluffsim.adapters.gymnasium import vector_env
+    venv = vector_env("qdv", 256, seat="rotate", opponents=("heuristic", "counting", "random"))
+    obs, info = venv.reset(seed=7)                 # obs float32[256, D]
+    mask = info["action_mask"]                     # bool[256, A]
+    obs, reward, terminated, truncated, info = venv.step(actions)
+
+* **Games.** ``N`` games run side by side on ``bluffsim.make(game_id, num_players, **rules_options)``
+  (only its public API: ``init``, ``reset_games``, ``step``, ``observe``, ``observation_tensor``,
+  ``legal_action_mask``, ``placements``).  Between two learner decisions the other seats are
+  played by ``opponents`` until it is the learner's turn again or the game is over.
+* **Seats.** ``num_players`` defaults to ``len(opponents) + 1``; a single opponent name fills every
+  other seat.  The learner sits at ``seat`` (fixed) or, with ``seat="rotate"``, at seat ``j % P`` in
+  game ``j`` (below); ``opponents[k]`` sits ``k + 1`` seats clockwise of the learner.
+* **Opponents** are agent names (``agents.make(name, game)``), ``Agent`` objects, or callables
+  ``f(x float32[B, D], legal_mask bool[B, A], rng AgentRNG) -> int[B]`` on the flat tensor, so a
+  frozen copy of the learner's own policy can play (self-play).  Agents draw from
+  ``AgentRNG(game seed, seat, decision index)`` exactly as in ``bluffsim run``.
+* **Observations** are the learner's flat tensor ``float32[N, D]`` (the game's ``tensor_layout``);
+  the legal mask is ``info["action_mask"]`` (bool[N, A]); ``dict_obs=True`` gives instead a Dict
+  observation ``{"observation", "action_mask" (int8)}``.
+* **Rewards** arrive only on the step that ends a game, from the final placements ``place`` (1 =
+  best): ``reward="zero_sum"`` (default) gives seat ``i`` ``sum_j sign(place_j - place_i) / (P - 1)``,
+  in [-1, 1] and summing to zero over the seats (as ``bluffsim.adapters.single``);
+  ``reward="win"`` gives 1.0 for a (shared) first place, else 0.0.  ``terminated`` = the game
+  ended by its rules; ``truncated`` = it hit the engine's safety cap.
+* **Autoreset: SAME_STEP** (``metadata["autoreset_mode"]``).  On the step that ends game ``i`` the
+  returned reward / terminated / truncated belong to that game, its last observation is in
+  ``info["final_obs"][i]`` (flagged by ``info["_final_obs"][i]``; the engine's tensor of the
+  finished game, which has no player to move) with ``info["final_info"]`` (``placement`` of the
+  learner, ``_placement`` flags), and ``obs[i]`` / ``info["action_mask"][i]`` are already the
+  first learner decision of the next game.  So every action sent is a real decision.
+* **Seeding.** ``reset(seed=s)`` plays the games ``0, 1, 2, ...`` of seed ``s`` in the order they are
+  dealt (slots ``0..N-1`` at reset, then finished slots in index order): game ``j`` has bluffsim
+  seed ``rng.words(s, SCHEDULE_STREAM, j)``, the seed of game ``j`` of ``bluffsim run`` with
+  ``seed = s`` (without duplicate deals).  ``reset()`` without a seed continues that sequence
+  (first call: ``s`` from the env's ``np_random``).  A game that ends before the learner's first
+  decision (possible only through elimination by others) is skipped; the next game is dealt.
+  ``info["game_seed"]`` holds the seed of each slot's game, ``info["seat"]`` the learner's seat.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import fields
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode, VectorEnv
+
+import bluffsim
+from bluffsim import rng as brng
+from bluffsim.api import State
+from bluffsim.rng import AgentRNG
+from bluffsim.tournament.schedule import SCHEDULE_STREAM
+
+Opponent = Any  # an agent name, an ``agents.Agent`` or a callable on the flat tensor
+REWARDS = ("zero_sum", "win")
+
+
+def placement_rewards(placements: np.ndarray, seats: np.ndarray, kind: str = "zero_sum") -> np.ndarray:
+    """float32[B]: the reward of ``seats`` in finished games with ``placements`` int[B, P] (module doc)."""
+    place = placements.astype(np.int64)
+    rows = np.arange(place.shape[0])
+    mine = place[rows, seats]
+    if kind == "win":
+        return (mine == 1).astype(np.float32)
+    beats = np.sign(place - mine[:, None]).sum(axis=1)
+    return (beats / (place.shape[1] - 1)).astype(np.float32)
+
+
+def put(state: State, idx: np.ndarray, sub: State) -> None:
+    """Write sub-batch ``sub`` (from ``state.take(idx)``) back into rows ``idx`` of ``state``."""
+    for f in fields(state):
+        v = getattr(state, f.name)
+        if isinstance(v, np.ndarray):
+            v[idx] = getattr(sub, f.name)
+
+
+class _Opponent:
+    """One opponent: an ``Agent`` (reads the structured observation) or a tensor callable."""
+
+    def __init__(self, spec: Opponent, game: bluffsim.Game):
+        if isinstance(spec, str):
+            import agents
+
+            spec = agents.make(spec, game)
+        self.spec = spec
+        self.is_agent = hasattr(spec, "act")
+        if not self.is_agent and not callable(spec):
+            raise TypeError(f"opponent {spec!r}: give an agent name, an Agent or a callable")
+        self.needs_obs = self.is_agent and spec.traits.get("uses_observation", True)
+
+    def act(self, obs: dict[str, np.ndarray] | None, x: np.ndarray | None, mask: np.ndarray,
+            rng: AgentRNG) -> np.ndarray:
+        """Actions for a sub-batch."""
+        if self.is_agent:
+            return np.asarray(self.spec.act(obs, mask, rng), dtype=np.int64)
+        return np.asarray(self.spec(x, mask, rng), dtype=np.int64)
+
+
+class BluffsimVectorEnv(VectorEnv):
+    """``N`` bluffsim games on the batched engine with one learner seat each (module docstring)."""
+
+    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
+
+    def __init__(self, game_id: str, num_envs: int, seat: int | str = 0,
+                 opponents: Opponent | Sequence[Opponent] = "random", num_players: int | None = None,
+                 reward: str = "zero_sum", dict_obs: bool = False, autoreset: bool = True,
+                 **rules_options: Any):
+        if isinstance(opponents, str) or not isinstance(opponents, Sequence):
+            players = 2 if num_players is None else int(num_players)
+            opponents = [opponents] * (players - 1)
+        players = len(opponents) + 1 if num_players is None else int(num_players)
+        if len(opponents) != players - 1:
+            raise ValueError(f"{players} players need {players - 1} opponents; got {len(opponents)}")
+        if reward not in REWARDS:
+            raise ValueError(f"reward {reward!r}; allowed: {', '.join(REWARDS)}")
+        if seat != "rotate" and not (isinstance(seat, int | np.integer) and 0 <= seat < players):
+            raise ValueError(f"seat {seat!r}: give 0..{players - 1} or 'rotate'")
+        self.game = bluffsim.make(game_id, players, **rules_options)
+        self.game_id, self.num_players = game_id, players
+        self.num_envs = int(num_envs)
+        self.seat_mode, self.reward_kind, self.dict_obs = seat, reward, dict_obs
+        self.autoreset = autoreset
+        self.opponents = [_Opponent(o, self.game) for o in opponents]
+        self.metadata = {**self.metadata, "name": f"bluffsim_{game_id}_{players}p"}
+        self.render_mode = None
+        a = self.game.num_actions
+        probe = self.game.init(np.zeros(1, np.uint64))
+        d = int(self.game.observation_tensor(probe).shape[1])
+        self.obs_size, self.num_actions = d, a
+        box = spaces.Box(-np.inf, np.inf, (d,), np.float32)
+        self.single_observation_space = (
+            spaces.Dict({"observation": box, "action_mask": spaces.Box(0, 1, (a,), np.int8)})
+            if dict_obs else box)
+        self.single_action_space = spaces.Discrete(a)
+        self.observation_space = gym.vector.utils.batch_space(self.single_observation_space,
+                                                              self.num_envs)
+        self.action_space = gym.vector.utils.batch_space(self.single_action_space, self.num_envs)
+        self.state: State | None = None
+        self.base_seed = 0
+        self.next_game = 0
+        self.game_seeds = np.zeros(self.num_envs, np.uint64)
+        self.game_index = np.zeros(self.num_envs, np.int64)
+        self.learner = np.zeros(self.num_envs, np.int64)
+        self.who = np.zeros((self.num_envs, players), np.int64)  # opponent index per seat, -1 learner
+
+    # ------------------------------------------------------------------ dealing
+    def _assign(self, rows: np.ndarray) -> np.ndarray:
+        """Give ``rows`` the next games of the sequence: seeds, learner seat, opponent seats."""
+        j = self.next_game + np.arange(rows.size, dtype=np.int64)
+        self.next_game += rows.size
+        seeds = brng.words(np.uint64(self.base_seed), SCHEDULE_STREAM, j.astype(np.uint64), 0)
+        self.game_index[rows], self.game_seeds[rows] = j, seeds
+        p = self.num_players
+        learner = j % p if self.seat_mode == "rotate" else np.full(rows.size, int(self.seat_mode))
+        self.learner[rows] = learner
+        rel = (np.arange(p)[None, :] - learner[:, None]) % p       # seats clockwise of the learner
+        self.who[rows] = rel - 1                                    # learner -> -1
+        return seeds
+
+    def _deal(self, rows: np.ndarray) -> None:
+        """Start new games in ``rows`` and play the opponents up to the learner's first decision."""
+        while rows.size:
+            seeds = self._assign(rows)
+            if self.state is None:
+                self.state = self.game.init(seeds)
+            else:
+                self.game.reset_games(self.state, rows, seeds)
+            self._play_opponents()
+            rows = rows[self.state.done[rows]]
+
+    def _play_opponents(self) -> None:
+        """Step every game whose player to move is not the learner until all wait for the learner."""
+        st = self.state
+        while True:
+            live = ~st.done
+            turn = live & (st.current_player.astype(np.int64) != self.learner)
+            if not turn.any():
+                return
+            if turn.sum() == live.sum():                  # nobody waits for the learner: full batch
+                idx = np.flatnonzero(turn)
+                actions = np.full(self.num_envs, -1, np.int64)
+                actions[idx] = self._opponent_actions(st, idx)
+                self.game.step(st, actions)
+            else:
+                idx = np.flatnonzero(turn)
+                sub = st.take(idx)
+                acts = self._opponent_actions(sub, idx, local=True)
+                self.game.step(sub, acts)
+                put(st, idx, sub)
+
+    def _opponent_actions(self, st: State, idx: np.ndarray, local: bool = False) -> np.ndarray:
+        """Actions of the opponents to move in games ``idx`` (rows of ``st``, or all of ``st``)."""
+        rows = np.arange(idx.size) if local else idx
+        cp = st.current_player[rows].astype(np.int64)
+        who = self.who[idx, cp]
+        need_obs = any(o.needs_obs for o in self.opponents)
+        need_x = any(not o.is_agent for o in self.opponents)
+        obs = self.game.observe(st) if need_obs else None
+        x = self.game.observation_tensor(st) if need_x else None
+        out = np.zeros(idx.size, np.int64)
+        for k, opp in enumerate(self.opponents):
+            pick = np.flatnonzero(who == k)
+            if pick.size == 0:
+                continue
+            r = rows[pick]
+            rng = AgentRNG(self.game_seeds[idx[pick]], cp[pick], st.num_decisions[r])
+            o = {key: v[r] for key, v in obs.items()} if obs is not None else None
+            out[pick] = opp.act(o, None if x is None else x[r], st.legal_action_mask[r], rng)
+        return out
+
+    # ------------------------------------------------------------------ gym API
+    def _obs(self) -> tuple[Any, dict[str, Any]]:
+        st = self.state
+        x = self.game.observation_tensor(st).astype(np.float32, copy=False)
+        mask = st.legal_action_mask.copy()
+        info = {"action_mask": mask, "seat": self.learner.copy(), "game_seed": self.game_seeds.copy(),
+                "game_index": self.game_index.copy()}
+        if self.dict_obs:
+            return {"observation": x, "action_mask": mask.astype(np.int8)}, info
+        return x, info
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[Any, dict]:
+        """Deal ``N`` new games: games ``0..N-1`` of ``seed``, or the next ones of the sequence."""
+        super().reset(seed=seed)
+        if seed is not None:
+            self.base_seed, self.next_game = int(seed), 0
+        elif self.state is None:
+            self.base_seed = int(self.np_random.integers(0, 2**63))
+        self.state = None
+        self._deal(np.arange(self.num_envs))
+        return self._obs()
+
+    def step(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict]:
+        """Apply the learner's actions (int[N]), play the opponents, autoreset finished games."""
+        if self.state is None:
+            raise RuntimeError("call reset() before step()")
+        st = self.state
+        a = np.asarray(actions).astype(np.int64).reshape(self.num_envs)
+        a = np.where(st.done, -1, a)
+        self.game.step(st, a)
+        self._play_opponents()
+        done = st.done.copy()
+        reward = np.zeros(self.num_envs, np.float32)
+        ended = np.flatnonzero(done)
+        placement = np.zeros(self.num_envs, np.int64)
+        if ended.size:
+            reward[ended] = placement_rewards(st.placements[ended], self.learner[ended], self.reward_kind)
+            placement[ended] = st.placements[ended, self.learner[ended]]
+        terminated, truncated = st.terminated.copy(), st.truncated.copy()
+        if ended.size and self.autoreset:
+            final_x = self.game.observation_tensor(st).astype(np.float32)
+            final_info = {"placement": placement, "_placement": done.copy(),
+                          "game_seed": self.game_seeds.copy(), "seat": self.learner.copy()}
+            self._deal(ended)
+            obs, info = self._obs()
+            info.update(final_obs=final_x, _final_obs=done, final_info=final_info, _final_info=done)
+        else:
+            obs, info = self._obs()
+            if ended.size:
+                info.update(placement=placement, _placement=done)
+        return obs, reward, terminated, truncated, info
+
+    def close_extras(self, **kwargs: Any) -> None:
+        """Nothing to release."""
+
+
+def vector_env(game_id: str, num_envs: int, seat: int | str = 0,
+               opponents: Opponent | Sequence[Opponent] = "random", **rules_options: Any
+               ) -> BluffsimVectorEnv:
+    """A ``gymnasium.vector.VectorEnv`` of ``num_envs`` games of ``game_id`` (module docstring).
+
+    Keywords besides the rules options: ``num_players``, ``reward`` ("zero_sum" or "win"),
+    ``dict_obs``.
+    """
+    return BluffsimVectorEnv(game_id, num_envs, seat=seat, opponents=opponents, **rules_options)
+
+
+class BluffsimEnv(gym.Env):
+    """One game as a ``gymnasium.Env`` (the vector env with ``N = 1`` and no autoreset).
+
+    An action that is not legal ends the episode with the worst reward (-1 for "zero_sum",
+    0 for "win") and ``info["illegal_action"] = True``; pass ``illegal="raise"`` to raise
+    ``IllegalActionError`` instead.  Masks are in ``info["action_mask"]``.
+    """
+
+    metadata = {"render_modes": []}
+
+    def __init__(self, game_id: str, seat: int | str = 0,
+                 opponents: Opponent | Sequence[Opponent] = "random", illegal: str = "end",
+                 **kwargs: Any):
+        if illegal not in ("end", "raise"):
+            raise ValueError(f"illegal {illegal!r}; allowed: 'end', 'raise'")
+        self.venv = BluffsimVectorEnv(game_id, 1, seat=seat, opponents=opponents, autoreset=False,
+                                      **kwargs)
+        self.illegal = illegal
+        self.observation_space = self.venv.single_observation_space
+        self.action_space = self.venv.single_action_space
+        self.metadata = {**self.metadata, "name": self.venv.metadata["name"]}
+        self._over = False
+
+    @staticmethod
+    def _one(obs: Any) -> Any:
+        return {k: v[0] for k, v in obs.items()} if isinstance(obs, dict) else obs[0]
+
+    @staticmethod
+    def _one_info(info: dict) -> dict:
+        return {k: (v[0] if isinstance(v, np.ndarray) else v) for k, v in info.items()}
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[Any, dict]:
+        """Deal game 0 of ``seed`` (or the next game of the sequence)."""
+        super().reset(seed=seed)
+        if seed is None and self.venv.state is None:
+            seed = int(self.np_random.integers(0, 2**63))
+        obs, info = self.venv.reset(seed=seed)
+        self._over = False
+        return self._one(obs), self._one_info(info)
+
+    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict]:
+        """One learner decision; the opponents reply until the learner's next turn or the end."""
+        if self._over:
+            raise RuntimeError("the game is over: call reset()")
+        st = self.venv.state
+        a = int(action)
+        if not (0 <= a < self.venv.num_actions and st.legal_action_mask[0, a]):
+            if self.illegal == "raise":
+                self.venv.game.check_actions(st, np.array([a]))
+            self._over = True
+            obs, info = self.venv._obs()
+            info = {**self._one_info(info), "illegal_action": True}
+            worst = -1.0 if self.venv.reward_kind == "zero_sum" else 0.0
+            return self._one(obs), worst, True, False, info
+        obs, r, term, trunc, info = self.venv.step(np.array([a]))
+        self._over = bool(term[0] or trunc[0])
+        return self._one(obs), float(r[0]), bool(term[0]), bool(trunc[0]), self._one_info(info)
+
+
+def env(game_id: str, seat: int | str = 0, opponents: Opponent | Sequence[Opponent] = "random",
+        **kwargs: Any) -> BluffsimEnv:
+    """A single-game ``gymnasium.Env`` of ``game_id`` (see ``BluffsimEnv`` and the module docstring)."""
+    return BluffsimEnv(game_id, seat=seat, opponents=opponents, **kwargs)
+
+
+def throughput(game_id: str, num_envs: int, opponents: Opponent | Sequence[Opponent] = "random",
+               num_players: int | None = None, seconds: float = 3.0, seed: int = 0) -> float:
+    """Learner decisions per second of the vector env with uniformly random legal learner actions."""
+    import time
+
+    venv = vector_env(game_id, num_envs, seat="rotate", opponents=opponents, num_players=num_players)
+    _, info = venv.reset(seed=seed)
+    pick = np.random.default_rng(seed)
+    steps, t0 = 0, time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        mask = info["action_mask"]
+        _, _, _, _, info = venv.step((pick.random(mask.shape) * mask).argmax(axis=1))
+        steps += num_envs
+    return steps / (time.perf_counter() - t0)
+
+
+def aec_throughput(game_id: str, num_players: int, backend: str = "reference", seconds: float = 3.0,
+                   seed: int = 0) -> float:
+    """Decisions per second of the PettingZoo AEC env, every seat uniformly random."""
+    import time
+
+    from bluffsim.adapters.pettingzoo import env as aec_env
+
+    e = aec_env(game_id, num_players, backend=backend)
+    pick = np.random.default_rng(seed)
+    steps, t0, game = 0, time.perf_counter(), 0
+    while time.perf_counter() - t0 < seconds:
+        e.reset(seed=seed + game)
+        game += 1
+        for agent in e.agent_iter():
+            obs, _, term, trunc, _ = e.last()
+            e.step(None if term or trunc else int(pick.choice(np.flatnonzero(obs["action_mask"]))))
+            steps += 0 if term or trunc else 1
+            del agent
+    return steps / (time.perf_counter() - t0)
+
+
+if __name__ == "__main__":  # python -m bluffsim.adapters.gymnasium [game] [players] [envs]
+    import sys
+
+    gid = sys.argv[1] if len(sys.argv) > 1 else "qdv"
+    players = int(sys.argv[2]) if len(sys.argv) > 2 else 2
+    n = int(sys.argv[3]) if len(sys.argv) > 3 else 1024
+    print(f"{gid} {players}p, decisions/s (uniformly random decisions):")
+    for backend in ("reference", "fast"):
+        print(f"  PettingZoo AEC, {backend} backend, all seats: {aec_throughput(gid, players, backend):,.0f}")
+    for opp in ("random", "heuristic", "counting"):
+        print(f"  vector env, {n} games, learner vs {opp}: "
+              f"{throughput(gid, n, opp, num_players=players):,.0f}")

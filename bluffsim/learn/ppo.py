@@ -1,0 +1,280 @@
+"""PPO in JAX + optax on the batched Gymnasium env (needs the ``learn`` extra: ``pip install -e '.[learn]'``).
+
+Proximal policy optimisation (clipped ratio, GAE, separate policy and value MLPs of the same
+shape, Adam with global-norm clipping) on ``bluffsim.adapters.gymnasium.vector_env``: the learner
+sits at a rotating seat; every other seat plays a ``MixedOpponent`` of built-in agents and frozen
+snapshots of the learner.  The policy network is exactly ``agents.learned.forward`` (symlog input,
+tanh hidden layers, masked softmax), so the trained weights run in plain numpy.  PPO rather than
+NFSP/CFR: the games are long (dozens of decisions, imperfect information, 2-6 seats) and PPO with
+action masking is the standard, cheap baseline on such vectorised card-game benchmarks.
+
+Determinism and resume: iteration ``i`` draws its JAX key as ``fold_in(key(seed), i)`` and its
+minibatch order from ``default_rng([seed, i])``; at every checkpoint boundary (``i`` a multiple of
+``checkpoint_every``) the env is reset with game seed ``word(seed, RESEED_STREAM, i)`` (games in
+progress are dropped, their last values bootstrapped).  A checkpoint stores parameters, optimizer
+state, the snapshot pool and ``i``, so ``--resume`` continues to the same weights as an
+uninterrupted run (on the same machine and library versions).
+"""
+
+from __future__ import annotations
+
+import csv
+import time
+from pathlib import Path
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+
+import agents as agent_registry
+from agents.learned import LearnedAgent, save_weights
+from bluffsim import rng as brng
+from bluffsim.adapters.gymnasium import vector_env
+from bluffsim.learn import MixedOpponent, TrainConfig
+
+RESEED_STREAM = 4343
+
+Params = dict[str, list[tuple[jax.Array, jax.Array]]]
+
+
+def init_params(key: jax.Array, obs_size: int, hidden: tuple[int, ...], num_actions: int) -> Params:
+    """Policy and value MLPs: scaled-normal weights (1/sqrt(fan-in)), a near-uniform first policy."""
+    sizes = [obs_size, *hidden]
+    out: Params = {}
+    for head, (last, scale) in {"pi": (num_actions, 0.01), "v": (1, 1.0)}.items():
+        layers = []
+        dims = [*sizes, last]
+        for i, (a, b) in enumerate(zip(dims[:-1], dims[1:], strict=True)):
+            key, sub = jax.random.split(key)
+            s = (scale if i == len(dims) - 2 else 1.0) / np.sqrt(a)
+            layers.append((jax.random.normal(sub, (a, b), jnp.float32) * s, jnp.zeros(b, jnp.float32)))
+        out[head] = layers
+    return out
+
+
+def mlp(layers: list[tuple[jax.Array, jax.Array]], x: jax.Array) -> jax.Array:
+    """The network of ``agents.learned.forward`` in JAX: symlog, tanh hidden layers, linear output."""
+    h = jnp.sign(x) * jnp.log1p(jnp.abs(x))
+    for w, b in layers[:-1]:
+        h = jnp.tanh(h @ w + b)
+    w, b = layers[-1]
+    return h @ w + b
+
+
+def masked_logits(params: Params, x: jax.Array, mask: jax.Array) -> jax.Array:
+    """Policy logits with illegal actions at -1e9."""
+    return jnp.where(mask, mlp(params["pi"], x), -1e9)
+
+
+@jax.jit
+def sample(params: Params, x: jax.Array, mask: jax.Array, key: jax.Array
+           ) -> tuple[jax.Array, jax.Array, jax.Array]:
+    """(action, log-probability, value) per row."""
+    logits = masked_logits(params, x, mask)
+    a = jax.random.categorical(key, logits)
+    logp = jax.nn.log_softmax(logits)[jnp.arange(a.shape[0]), a]
+    return a, logp, mlp(params["v"], x)[:, 0]
+
+
+@jax.jit
+def value(params: Params, x: jax.Array) -> jax.Array:
+    """State values."""
+    return mlp(params["v"], x)[:, 0]
+
+
+def ppo_loss(params: Params, batch: dict[str, jax.Array], clip: float, ent_coef: float,
+             vf_coef: float) -> tuple[jax.Array, dict[str, jax.Array]]:
+    """Clipped PPO objective + value loss - entropy bonus, and its parts."""
+    logits = masked_logits(params, batch["x"], batch["mask"])
+    logp_all = jax.nn.log_softmax(logits)
+    logp = logp_all[jnp.arange(logits.shape[0]), batch["a"]]
+    ratio = jnp.exp(logp - batch["logp"])
+    adv = batch["adv"]
+    adv = (adv - adv.mean()) / (adv.std() + 1e-8)
+    pg = -jnp.minimum(ratio * adv, jnp.clip(ratio, 1 - clip, 1 + clip) * adv).mean()
+    v = mlp(params["v"], batch["x"])[:, 0]
+    vf = 0.5 * ((v - batch["ret"]) ** 2).mean()
+    p = jnp.exp(logp_all)
+    ent = -jnp.where(batch["mask"], p * logp_all, 0.0).sum(axis=1).mean()
+    kl = (batch["logp"] - logp).mean()
+    return pg + vf_coef * vf - ent_coef * ent, {"pg": pg, "vf": vf, "entropy": ent, "kl": kl}
+
+
+def make_optimizer(cfg: TrainConfig, steps: int) -> optax.GradientTransformation:
+    """Adam with global-norm clipping; the step size decays linearly to 0 if ``anneal``."""
+    lr = optax.linear_schedule(cfg.lr, 0.0, steps) if cfg.anneal else cfg.lr
+    return optax.chain(optax.clip_by_global_norm(cfg.max_grad_norm), optax.adam(lr, eps=1e-5))
+
+
+def make_update(cfg: TrainConfig, opt: optax.GradientTransformation) -> Any:
+    """The jitted minibatch update."""
+
+    @jax.jit
+    def update(params: Params, opt_state: Any, batch: dict[str, jax.Array]) -> tuple[Any, Any, Any]:
+        grads, stats = jax.grad(ppo_loss, has_aux=True)(params, batch, cfg.clip, cfg.ent_coef,
+                                                        cfg.vf_coef)
+        updates, opt_state = opt.update(grads, opt_state, params)
+        return optax.apply_updates(params, updates), opt_state, stats
+
+    return update
+
+
+def gae(rew: np.ndarray, val: np.ndarray, done: np.ndarray, last_val: np.ndarray, gamma: float,
+        lam: float) -> tuple[np.ndarray, np.ndarray]:
+    """(advantages, returns) [T, N]; ``done[t]`` = the game ended after decision ``t``."""
+    t_len = rew.shape[0]
+    adv = np.zeros_like(rew)
+    run = np.zeros(rew.shape[1], np.float32)
+    for t in reversed(range(t_len)):
+        nxt = last_val if t == t_len - 1 else val[t + 1]
+        keep = 1.0 - done[t]
+        delta = rew[t] + gamma * nxt * keep - val[t]
+        run = delta + gamma * lam * keep * run
+        adv[t] = run
+    return adv, adv + val
+
+
+def numpy_layers(layers: list[tuple[jax.Array, jax.Array]]) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Parameters as float32 numpy arrays."""
+    return [(np.asarray(w, np.float32), np.asarray(b, np.float32)) for w, b in layers]
+
+
+def _save_checkpoint(path: Path, it: int, params: Params, opt_state: Any,
+                     snaps: list[list[tuple[np.ndarray, np.ndarray]]], stats: dict[str, float]) -> None:
+    leaves = jax.tree_util.tree_leaves((params, opt_state))
+    arrays = {f"leaf{i}": np.asarray(v) for i, v in enumerate(leaves)}
+    for k, layers in enumerate(snaps):
+        for i, (w, b) in enumerate(layers):
+            arrays[f"snap{k}_w{i}"], arrays[f"snap{k}_b{i}"] = w, b
+    tmp = path.with_suffix(".tmp.npz")
+    np.savez(tmp, iteration=np.int64(it), num_snaps=np.int64(len(snaps)),
+             decisions=np.int64(stats.get("decisions", 0)), seconds=np.float64(stats.get("seconds", 0)),
+             **arrays)
+    tmp.replace(path)
+
+
+def _load_checkpoint(path: Path, params: Params, opt_state: Any, depth: int
+                     ) -> tuple[int, Params, Any, list, dict[str, float]]:
+    with np.load(path) as z:
+        treedef = jax.tree_util.tree_structure((params, opt_state))
+        n = treedef.num_leaves
+        params, opt_state = jax.tree_util.tree_unflatten(
+            treedef, [jnp.asarray(z[f"leaf{i}"]) for i in range(n)])
+        snaps = [[(z[f"snap{k}_w{i}"], z[f"snap{k}_b{i}"]) for i in range(depth)]
+                 for k in range(int(z["num_snaps"]))]
+        stats = {"decisions": int(z["decisions"]), "seconds": float(z["seconds"])}
+        return int(z["iteration"]), params, opt_state, snaps, stats
+
+
+def train(cfg: TrainConfig, resume: bool = False, progress: bool = True,
+          command: str = "") -> Path:
+    """Run PPO as configured; writes ``cfg.out`` (checkpoint.npz, log.csv) and ``cfg.weights``."""
+    out = Path(cfg.out)
+    out.mkdir(parents=True, exist_ok=True)
+    ckpt = out / "checkpoint.npz"
+    mix = MixedOpponent([], [])
+    env = vector_env(cfg.game, cfg.envs, seat=cfg.seat, opponents=[mix] * (cfg.players - 1),
+                     num_players=cfg.players, reward=cfg.reward, **cfg.rules)
+    game = env.game
+    base = [agent_registry.make(n, game) for n in cfg.opponents]
+
+    def set_mixture(snaps: list) -> None:
+        snap_agents = [LearnedAgent(game, layers=s) for s in snaps]
+        share = cfg.snapshots if snap_agents else 0.0
+        w = np.asarray(cfg.opponent_weights, np.float64)
+        weights = list(w / w.sum() * (1 - share)) + [share / max(1, len(snap_agents))] * len(snap_agents)
+        mix.set(base + snap_agents, weights)
+
+    key = jax.random.PRNGKey(cfg.seed)
+    params = init_params(key, env.obs_size, cfg.hidden, env.num_actions)
+    n_batch = cfg.envs * cfg.rollout
+    mb = n_batch // cfg.minibatches
+    opt = make_optimizer(cfg, cfg.iterations * cfg.epochs * cfg.minibatches)
+    opt_state = opt.init(params)
+    update = make_update(cfg, opt)
+    start, snaps, totals = 0, [], {"decisions": 0, "seconds": 0.0}
+    if resume and ckpt.is_file():
+        start, params, opt_state, snaps, totals = _load_checkpoint(ckpt, params, opt_state,
+                                                                   len(cfg.hidden) + 1)
+    set_mixture(snaps)
+    log_path = out / "log.csv"
+    log_cols = ["iteration", "decisions", "seconds", "episodes", "mean_reward", "win_share",
+                "pg", "vf", "entropy", "kl", "sps"]
+    if not (resume and log_path.is_file()):
+        with log_path.open("w", newline="") as f:
+            csv.writer(f).writerow(log_cols)
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=cfg.iterations, initial=start, desc=f"train {cfg.game} {cfg.players}p",
+                   unit="it")
+    t_len, n = cfg.rollout, cfg.envs
+    buf_x = np.zeros((t_len, n, env.obs_size), np.float32)
+    buf_m = np.zeros((t_len, n, env.num_actions), bool)
+    buf_a = np.zeros((t_len, n), np.int32)
+    buf_lp, buf_v, buf_r, buf_d = (np.zeros((t_len, n), np.float32) for _ in range(4))
+    x = mask = None
+    for it in range(start, cfg.iterations):
+        t0 = time.perf_counter()
+        if x is None or it % cfg.checkpoint_every == 0:
+            seed = int(brng.word(cfg.seed, RESEED_STREAM, it))
+            x, info = env.reset(seed=seed)
+            mask = info["action_mask"]
+        ikey = jax.random.fold_in(key, it)
+        rewards, wins = [], []
+        for t in range(t_len):
+            a, lp, v = sample(params, x, mask, jax.random.fold_in(ikey, t))
+            a = np.asarray(a)
+            buf_x[t], buf_m[t], buf_a[t] = x, mask, a
+            buf_lp[t], buf_v[t] = np.asarray(lp), np.asarray(v)
+            x, r, term, trunc, info = env.step(a)
+            mask = info["action_mask"]
+            d = term | trunc
+            buf_r[t], buf_d[t] = r, d
+            if d.any():
+                rewards.append(r[d])
+                wins.append(info["final_info"]["placement"][d] == 1)
+        last = np.asarray(value(params, x))
+        adv, ret = gae(buf_r, buf_v, buf_d, last, cfg.gamma, cfg.gae_lambda)
+        flat = {"x": buf_x.reshape(n_batch, -1), "mask": buf_m.reshape(n_batch, -1),
+                "a": buf_a.reshape(-1), "logp": buf_lp.reshape(-1), "adv": adv.reshape(-1),
+                "ret": ret.reshape(-1)}
+        order_rng = np.random.default_rng([cfg.seed, it])
+        stats: dict[str, Any] = {}
+        for _ in range(cfg.epochs):
+            perm = order_rng.permutation(n_batch)
+            for k in range(cfg.minibatches):
+                idx = perm[k * mb:(k + 1) * mb]
+                params, opt_state, stats = update(params, opt_state,
+                                                  {key_: v[idx] for key_, v in flat.items()})
+        dt = time.perf_counter() - t0
+        totals["decisions"] += n_batch
+        totals["seconds"] += dt
+        r_all = np.concatenate(rewards) if rewards else np.zeros(0)
+        w_all = np.concatenate(wins) if wins else np.zeros(0)
+        row = [it + 1, totals["decisions"], round(totals["seconds"], 2), r_all.size,
+               float(r_all.mean()) if r_all.size else float("nan"),
+               float(w_all.mean()) if w_all.size else float("nan"),
+               *(float(stats[s]) for s in ("pg", "vf", "entropy", "kl")), round(n_batch / dt)]
+        with log_path.open("a", newline="") as f:
+            csv.writer(f).writerow(row)
+        if (it + 1) % cfg.snapshot_every == 0 and cfg.snapshots > 0:
+            snaps = (snaps + [numpy_layers(params["pi"])])[-cfg.max_snapshots:]
+            set_mixture(snaps)
+        if (it + 1) % cfg.checkpoint_every == 0 or it + 1 == cfg.iterations:
+            _save_checkpoint(ckpt, it + 1, params, opt_state, snaps, totals)
+        if bar is not None:
+            bar.update(1)
+            bar.set_postfix(reward=f"{row[4]:.3f}", win=f"{row[5]:.3f}", sps=row[-1])
+    if bar is not None:
+        bar.close()
+    meta = {"game": cfg.game, "num_players": cfg.players, "obs_size": env.obs_size,
+            "num_actions": env.num_actions, "hidden": list(cfg.hidden), "rules": cfg.rules,
+            "iterations": cfg.iterations, "decisions": int(totals["decisions"]),
+            "train_seconds": round(float(totals["seconds"]), 1), "command": command,
+            "config": cfg.source, "algorithm": "PPO (bluffsim.learn.ppo)"}
+    save_weights(cfg.weights, numpy_layers(params["pi"]), meta)
+    return Path(cfg.weights)

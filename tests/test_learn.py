@@ -1,0 +1,405 @@
+"""Learning interfaces: the Gymnasium envs on the fast engine, the `learned` agent, `bluffsim train`."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import agents
+import bluffsim
+from agents.learned import LearnedAgent, forward, masked_probs, save_weights
+from bluffsim import rng as brng
+from bluffsim.api import BluffsimError
+from bluffsim.rng import AgentRNG
+from bluffsim.tournament.schedule import SCHEDULE_STREAM
+
+gym = pytest.importorskip("gymnasium", reason="needs gymnasium (the 'adapters' or 'learn' extra)")
+from bluffsim.adapters.gymnasium import env, placement_rewards, vector_env  # noqa: E402
+
+
+def learner_policy(x: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """A deterministic learner that depends on the observation: legal action number hash(x) % n."""
+    n = mask.sum(axis=1)
+    k = (np.abs(x).sum(axis=1) * 7).astype(np.int64) % np.maximum(n, 1)
+    order = np.cumsum(mask, axis=1) - 1
+    return np.argmax(mask & (order == k[:, None]), axis=1)
+
+
+def play_on_engine(game: bluffsim.Game, seed: int, learner: int, opponents: list) -> tuple[list, float]:
+    """One game stepped directly on the engine: the learner's observations and its final reward."""
+    st = game.init(np.array([seed], np.uint64))
+    seen = []
+    p = game.num_players
+    while not st.done[0]:
+        cp = int(st.current_player[0])
+        if cp == learner:
+            x = game.observation_tensor(st)
+            seen.append((x[0].copy(), st.legal_action_mask[0].copy()))
+            a = learner_policy(x, st.legal_action_mask)
+        else:
+            agent = opponents[(cp - learner) % p - 1]
+            rng = AgentRNG(np.array([seed], np.uint64), np.array([cp]), st.num_decisions)
+            a = agent.act(game.observe(st), st.legal_action_mask, rng)
+        game.step(st, np.asarray(a, np.int64))
+    return seen, float(placement_rewards(st.placements, np.array([learner]))[0])
+
+
+def test_single_env_passes_gymnasium_check_env():
+    from gymnasium.utils.env_checker import check_env
+
+    for players, opp in ((2, "heuristic"), (3, ("random", "counting"))):
+        e = env("qdv", opponents=opp, num_players=players)
+        check_env(e, skip_render_check=True)
+        obs, info = e.reset(seed=3)
+        assert obs.shape == (bluffsim.make("qdv", players).observation_tensor(
+            bluffsim.make("qdv", players).init(np.zeros(1, np.uint64))).shape[1],)
+        assert info["action_mask"].dtype == bool and info["action_mask"].any()
+    # an illegal action ends the episode with the worst reward; illegal="raise" raises
+    e = env("qdv", opponents="random")
+    _, info = e.reset(seed=1)
+    bad = int(np.flatnonzero(~info["action_mask"])[0])
+    _, r, term, trunc, info = e.step(bad)
+    assert (r, term, trunc, info["illegal_action"]) == (-1.0, True, False, True)
+    e = env("qdv", opponents="random", illegal="raise")
+    e.reset(seed=1)
+    with pytest.raises(bluffsim.api.IllegalActionError):
+        e.step(bad)
+
+
+def test_vector_env_plays_the_engine_games_of_its_seed():
+    """Same seeds, same policies: the env's observations and rewards are the engine's, game by game."""
+    game = bluffsim.make("qdv", 3)
+    names = ("heuristic", "random")
+    opps = [agents.make(n, game) for n in names]
+    n_envs, seed = 6, 5
+    v = vector_env("qdv", n_envs, seat="rotate", opponents=names)
+    obs, info = v.reset(seed=seed)
+    want_seeds = brng.words(np.uint64(seed), SCHEDULE_STREAM, np.arange(n_envs, dtype=np.uint64), 0)
+    np.testing.assert_array_equal(info["game_seed"], want_seeds)
+    np.testing.assert_array_equal(info["seat"], np.arange(n_envs) % 3)
+    expected = [play_on_engine(game, int(s), j % 3, opps) for j, s in enumerate(want_seeds)]
+    got: list[list] = [[] for _ in range(n_envs)]
+    rewards = np.full(n_envs, np.nan)
+    open_ = np.ones(n_envs, bool)
+    for _ in range(2000):
+        for i in np.flatnonzero(open_):
+            got[i].append((obs[i].copy(), info["action_mask"][i].copy()))
+        obs, r, term, trunc, info = v.step(learner_policy(obs, info["action_mask"]))
+        ended = (term | trunc) & open_
+        rewards[ended] = r[ended]
+        assert np.all(r[~(term | trunc)] == 0)
+        open_ &= ~ended
+        if not open_.any():
+            break
+    for i, (seen, reward) in enumerate(expected):
+        assert len(got[i]) == len(seen), f"game {i}: decision count"
+        for (x, m), (x2, m2) in zip(got[i], seen, strict=True):
+            np.testing.assert_array_equal(x, x2)
+            np.testing.assert_array_equal(m, m2)
+        assert rewards[i] == pytest.approx(reward)
+
+
+def test_vector_env_autoreset_is_same_step_and_seeding_reproduces():
+    from gymnasium.vector import AutoresetMode
+
+    v = vector_env("qdv", 4, seat=1, opponents="random", num_players=2, reward="win")
+    assert v.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP
+    assert isinstance(v, gym.vector.VectorEnv)
+    obs, info = v.reset(seed=11)
+    assert obs.dtype == np.float32 and obs.shape == (4, v.obs_size)
+    trace = []
+    finished = 0
+    for _ in range(400):
+        a = learner_policy(obs, info["action_mask"])
+        obs, r, term, trunc, info = v.step(a)
+        trace.append((obs.copy(), r.copy()))
+        done = term | trunc
+        if done.any():
+            # SAME_STEP: final observation in info, obs already the next game's first decision
+            assert info["_final_obs"].tolist() == done.tolist()
+            assert set(np.unique(r[done])) <= {0.0, 1.0}
+            fi = info["final_info"]
+            assert np.all(fi["placement"][done] >= 1)
+            assert np.all(r[done] == (fi["placement"][done] == 1))
+            for i in np.flatnonzero(done):
+                assert info["game_index"][i] >= 4 + finished
+                want = brng.words(np.uint64(11), SCHEDULE_STREAM, np.uint64(info["game_index"][i]), 0)
+                assert info["game_seed"][i] == want[0]
+                assert info["action_mask"][i].any()  # a live decision of the new game
+            finished += int(done.sum())
+        assert np.all(v.state.current_player[~v.state.done] == 1)
+    assert finished > 4
+    # the same reset seed replays the same trajectory
+    obs2, info2 = v.reset(seed=11)
+    for x, r in trace[:50]:
+        obs2, r2, *_, info2 = v.step(learner_policy(obs2, info2["action_mask"]))
+        np.testing.assert_array_equal(obs2, x)
+        np.testing.assert_array_equal(r2, r)
+    # reset() without a seed continues the game sequence of the last seed
+    before = v.next_game
+    _, info3 = v.reset()
+    assert info3["game_index"].min() >= before
+
+
+def test_vector_env_dict_observation_callable_opponent_and_validation():
+    game = bluffsim.make("qdv", 2)
+    calls = []
+
+    def frozen(x, mask, rng):  # a tensor policy (e.g. a frozen copy of the learner)
+        calls.append(x.shape)
+        return learner_policy(x, mask)
+
+    v = vector_env("qdv", 3, opponents=[frozen], dict_obs=True)
+    obs, info = v.reset(seed=2)
+    assert set(obs) == {"observation", "action_mask"}
+    assert obs["action_mask"].dtype == np.int8
+    np.testing.assert_array_equal(obs["action_mask"].astype(bool), info["action_mask"])
+    v.step(learner_policy(obs["observation"], info["action_mask"]))
+    assert calls and all(s[1] == v.obs_size for s in calls)
+    assert v.observation_space.contains(obs) or obs["observation"].shape == (3, v.obs_size)
+    with pytest.raises(ValueError, match="opponents"):
+        vector_env("qdv", 2, opponents=("random",), num_players=3)
+    with pytest.raises(ValueError, match="rotate"):
+        vector_env("qdv", 2, seat=5)
+    assert game.num_players == 2
+
+
+def test_placement_rewards_are_zero_sum_and_win_is_first_place():
+    place = np.array([[2, 1, 4, 3], [1, 1, 3, 3]], np.int8)
+    zs = np.stack([placement_rewards(place, np.full(2, s)) for s in range(4)], axis=1)
+    np.testing.assert_allclose(zs.sum(axis=1), 0.0, atol=1e-6)
+    np.testing.assert_allclose(zs[0], [1 / 3, 1.0, -1.0, -1 / 3], atol=1e-6)
+    np.testing.assert_allclose(zs[1], [2 / 3, 2 / 3, -2 / 3, -2 / 3], atol=1e-6)
+    np.testing.assert_array_equal(placement_rewards(place, np.array([1, 1]), "win"), [1.0, 1.0])
+
+
+def random_layers(d: int, a: int, hidden=(16, 8), seed: int = 0) -> list:
+    rng = np.random.default_rng(seed)
+    dims = [d, *hidden, a]
+    return [(rng.normal(0, 1 / np.sqrt(i), (i, o)).astype(np.float32),
+             rng.normal(0, 0.1, o).astype(np.float32)) for i, o in zip(dims[:-1], dims[1:], strict=True)]
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_learned_agent_only_picks_legal_actions(tmp_path, players):
+    game = bluffsim.make("qdv", players)
+    d = game.observation_tensor(game.init(np.zeros(1, np.uint64))).shape[1]
+    path = tmp_path / "w.npz"
+    save_weights(path, random_layers(d, game.num_actions),
+                 {"game": "qdv", "num_players": players})
+    agent = agents.make("learned", game, weights=str(path))
+    st = game.init(np.arange(64, dtype=np.uint64))
+    seeds = np.arange(64, dtype=np.uint64)
+    decisions = 0
+    while not st.done.all() and decisions < 3000:
+        live = np.flatnonzero(~st.done)
+        obs = {k: v[live] for k, v in game.observe(st).items()}
+        mask = st.legal_action_mask[live]
+        a = agent.act(obs, mask, AgentRNG(seeds[live], st.current_player[live], st.num_decisions[live]))
+        assert mask[np.arange(live.size), a].all()
+        acts = np.full(64, -1, np.int64)
+        acts[live] = a
+        game.step(st, acts)
+        decisions += 1
+    assert st.done.all()
+    # the agent's probabilities are a masked softmax: zero off the mask, rows sum to one
+    x = game.observation_tensor(st.take(np.arange(4)))
+    m = np.zeros((4, game.num_actions), bool)
+    m[:, [0, 3]] = True
+    p = agent.probs(x, m)
+    np.testing.assert_allclose(p.sum(axis=1), 1.0)
+    assert (p[:, ~m[0]] == 0).all()
+
+
+def test_learned_weights_errors_are_clear(tmp_path):
+    game3 = bluffsim.make("qdv", 3)
+    with pytest.raises(BluffsimError, match="no shipped weights for qdv with 3 players"):
+        agents.make("learned", game3)
+    with pytest.raises(BluffsimError, match="not found"):
+        agents.make("learned", game3, weights=str(tmp_path / "nope.npz"))
+    path = tmp_path / "w2.npz"
+    save_weights(path, random_layers(280, 27), {"game": "qdv", "num_players": 2})
+    with pytest.raises(BluffsimError, match="trained for qdv with 2 players"):
+        agents.make("learned", game3, weights=str(path))
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_shipped_weights_load_and_play(players):
+    from agents.learned import shipped_weights
+
+    if not shipped_weights("qdv", players).is_file():
+        pytest.skip("weights not shipped yet")
+    game = bluffsim.make("qdv", players)
+    agent = agents.make("learned", game)
+    assert agent.meta["command"].startswith("bluffsim train")
+    st = game.init(np.arange(8, dtype=np.uint64))
+    a = agent.act(game.observe(st), st.legal_action_mask,
+                  AgentRNG(np.arange(8, dtype=np.uint64), st.current_player, st.num_decisions))
+    assert st.legal_action_mask[np.arange(8), a].all()
+
+
+def test_numpy_inference_equals_the_jax_forward_pass():
+    jax = pytest.importorskip("jax", reason="needs the 'learn' extra")
+    from bluffsim.learn.ppo import init_params, masked_logits, mlp, numpy_layers
+
+    params = init_params(jax.random.PRNGKey(3), 280, (64, 32), 27)
+    # make the policy far from uniform so the comparison means something
+    (w0, b0), (w1, b1), (w2, b2) = params["pi"]
+    params["pi"] = [(w0 * 3, b0 + 0.1), (w1 * 3, b1), (w2 * 1000, b2)]
+    rng = np.random.default_rng(0)
+    x = np.abs(rng.normal(0, 5, (50, 280))).astype(np.float32) * (rng.random((50, 280)) < 0.3)
+    mask = rng.random((50, 27)) < 0.4
+    mask[:, 0] = True
+    want = np.asarray(mlp(params["pi"], x))
+    got = forward(numpy_layers(params["pi"]), x)
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+    want_p = np.asarray(jax.nn.softmax(masked_logits(params, x, mask)))
+    np.testing.assert_allclose(masked_probs(got, mask), want_p, rtol=1e-4, atol=1e-6)
+    assert want_p.max() > 0.5  # not a near-uniform policy
+
+
+TINY = """
+[train]
+game = "qdv"
+players = 2
+seed = 4
+envs = 8
+rollout = 4
+iterations = 4
+hidden = [8]
+anneal = false
+epochs = 1
+minibatches = 2
+checkpoint_every = 2
+snapshot_every = 2
+out = "{out}"
+weights = "{out}/w.npz"
+[opponents]
+agents = ["random", "heuristic"]
+weights = [1, 1]
+snapshots = 0.5
+"""
+
+
+def test_bluffsim_train_tiny_config_writes_loadable_weights_and_resumes(tmp_path, capsys):
+    pytest.importorskip("jax", reason="needs the 'learn' extra")
+    from bluffsim.cli import main
+
+    full, part = tmp_path / "full", tmp_path / "part"
+    for d in (full, part):
+        (tmp_path / f"{d.name}.toml").write_text(TINY.format(out=d))
+    assert main(["train", str(tmp_path / "full.toml"), "--quiet"]) == 0
+    assert "wrote" in capsys.readouterr().out
+    assert main(["train", str(tmp_path / "part.toml"), "--quiet", "--iterations", "2"]) == 0
+    assert main(["train", str(tmp_path / "part.toml"), "--quiet", "--resume"]) == 0
+    game = bluffsim.make("qdv", 2)
+    a = agents.make("learned", game, weights=str(full / "w.npz"))
+    b = agents.make("learned", game, weights=str(part / "w.npz"))
+    assert a.meta["iterations"] == 4 and "bluffsim train" in a.meta["command"]
+    for (w1, b1), (w2, b2) in zip(a.layers, b.layers, strict=True):
+        np.testing.assert_allclose(w1, w2, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(b1, b2, rtol=1e-5, atol=1e-6)
+    log = (full / "log.csv").read_text().splitlines()
+    assert len(log) == 5 and log[0].startswith("iteration")
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[train]\nnope = 1\n")
+    assert main(["train", str(bad)]) == 2
+    assert "unknown [train] key" in capsys.readouterr().err
+
+
+def test_learned_agent_is_registered():
+    assert "learned" in agents.list_agents()
+    assert isinstance(agents.REGISTRY["learned"]["qdv"](bluffsim.make("qdv", 2), layers=random_layers(
+        280, 27)), LearnedAgent)
+
+
+FAST_CASES = [("qdv", 2), ("qdv", 4), ("veru", 3), ("legumes", 2)]
+
+
+@pytest.mark.filterwarnings("ignore:Observation is not a NumPy array")
+@pytest.mark.filterwarnings("ignore:Observation space for each agent probably")
+@pytest.mark.parametrize("game_id, players", FAST_CASES)
+def test_pettingzoo_fast_backend_passes_api_and_seed_tests(game_id, players):
+    pytest.importorskip("pettingzoo", reason="needs the 'adapters' extra")
+    from pettingzoo.test import api_test, seed_test
+
+    from bluffsim.adapters.pettingzoo import env as aec_env
+
+    api_test(aec_env(game_id, players, render_mode="ansi", backend="fast"), num_cycles=100)
+    seed_test(lambda: aec_env(game_id, players, backend="fast"), num_cycles=100)
+
+
+@pytest.mark.parametrize("game_id, players", FAST_CASES)
+def test_pettingzoo_fast_backend_plays_the_reference_backend_game(game_id, players):
+    pytest.importorskip("pettingzoo", reason="needs the 'adapters' extra")
+    from bluffsim.adapters.pettingzoo import env as aec_env
+
+    ref, fast = aec_env(game_id, players), aec_env(game_id, players, backend="fast")
+    ref.reset(seed=9)
+    fast.reset(seed=9)
+    rng = np.random.default_rng(0)
+    for agent in ref.agent_iter(max_iter=3000):
+        assert fast.agent_selection == agent
+        o1, r1, t1, u1, _ = ref.last()
+        o2, r2, t2, u2, _ = fast.last()
+        assert (r1, t1, u1) == (r2, t2, u2)
+        np.testing.assert_array_equal(o1["action_mask"], o2["action_mask"])
+        if t1 or u1:
+            action = None
+        else:
+            np.testing.assert_array_equal(o1["observation"], o2["observation"])
+            action = int(rng.choice(np.flatnonzero(o1["action_mask"])))
+        ref.step(action)
+        fast.step(action)
+    assert not ref.agents and not fast.agents
+    with pytest.raises(ValueError, match="backend"):
+        aec_env("qdv", 2, backend="gpu")
+
+
+def test_shipped_training_configs_load():
+    from pathlib import Path
+
+    from bluffsim.learn import load_train_config
+
+    paths = sorted((Path(__file__).resolve().parents[1] / "experiments").glob("train_*.toml"))
+    assert paths
+    for p in paths:
+        cfg = load_train_config(p)
+        assert cfg.weights.startswith("agents/weights/") and cfg.iterations > 0
+
+
+def test_learned_same_actions_alone_or_in_a_batch(tmp_path):
+    game = bluffsim.make("qdv", 4)
+    d = game.observation_tensor(game.init(np.zeros(1, np.uint64))).shape[1]
+    path = tmp_path / "w.npz"
+    save_weights(path, random_layers(d, game.num_actions, seed=5), {"game": "qdv", "num_players": 4})
+    agent = agents.make("learned", game, weights=str(path))
+    greedy = agents.make("learned", game, weights=str(path), greedy=True)
+    seeds = np.arange(100, dtype=np.uint64)
+    st = game.init(seeds)
+    for _ in range(30):  # advance by random play
+        m = st.legal_action_mask
+        game.step(st, np.where(st.done, -1, np.argmax(m * np.random.default_rng(1).random(m.shape), axis=1)))
+    live = np.flatnonzero(~st.done)
+    obs = {k: v[live] for k, v in game.observe(st).items()}
+    mask = st.legal_action_mask[live]
+    rng = AgentRNG(seeds[live], st.current_player[live], st.num_decisions[live])
+    batch = agent.act(obs, mask, rng)
+    for b in (0, live.size // 2, live.size - 1):
+        one = {k: v[b:b + 1] for k, v in obs.items()}
+        r1 = AgentRNG(seeds[live][b:b + 1], st.current_player[live][b:b + 1],
+                      st.num_decisions[live][b:b + 1])
+        assert agent.act(one, mask[b:b + 1], r1)[0] == batch[b]
+    g = greedy.act(obs, mask, rng)
+    x = game.observation_tensor(st)[live]
+    np.testing.assert_array_equal(g, greedy.probs(x, mask).argmax(axis=1))
+
+
+def test_learned_refuses_weights_trained_for_other_rules(tmp_path):
+    game = bluffsim.make("qdv", 2)
+    path = tmp_path / "w.npz"
+    save_weights(path, random_layers(280, 27), {"game": "qdv", "num_players": 2,
+                                                "rules": {"starting_tokens": 1}})
+    with pytest.raises(BluffsimError, match="rules options"):
+        agents.make("learned", game, weights=str(path))
+    assert agents.make("learned", bluffsim.make("qdv", 2, starting_tokens=1), weights=str(path))
