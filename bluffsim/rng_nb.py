@@ -30,6 +30,8 @@ ONE = _U(1)
 ALL = _U(rng.MASK64)
 INV53 = 2.0 ** -53
 AGENT = rng.Stream.AGENT
+BUCKETS = 64  # shuffle keys are bucketed by their top 6 bits
+BUCKET_SHIFT = _U(58)
 
 
 @njit(cache=True)
@@ -92,24 +94,46 @@ def index_bits(n: int) -> int:
 
 
 @njit(cache=True)
-def shuffle_keys(seed: np.uint64, stream: int, major: int, n: int, width: int, keys) -> None:
+def shuffle_keys(seed: np.uint64, stream: int, major: int, n: int, width: int, keys, tmp,
+                 counts) -> None:
     """Sorted shuffle keys of (seed, stream, major) in ``keys[:n]``; ``keys[i] & low`` is the
-    i-th entry of ``rng.permutation(seed, stream, major, n, width)`` (``low = 2**bits - 1``)."""
+    i-th entry of ``rng.permutation(seed, stream, major, n, width)`` (``low = 2**bits - 1``).
+
+    ``tmp`` (uint64, >= n) and ``counts`` (int64, >= ``BUCKETS + 1``) are scratch.  The keys
+    are bucketed by their top bits (one counting pass), then an insertion sort fixes the few
+    inversions left inside buckets: the same order as a full sort, several times faster
+    than an insertion sort alone for a deck of 52.
+    """
     bits = _U(index_bits(width))
     sub = major_key(stream_key(seed, stream), major)
+    for c in range(BUCKETS + 1):
+        counts[c] = 0
     for i in range(n):
         k = ((minor_word(sub, i) >> bits) << bits) | _U(i)
+        tmp[i] = k
+        counts[np.int64(k >> BUCKET_SHIFT) + 1] += 1
+    for c in range(BUCKETS):
+        counts[c + 1] += counts[c]
+    for i in range(n):
+        k = tmp[i]
+        c = np.int64(k >> BUCKET_SHIFT)
+        keys[counts[c]] = k
+        counts[c] += 1
+    for i in range(1, n):
+        k = keys[i]
         j = i
-        while j > 0 and keys[j - 1] > k:  # insertion sort: n is small (a deck)
+        while j > 0 and keys[j - 1] > k:
             keys[j] = keys[j - 1]
             j -= 1
         keys[j] = k
 
 
 @njit(cache=True)
-def permutation_into(seed: np.uint64, stream: int, major: int, n: int, keys, out) -> None:
-    """``out[:n]`` = ``rng.permutation(seed, stream, major, n)``; ``keys`` is uint64 scratch."""
-    shuffle_keys(seed, stream, major, n, n, keys)
+def permutation_into(seed: np.uint64, stream: int, major: int, n: int, keys, tmp, counts,
+                     out) -> None:
+    """``out[:n]`` = ``rng.permutation(seed, stream, major, n)``; ``keys``, ``tmp`` (uint64)
+    and ``counts`` (int64) are scratch (see ``shuffle_keys``)."""
+    shuffle_keys(seed, stream, major, n, n, keys, tmp, counts)
     low = (ONE << _U(index_bits(n))) - ONE
     for i in range(n):
         out[i] = np.int64(keys[i] & low)

@@ -45,16 +45,16 @@ def test_index_bits_equal() -> None:
 
 
 def test_shuffles_equal_numpy_permutations() -> None:
-    keys = np.zeros(256, np.uint64)
-    out = np.zeros(256, np.int64)
-    for n in (1, 2, 5, 12, 52, 60, 80, 200):
+    keys, tmp = np.zeros(256, np.uint64), np.zeros(256, np.uint64)
+    counts, out = np.zeros(nb.BUCKETS + 1, np.int64), np.zeros(256, np.int64)
+    for n in (1, 2, 5, 12, 52, 60, 80, 200, 256):
         seeds = np.arange(300, dtype=np.uint64) * 7919 + n
         majors = np.arange(300) % 13
         want = rng.permutations(seeds, rng.Stream.DEAL, majors, n)
         for b in range(300):
-            nb.permutation_into(seeds[b], rng.Stream.DEAL, int(majors[b]), n, keys, out)
+            nb.permutation_into(seeds[b], rng.Stream.DEAL, int(majors[b]), n, keys, tmp, counts, out)
             assert out[:n].tolist() == want[b].tolist(), (n, b)
     # a shuffle of n items keyed as one of `width` items (ragged permutations)
-    nb.shuffle_keys(np.uint64(11), 2, 3, 5, 40, keys)
+    nb.shuffle_keys(np.uint64(11), 2, 3, 5, 40, keys, tmp, counts)
     low = (1 << rng.index_bits(40)) - 1
     assert [int(k) & low for k in keys[:5]] == rng.permutation(11, 2, 3, 5, 40)

@@ -99,3 +99,26 @@ def test_state_fields_are_views_and_copies_are_snapshots() -> None:
     game.step(part, random_actions(game, part))  # a taken sub-batch is a working state
     assert (part.num_decisions == 1).all()
     assert st.nbytes() == st.data.nbytes
+
+
+@pytest.mark.parametrize("players", [2, 4, 6])
+def test_fused_random_play_equals_stepping_with_the_random_agent(players: int) -> None:
+    game = QdvGame(R.Rules(num_players=players))
+    seeds = np.arange(300) + 11 * players
+    fused, stepped = game.init(seeds), game.init(seeds)
+    total = [0, 0, 0]
+    for _ in range(40):
+        for i, v in enumerate(game.play_random(fused, 7)):
+            total[i] += v
+    decisions = 0
+    for _ in range(40 * 7):
+        live = ~stepped.done
+        decisions += int(live.sum())
+        game.step(stepped, random_actions(game, stepped))
+    ignore = {"round_over"}  # the fused loop reports rounds per call, not per step
+    for name in stepped.data.dtype.names:
+        if name not in ignore:
+            np.testing.assert_array_equal(fused.data[name], stepped.data[name], name)
+    assert total[0] == decisions == int(stepped.num_decisions.sum())
+    assert total[1] == int(stepped.num_rounds.sum())
+    assert total[2] == int(stepped.done.sum()) > 0

@@ -68,7 +68,8 @@ RULES_DTYPE = np.dtype([
     ("first_dealer", np.int64), ("salads", np.int64), ("gain_id", np.int64),
     ("punish0", np.int64), ("on_landing", np.int64), ("num_actions", np.int64),
     ("history_len", np.int64),
-    ("deck", I1, (D_MAX,)), ("chal", I1, (C_MAX,)), ("keys", np.uint64, (D_MAX + C_MAX,)),
+    ("deck", I1, (D_MAX,)), ("chal", I1, (C_MAX,)), ("keys", np.uint64, (D_MAX,)),
+    ("tmp", np.uint64, (D_MAX,)), ("counts", np.int64, (rn.BUCKETS + 1,)),
 ], align=True)
 
 # the structured observation of one game (observe.py table; fixed maximum sizes)
@@ -173,7 +174,7 @@ def start_round(g, r):
     """Shuffle, deal (capped), turn up the centre card and open the bidding."""
     n = r.deck_size
     keys = r.keys
-    rn.shuffle_keys(g.seed, DEAL, g.num_rounds, n, n, keys)
+    rn.shuffle_keys(g.seed, DEAL, g.num_rounds, n, n, keys, r.tmp, r.counts)
     low = (rn.ONE << np.uint64(rn.index_bits(n))) - rn.ONE
     for i in range(n):
         g.deck[i] = r.deck[np.int64(keys[i] & low)]
@@ -303,7 +304,7 @@ def draw_challenge(g, r, bidder):
     if not g.chal_ready:
         n = r.chal_size
         keys = r.keys
-        rn.shuffle_keys(g.seed, CHALLENGE_DECK, g.num_rounds, n, n, keys)
+        rn.shuffle_keys(g.seed, CHALLENGE_DECK, g.num_rounds, n, n, keys, r.tmp, r.counts)
         low = (rn.ONE << np.uint64(rn.index_bits(n))) - rn.ONE
         for i in range(n):
             g.chal_deck[i] = r.chal[np.int64(keys[i] & low)]
@@ -706,8 +707,12 @@ def mask_kernel(data, rules):
 # ===================================================================== observation
 @njit(cache=True)
 def observe_kernel(data, rules, out):
-    """The current player's information set of every game into ``out`` (``OBS_DTYPE``)."""
+    """The current player's information set of every game into ``out`` (``OBS_DTYPE``; only
+    the first ``num_players`` seats and ``history_len`` bids are written, the views the
+    engine returns stop there)."""
     r = rules[0]
+    p = r.num_players
+    h = r.history_len
     for b in range(data.shape[0]):
         g = data[b]
         o = out[b]
@@ -716,7 +721,7 @@ def observe_kernel(data, rules, out):
         o.phase = g.phase
         for k in range(K):
             o.hand[k] = g.hands[me, k] if me >= 0 else 0
-        for s in range(P_MAX):
+        for s in range(p):
             o.hand_sizes[s] = g.hand_sizes[s]
             o.tokens[s] = g.tokens[s]
             o.in_round[s] = g.in_round[s]
@@ -741,7 +746,7 @@ def observe_kernel(data, rules, out):
         o.bid_fruit = g.bid_fruit
         o.bidder = g.bidder
         o.num_bids = g.num_bids
-        for i in range(H_MAX):
+        for i in range(h):
             for j in range(3):
                 o.bid_history[i, j] = g.bid_history[i, j]
                 o.last_bid_history[i, j] = g.last_bid_history[i, j]
@@ -878,3 +883,50 @@ def tensor_kernel(data, rules, out):
             s = (me + j) % p
             for c in range(R.TOKEN_TALLY):
                 x[o + j * R.TOKEN_TALLY + c] = g.token_tally[s, c]
+
+
+# ===================================================================== fused random play
+@njit(cache=True)
+def random_action(g, r):
+    """The ``random`` agent's choice in game ``g`` (``agents.random``): the n-th legal action,
+    n = below(first word of stream AGENT + seat at this decision, number of legal actions)."""
+    count = 0
+    for a in range(r.num_actions):
+        if g.mask[a]:
+            count += 1
+    k = rn.below(rn.agent_word(g.seed, np.int64(g.current_player), np.int64(g.num_decisions), 0),
+                 count)
+    for a in range(r.num_actions):
+        if g.mask[a]:
+            if k == 0:
+                return a
+            k -= 1
+    return 0
+
+
+@njit(cache=True)
+def play_random_kernel(data, rules, decisions, counts):
+    """Every seat ``random``, game-major: each running game advances up to ``decisions``
+    decisions in a row (stopping when over), exactly as ``decisions`` calls of ``step`` with
+    the random agent would.  ``counts`` gets (decisions made, rounds finished, games ended);
+    ``round_over`` is left set on games whose last round ended during the call."""
+    r = rules[0]
+    made = 0
+    rounds = 0
+    ended = 0
+    for b in range(data.shape[0]):
+        g = data[b]
+        g.round_over = 0
+        if g.terminated or g.truncated:
+            continue
+        start_rounds = g.num_rounds
+        for _ in range(decisions):
+            apply(g, r, random_action(g, r))
+            made += 1
+            if g.terminated or g.truncated:
+                ended += 1
+                break
+        rounds += g.num_rounds - start_rounds
+    counts[0] = made
+    counts[1] = rounds
+    counts[2] = ended
