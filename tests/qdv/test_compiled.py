@@ -21,6 +21,11 @@ def same_records(a: np.ndarray, b: np.ndarray) -> bool:
     return a.shape == b.shape and all(np.array_equal(a[n], b[n]) for n in a.dtype.names)
 
 
+def same_games(x, y, index=slice(None)) -> bool:
+    """Both record arrays of state ``x`` at ``index`` equal those of state ``y``."""
+    return same_records(x.data[index], y.data) and same_records(x.hot[index], y.hot)
+
+
 def test_a_batch_of_4096_agrees_with_the_reference() -> None:
     """Differential test at batch 4096 (seeds include the conformance suite's 300): current
     players, masks and results of every game at every step, observations every 8th step."""
@@ -54,7 +59,7 @@ def test_reset_games_equals_a_fresh_init(players: int) -> None:
     new_seeds = np.array([1000, 1001, 5, 77, 2**40])
     game.reset_games(st, slots, new_seeds)
     fresh = game.init(new_seeds)
-    assert same_records(st.data[slots], fresh.data)
+    assert same_games(st, fresh, slots)
     for name in ("current_player", "legal_action_mask", "tokens", "hands", "deck", "bid_history",
                  "round_over", "last_round", "bid_tally", "placements"):
         np.testing.assert_array_equal(getattr(st, name)[slots], getattr(fresh, name), name)
@@ -65,7 +70,7 @@ def test_reset_games_equals_a_fresh_init(players: int) -> None:
         assert (b[slots] == a).all()
         game.step(fresh, a)
         game.step(st, b)
-        assert same_records(st.data[slots], fresh.data)
+        assert same_games(st, fresh, slots)
 
 
 @pytest.mark.parametrize("players", [2, 5, 6])
@@ -91,14 +96,16 @@ def test_state_fields_are_views_and_copies_are_snapshots() -> None:
     assert st.legal_action_mask.shape == (5, game.num_actions)
     assert np.shares_memory(st.tokens, st.data) and np.shares_memory(st.hands, st.data)
     snap, part, pick = st.copy(), st.take([1, 4]), pickle.loads(pickle.dumps(st))
-    before = st.data.copy()
+    before = st.copy()
     game.step(st, random_actions(game, st))
-    assert same_records(snap.data, before)
-    assert same_records(pick.data, before) and np.shares_memory(pick.tokens, pick.data)
-    assert same_records(part.data, before[[1, 4]])
+    assert not same_games(st, before)
+    assert same_games(snap, before)
+    assert same_games(pick, before) and np.shares_memory(pick.tokens, pick.data)
+    assert np.shares_memory(pick.legal_action_mask, pick.hot)
+    assert same_games(before, part, [1, 4])
     game.step(part, random_actions(game, part))  # a taken sub-batch is a working state
     assert (part.num_decisions == 1).all()
-    assert st.nbytes() == st.data.nbytes
+    assert st.nbytes() == st.data.nbytes + st.hot.nbytes
 
 
 @pytest.mark.parametrize("players", [2, 4, 6])
@@ -116,9 +123,11 @@ def test_fused_random_play_equals_stepping_with_the_random_agent(players: int) -
         decisions += int(live.sum())
         game.step(stepped, random_actions(game, stepped))
     ignore = {"round_over"}  # the fused loop reports rounds per call, not per step
-    for name in stepped.data.dtype.names:
-        if name not in ignore:
-            np.testing.assert_array_equal(fused.data[name], stepped.data[name], name)
+    for arr in ("data", "hot"):
+        for name in getattr(stepped, arr).dtype.names:
+            if name not in ignore:
+                np.testing.assert_array_equal(getattr(fused, arr)[name],
+                                              getattr(stepped, arr)[name], name)
     assert total[0] == decisions == int(stepped.num_decisions.sum())
     assert total[1] == int(stepped.num_rounds.sum())
     assert total[2] == int(stepped.done.sum()) > 0

@@ -1,13 +1,16 @@
 """Compiled (numba) kernels of ``qdv``: the batch loops and the scalar rule functions.
 
-Layout: a batch is one numpy record array ``data[B]`` of ``STATE_DTYPE``: every
-game's whole state is one contiguous record (fixed maximum sizes, so one
-compiled version serves every table size and option set), and the public
-``QdvState`` fields are views of its columns (``vec.py``).  The rules are one
+Layout: a batch is two numpy record arrays, ``hot[B]`` of ``HOT_DTYPE`` (the
+fields read at every decision, by the kernels and by numpy code such as the
+runner and the agents: seed, counters, current player, phase, end flags and the
+legal mask, one 64-byte cache line per game) and ``data[B]`` of ``STATE_DTYPE``
+(the rest of the game, contiguous per game).  Sizes are fixed maxima, so one
+compiled version serves every table size and option set; the public
+``QdvState`` fields are views of their columns (``vec.py``).  The rules are one
 record of ``RULES_DTYPE`` (with a scratch buffer for the shuffles).  Kernels
-loop over the games and hand each game's record to plain scalar rule functions
-that read like ``reference.py``; a record is passed as a pointer, so calling a
-rule costs nothing per array (no reference counting).
+loop over the games and hand each game's two records (``g``, ``h``) to plain
+scalar rule functions that read like ``reference.py``; a record is passed as a
+pointer, so calling a rule costs nothing per array (no reference counting).
 
 Booleans are stored as ``uint8`` (numba has no boolean sub-arrays in records);
 ``vec.py`` exposes them as ``bool`` views.  Every kernel is ``cache=True``.
@@ -37,17 +40,19 @@ SALAD = R.SALAD
 PLACE_SURVIVOR = 1 << 32
 
 I1, I2, I4, U1 = np.int8, np.int16, np.int32, np.uint8
-# one game; hot scalar fields first (the first cache line), then the per-seat arrays
-STATE_DTYPE = np.dtype([
-    ("seed", np.uint64),
-    ("num_decisions", I4), ("num_rounds", I4),
+# one game, in two records: the fields read every decision by the kernels and by numpy
+# (runner, agents) in one 64-byte cache line (`HOT_DTYPE`), the rest in `STATE_DTYPE`
+HOT_DTYPE = np.dtype([
+    ("seed", np.uint64), ("num_decisions", I4), ("num_rounds", I4),
     ("current_player", I1), ("phase", I1), ("terminated", U1), ("truncated", U1),
-    ("round_over", U1), ("chal_ready", U1), ("dealer", I1), ("direction", I1),
+    ("round_over", U1), ("mask", U1, (A_MAX,)), ("spare", U1, (8,)),
+], align=True)
+STATE_DTYPE = np.dtype([
+    ("chal_ready", U1), ("dealer", I1), ("direction", I1),
     ("round_bits", I1), ("centre", I1), ("start", I1), ("bid_count", I1),
     ("bid_fruit", I1), ("bidder", I1), ("num_bids", I1), ("call", I1),
     ("caller", I1), ("showdown_count", I1), ("holder_bits", I1),
     ("deck_ptr", I2), ("chal_ptr", I2),
-    ("mask", U1, (A_MAX,)),
     ("tokens", I2, (P_MAX,)), ("in_round", U1, (P_MAX,)), ("placements", I1, (P_MAX,)),
     ("hand_sizes", I1, (P_MAX,)), ("drawn", I1, (P_MAX,)), ("declared", I1, (P_MAX,)),
     ("challenges", I1, (E,)),
@@ -117,8 +122,13 @@ def rules_record(rules: R.Rules) -> np.ndarray:
     return r
 
 
+def blank_hot(rules: R.Rules) -> np.ndarray:
+    """A 0-d ``HOT_DTYPE`` record of a new game before its first deal (seed 0)."""
+    return np.zeros((), HOT_DTYPE)
+
+
 def blank_record(rules: R.Rules) -> np.ndarray:
-    """A 0-d ``STATE_DTYPE`` record of a new game before its first deal (seed 0)."""
+    """A 0-d ``STATE_DTYPE`` record of a new game before its first deal."""
     g = np.zeros((), STATE_DTYPE)
     p = rules.num_players
     g["tokens"][:p] = rules.starting_tokens
@@ -138,7 +148,7 @@ def blank_record(rules: R.Rules) -> np.ndarray:
 
 # ===================================================================== seating
 @njit(cache=True)
-def next_seat(g, r, seat, direction):
+def next_seat(g, h, r, seat, direction):
     """Next seat in ``direction`` (+1 clockwise) that is in the round (``seat`` if none)."""
     p = r.num_players
     for step in range(1, p + 1):
@@ -149,7 +159,7 @@ def next_seat(g, r, seat, direction):
 
 
 @njit(cache=True)
-def set_round_bits(g, r):
+def set_round_bits(g, h, r):
     """Cache ``in_round`` as a bitmask."""
     bits = 0
     for s in range(r.num_players):
@@ -159,7 +169,7 @@ def set_round_bits(g, r):
 
 
 @njit(cache=True)
-def players_with_tokens(g, r):
+def players_with_tokens(g, h, r):
     """How many seats still hold tokens."""
     n = 0
     for s in range(r.num_players):
@@ -170,27 +180,27 @@ def players_with_tokens(g, r):
 
 # ===================================================================== set-up
 @njit(cache=True)
-def start_round(g, r):
+def start_round(g, h, r):
     """Shuffle, deal (capped), turn up the centre card and open the bidding."""
     n = r.deck_size
     keys = r.keys
-    rn.shuffle_keys(g.seed, DEAL, g.num_rounds, n, n, keys, r.tmp, r.counts)
+    rn.shuffle_keys(h.seed, DEAL, h.num_rounds, n, n, keys, r.tmp, r.counts)
     low = (rn.ONE << np.uint64(rn.index_bits(n))) - rn.ONE
     for i in range(n):
         g.deck[i] = r.deck[np.int64(keys[i] & low)]
     g.chal_ready = 0  # the challenge deck is shuffled at the round's first draw
-    reset_round_fields(g, r)
-    deal(g, r)
-    open_bidding(g, r)
+    reset_round_fields(g, h, r)
+    deal(g, h, r)
+    open_bidding(g, h, r)
 
 
 @njit(cache=True)
-def reset_round_fields(g, r):
+def reset_round_fields(g, h, r):
     """Clear everything that lives for one round only."""
     p = r.num_players
     for s in range(p):
         g.in_round[s] = 1 if g.tokens[s] > 0 else 0
-    set_round_bits(g, r)
+    set_round_bits(g, h, r)
     g.direction = 1
     if g.chal_ptr > 0:
         for s in range(p):
@@ -211,7 +221,7 @@ def reset_round_fields(g, r):
 
 
 @njit(cache=True)
-def deal(g, r):
+def deal(g, h, r):
     """Each player in, from the dealer's left, gets min(tokens, cap) cards; then the centre."""
     p = r.num_players
     inr = 0
@@ -235,27 +245,27 @@ def deal(g, r):
 
 
 @njit(cache=True)
-def open_bidding(g, r):
+def open_bidding(g, h, r):
     """The centre card is the initial bid; a centre salad lets the dealer pick the fruit."""
     c = g.centre
     if c == SALAD:
-        g.phase = PH_START
+        h.phase = PH_START
         g.start = -1
         g.bid_fruit = -1
         g.bid_count = 1
-        g.current_player = g.dealer
+        h.current_player = g.dealer
     else:
-        set_start(g, r, c // 3, c % 3 + 1)
+        set_start(g, h, r, c // 3, c % 3 + 1)
 
 
 @njit(cache=True)
-def set_start(g, r, fruit, count):
+def set_start(g, h, r, fruit, count):
     """Markers on ``fruit`` with ``count``; the player left of the dealer bids."""
     g.start = fruit
     g.bid_fruit = fruit
     g.bid_count = count
-    g.phase = PH_BID
-    g.current_player = next_seat(g, r, g.dealer, 1)
+    h.phase = PH_BID
+    h.current_player = next_seat(g, h, r, g.dealer, 1)
 
 
 # ===================================================================== bidding
@@ -269,9 +279,9 @@ def marker_crosses_start(position, target, start, on_landing):
 
 
 @njit(cache=True)
-def bid(g, r, raise_by, fruit):
+def bid(g, h, r, raise_by, fruit):
     """Raise the count with ``fruit``; moving the marker onto/past start draws a challenge."""
-    me = np.int64(g.current_player)
+    me = np.int64(h.current_player)
     crosses = fruit != g.bid_fruit and marker_crosses_start(
         np.int64(g.bid_fruit), fruit, np.int64(g.start), r.on_landing != 0)
     count = g.bid_count + raise_by
@@ -285,26 +295,26 @@ def bid(g, r, raise_by, fruit):
     g.num_bids = nb + 1
     skip = False
     if crosses and g.chal_ptr < r.chal_size:
-        skip = draw_challenge(g, r, me)
-        if g.terminated:  # a `token` challenge left a single player with tokens
+        skip = draw_challenge(g, h, r, me)
+        if h.terminated:  # a `token` challenge left a single player with tokens
             return
     d = np.int64(g.direction)
-    nxt = next_seat(g, r, me, d)
+    nxt = next_seat(g, h, r, me, d)
     if skip:
-        after = next_seat(g, r, nxt, d)
+        after = next_seat(g, h, r, nxt, d)
         # back to the bidder (two players in the round): they bid again, if they still can
         if after != me or count < r.max_count:
             nxt = after
-    g.current_player = nxt
+    h.current_player = nxt
 
 
 @njit(cache=True)
-def draw_challenge(g, r, bidder):
+def draw_challenge(g, h, r, bidder):
     """Turn the top challenge card and apply it; returns True for ``skip``."""
     if not g.chal_ready:
         n = r.chal_size
         keys = r.keys
-        rn.shuffle_keys(g.seed, CHALLENGE_DECK, g.num_rounds, n, n, keys, r.tmp, r.counts)
+        rn.shuffle_keys(h.seed, CHALLENGE_DECK, h.num_rounds, n, n, keys, r.tmp, r.counts)
         low = (rn.ONE << np.uint64(rn.index_bits(n))) - rn.ONE
         for i in range(n):
             g.chal_deck[i] = r.chal[np.int64(keys[i] & low)]
@@ -313,34 +323,34 @@ def draw_challenge(g, r, bidder):
     effect = np.int64(g.chal_deck[index])
     g.chal_ptr = index + 1
     g.challenges[effect] += 1
-    w = rn.word(g.seed, EFFECT, g.num_rounds, index)
+    w = rn.word(h.seed, EFFECT, h.num_rounds, index)
     if effect == REVEAL:
-        effect_reveal(g, bidder, w)
+        effect_reveal(g, h, bidder, w)
     elif effect == DISCARD:
-        effect_discard(g, bidder, w)
+        effect_discard(g, h, bidder, w)
     elif effect == DRAW:
-        effect_draw(g, r, bidder)
+        effect_draw(g, h, r, bidder)
     elif effect == REVERSE:
         g.direction = -g.direction
     elif effect == TOKEN:
-        take_tokens(g, bidder, 1, R.LOST_CHALLENGE)
+        take_tokens(g, h, bidder, 1, R.LOST_CHALLENGE)
         if g.tokens[bidder] == 0:
-            eliminate_now(g, r, bidder)
+            eliminate_now(g, h, r, bidder)
     return effect == SKIP
 
 
 @njit(cache=True)
-def eliminate_now(g, r, seat):
+def eliminate_now(g, h, r, seat):
     """A `token` challenge took ``seat``'s last token: out at once; the game may be over."""
     g.in_round[seat] = 0
-    set_round_bits(g, r)
-    g.elim_round[seat] = g.num_rounds
-    if players_with_tokens(g, r) <= 1:
-        finish(g, r, False)
+    set_round_bits(g, h, r)
+    g.elim_round[seat] = h.num_rounds
+    if players_with_tokens(g, h, r) <= 1:
+        finish(g, h, r, False)
 
 
 @njit(cache=True)
-def effect_reveal(g, p, w):
+def effect_reveal(g, h, p, w):
     """A random face-down card of the bidder's hand is turned face up (it still counts)."""
     n = 0
     for k in range(K):
@@ -356,7 +366,7 @@ def effect_reveal(g, p, w):
 
 
 @njit(cache=True)
-def effect_discard(g, p, w):
+def effect_discard(g, h, p, w):
     """A random card of the bidder's hand is discarded face up (it no longer counts)."""
     n = 0
     for k in range(K):
@@ -376,7 +386,7 @@ def effect_discard(g, p, w):
 
 
 @njit(cache=True)
-def effect_draw(g, r, p):
+def effect_draw(g, h, r, p):
     """The bidder secretly draws the top undealt card, if any."""
     if g.deck_ptr < r.deck_size:
         g.hands[p, g.deck[g.deck_ptr]] += 1
@@ -387,14 +397,14 @@ def effect_draw(g, r, p):
 
 # ===================================================================== showdown
 @njit(cache=True)
-def fruit_value(g, seat, fruit):
+def fruit_value(g, h, seat, fruit):
     """Value of ``fruit`` in ``seat``'s current hand, multipliers included."""
     b = fruit * 3
     return np.int64(g.hands[seat, b]) + 2 * g.hands[seat, b + 1] + 3 * g.hands[seat, b + 2]
 
 
 @njit(cache=True)
-def shown_value(g, seat, fruit):
+def shown_value(g, h, seat, fruit):
     """Value of ``fruit`` in the hand ``seat`` showed at the latest showdown."""
     b = fruit * 3
     return (np.int64(g.showdown_hands[seat, b]) + 2 * g.showdown_hands[seat, b + 1]
@@ -402,7 +412,7 @@ def shown_value(g, seat, fruit):
 
 
 @njit(cache=True)
-def centre_value_of(g, fruit):
+def centre_value_of(g, h, fruit):
     """What the centre card adds to ``fruit`` (a centre salad is the start fruit)."""
     c = np.int64(g.centre)
     if c == SALAD:
@@ -411,33 +421,33 @@ def centre_value_of(g, fruit):
 
 
 @njit(cache=True)
-def call(g, r, which):
+def call(g, h, r, which):
     """``vrai`` or ``menteur``: all hands are shown, salad holders declare, then resolve."""
     p = r.num_players
     g.call = which
-    g.caller = g.current_player
+    g.caller = h.current_player
     fruit = np.int64(g.bid_fruit)
-    total = centre_value_of(g, fruit)
+    total = centre_value_of(g, h, fruit)
     bits = 0
     for s in range(p):
         for k in range(K):
             g.showdown_hands[s, k] = g.hands[s, k]
         g.declared[s] = -1
-        total += fruit_value(g, s, fruit)
+        total += fruit_value(g, h, s, fruit)
         if g.hands[s, SALAD] > 0 and g.in_round[s]:
             bits |= 1 << s
     g.showdown_count = total
     g.holder_bits = bits
-    holder = next_salad_holder(g, r, 0)
+    holder = next_salad_holder(g, h, r, 0)
     if holder < 0:
-        return resolve(g, r)
-    g.phase = PH_SALADS
-    g.current_player = holder
+        return resolve(g, h, r)
+    h.phase = PH_SALADS
+    h.current_player = holder
     return False
 
 
 @njit(cache=True)
-def next_salad_holder(g, r, first):
+def next_salad_holder(g, h, r, first):
     """Next salad holder clockwise from the caller (offset >= ``first``); -1 when done."""
     p = r.num_players
     for off in range(first, p):
@@ -448,20 +458,20 @@ def next_salad_holder(g, r, first):
 
 
 @njit(cache=True)
-def declare_salads(g, r, k):
+def declare_salads(g, h, r, k):
     """The current holder declares that ``k`` of their salads are the called fruit."""
-    me = np.int64(g.current_player)
+    me = np.int64(h.current_player)
     g.declared[me] = k
     g.showdown_count += k
-    holder = next_salad_holder(g, r, (me - g.caller) % r.num_players + 1)
+    holder = next_salad_holder(g, h, r, (me - g.caller) % r.num_players + 1)
     if holder < 0:
-        return resolve(g, r)
-    g.current_player = holder
+        return resolve(g, h, r)
+    h.current_player = holder
     return False
 
 
 @njit(cache=True)
-def resolve(g, r):
+def resolve(g, h, r):
     """Compare the count with the bid; apply the losses (or open the reward).
 
     Returns True when the round ends now."""
@@ -477,22 +487,22 @@ def resolve(g, r):
     g.last_round[LR_FRUIT] = g.bid_fruit
     g.last_round[LR_TRUE] = count
     g.last_round[LR_AMOUNT] = 0
-    g.last_round[LR_CENTRE] = centre_value_of(g, np.int64(g.bid_fruit))
-    tally_showdown(g, r)
+    g.last_round[LR_CENTRE] = centre_value_of(g, h, np.int64(g.bid_fruit))
+    tally_showdown(g, h, r)
     vrai = g.call == CALL_VRAI
     if vrai and count == bid_:
-        g.phase = PH_REWARD
-        g.current_player = caller
+        h.phase = PH_REWARD
+        h.current_player = caller
         return False
     if vrai or count >= bid_:
-        lose(g, caller, abs(bid_ - count) + 1, R.LOST_SHOWDOWN)
+        lose(g, h, caller, abs(bid_ - count) + 1, R.LOST_SHOWDOWN)
     else:
-        lose(g, np.int64(g.bidder), bid_ - count + 1, R.LOST_SHOWDOWN)
+        lose(g, h, np.int64(g.bidder), bid_ - count + 1, R.LOST_SHOWDOWN)
     return True
 
 
 @njit(cache=True)
-def tally_showdown(g, r):
+def tally_showdown(g, h, r):
     """Add this showdown to the public tallies: each bid of the round against its fruit's
     card count; the call's outcome for the caller and for the called bidder."""
     p = r.num_players
@@ -500,14 +510,14 @@ def tally_showdown(g, r):
         seat = np.int64(g.bid_history[i, 0])
         count = np.int64(g.bid_history[i, 1])
         fruit = np.int64(g.bid_history[i, 2])
-        cards = centre_value_of(g, fruit)
+        cards = centre_value_of(g, h, fruit)
         for s in range(p):
-            cards += shown_value(g, s, fruit)
+            cards += shown_value(g, h, s, fruit)
         g.bid_tally[seat, 0] += 1
         g.bid_tally[seat, 1] += 1 if count > cards else 0
         g.bid_tally[seat, 2] += 1 if count == cards else 0
         g.bid_tally[seat, 3] += count - cards
-        g.bid_tally[seat, 4] += shown_value(g, seat, fruit)
+        g.bid_tally[seat, 4] += shown_value(g, h, seat, fruit)
     for i in range(r.history_len):
         for j in range(3):
             g.last_bid_history[i, j] = g.bid_history[i, j]
@@ -522,25 +532,25 @@ def tally_showdown(g, r):
 
 
 @njit(cache=True)
-def take_tokens(g, seat, amount, cause):
+def take_tokens(g, h, seat, amount, cause):
     """``seat`` loses ``amount`` tokens, never below 0 (moment of hitting 0 and tally kept)."""
     t = np.int64(g.tokens[seat])
     if t > 0 and t <= amount:
-        g.zero_time[seat] = g.num_decisions
+        g.zero_time[seat] = h.num_decisions
     g.token_tally[seat, cause] += min(amount, t)
     g.tokens[seat] = max(0, t - amount)
 
 
 @njit(cache=True)
-def lose(g, seat, amount, cause):
+def lose(g, h, seat, amount, cause):
     """``seat`` loses ``amount`` tokens at the showdown (recorded in ``last_round``)."""
-    take_tokens(g, seat, amount, cause)
+    take_tokens(g, h, seat, amount, cause)
     g.last_round[LR_LOSER] = seat
     g.last_round[LR_AMOUNT] = amount
 
 
 @njit(cache=True)
-def reward_gain(g):
+def reward_gain(g, h):
     """Exact call: the caller gains 1 token."""
     c = np.int64(g.caller)
     g.tokens[c] += 1
@@ -549,54 +559,54 @@ def reward_gain(g):
 
 
 @njit(cache=True)
-def reward_punish(g, r, k):
+def reward_punish(g, h, r, k):
     """Exact call: the player ``k`` seats clockwise from the caller loses 1 token."""
     c = np.int64(g.caller)
     g.token_tally[c, R.PUNISHED_OTHER] += 1
-    lose(g, (c + k) % r.num_players, 1, R.LOST_PUNISH)
+    lose(g, h, (c + k) % r.num_players, 1, R.LOST_PUNISH)
 
 
 # ===================================================================== round end
 @njit(cache=True)
-def end_round(g, r):
+def end_round(g, h, r):
     """Eliminate empty players, end the game or pass the deal clockwise and deal again."""
     p = r.num_players
     for s in range(p):
         if g.in_round[s] and g.tokens[s] == 0:
-            g.elim_round[s] = g.num_rounds
-    g.num_rounds += 1
-    g.round_over = 1
-    alive = players_with_tokens(g, r)
+            g.elim_round[s] = h.num_rounds
+    h.num_rounds += 1
+    h.round_over = 1
+    alive = players_with_tokens(g, h, r)
     if alive <= 1:
-        finish(g, r, False)
-    elif g.num_rounds >= r.max_rounds:
-        finish(g, r, True)
+        finish(g, h, r, False)
+    elif h.num_rounds >= r.max_rounds:
+        finish(g, h, r, True)
     else:
         for s in range(p):
             g.in_round[s] = 1 if g.tokens[s] > 0 else 0
-        g.dealer = next_seat(g, r, np.int64(g.dealer), 1)
-        start_round(g, r)
+        g.dealer = next_seat(g, h, r, np.int64(g.dealer), 1)
+        start_round(g, h, r)
 
 
 @njit(cache=True)
-def finish(g, r, truncated):
+def finish(g, h, r, truncated):
     """Game over (possibly mid-round): survivors by tokens, the eliminated by when."""
     p = r.num_players
-    g.terminated = not truncated
-    g.truncated = truncated
-    g.phase = PH_OVER
-    g.current_player = -1
+    h.terminated = not truncated
+    h.truncated = truncated
+    h.phase = PH_OVER
+    h.current_player = -1
     for s in range(p):
-        sc = score(g, s)
+        sc = score(g, h, s)
         place = 1
         for o in range(p):
-            if score(g, o) > sc:
+            if score(g, h, o) > sc:
                 place += 1
         g.placements[s] = place
 
 
 @njit(cache=True)
-def score(g, s):
+def score(g, h, s):
     """Placement score: survivors by tokens above the eliminated, who rank by when."""
     t = np.int64(g.tokens[s])
     return PLACE_SURVIVOR + t if t > 0 else np.int64(g.zero_time[s])
@@ -604,14 +614,14 @@ def score(g, s):
 
 # ===================================================================== legality
 @njit(cache=True)
-def update_mask(g, r):
+def update_mask(g, h, r):
     """The legal actions of the current player (none once the game is over)."""
-    m = g.mask
+    m = h.mask
     for a in range(A_MAX):
         m[a] = 0
-    ph = g.phase
+    ph = h.phase
     if ph == PH_BID:
-        me = g.current_player
+        me = h.current_player
         if g.bid_count + 1 <= r.max_count:
             for f in range(F):
                 m[f] = 1
@@ -626,11 +636,11 @@ def update_mask(g, r):
         for f in range(F):
             m[START0 + f] = 1
     elif ph == PH_SALADS:
-        for k in range(g.hands[g.current_player, SALAD] + 1):
+        for k in range(g.hands[h.current_player, SALAD] + 1):
             m[SALADS0 + k] = 1
     elif ph == PH_REWARD:
         p = r.num_players
-        me = np.int64(g.current_player)
+        me = np.int64(h.current_player)
         m[r.gain_id] = 1
         for k in range(1, p):
             if g.tokens[(me + k) % p] > 0:
@@ -639,32 +649,32 @@ def update_mask(g, r):
 
 # ===================================================================== apply
 @njit(cache=True)
-def apply(g, r, a):
+def apply(g, h, r, a):
     """Apply one decision of the current player (the game is running, ``a`` is legal)."""
-    g.num_decisions += 1
+    h.num_decisions += 1
     ends = False
     if a < 2 * F:
-        bid(g, r, a // F + 1, a % F)
+        bid(g, h, r, a // F + 1, a % F)
     elif a == VRAI or a == MENTEUR:
-        ends = call(g, r, R.CALL_VRAI if a == VRAI else R.CALL_MENTEUR)
+        ends = call(g, h, r, R.CALL_VRAI if a == VRAI else R.CALL_MENTEUR)
     elif a < SALADS0:
-        set_start(g, r, a - START0, 1)
+        set_start(g, h, r, a - START0, 1)
     elif a < r.gain_id:
-        ends = declare_salads(g, r, a - SALADS0)
+        ends = declare_salads(g, h, r, a - SALADS0)
     elif a == r.gain_id:
-        reward_gain(g)
+        reward_gain(g, h)
         ends = True
     else:
-        reward_punish(g, r, a - r.punish0 + 1)
+        reward_punish(g, h, r, a - r.punish0 + 1)
         ends = True
     if ends:
-        end_round(g, r)
-    update_mask(g, r)
+        end_round(g, h, r)
+    update_mask(g, h, r)
 
 
 # ===================================================================== batch kernels
 @njit(cache=True)
-def step_kernel(data, rules, actions):
+def step_kernel(data, hot, rules, actions):
     """One decision per game; returns the first game whose action is illegal (nothing
     applied then), or -1.  Finished games ignore their action."""
     r = rules[0]
@@ -672,53 +682,57 @@ def step_kernel(data, rules, actions):
     na = r.num_actions
     for b in range(n):
         g = data[b]
-        if g.terminated or g.truncated:
+        h = hot[b]
+        if h.terminated or h.truncated:
             continue
         a = actions[b]
-        if a < 0 or a >= na or not g.mask[a]:
+        if a < 0 or a >= na or not h.mask[a]:
             return b
     for b in range(n):
         g = data[b]
-        g.round_over = 0
-        if g.terminated or g.truncated:
+        h = hot[b]
+        h.round_over = 0
+        if h.terminated or h.truncated:
             continue
-        apply(g, r, actions[b])
+        apply(g, h, r, actions[b])
     return -1
 
 
 @njit(cache=True)
-def start_kernel(data, rules, idx):
+def start_kernel(data, hot, rules, idx):
     """Deal the first round of games ``idx`` (fresh records holding their seeds)."""
     r = rules[0]
     for i in range(idx.shape[0]):
         g = data[idx[i]]
-        start_round(g, r)
-        update_mask(g, r)
+        h = hot[idx[i]]
+        start_round(g, h, r)
+        update_mask(g, h, r)
 
 
 @njit(cache=True)
-def mask_kernel(data, rules):
+def mask_kernel(data, hot, rules):
     """Recompute every game's legal mask (after writing a state from outside)."""
     r = rules[0]
     for b in range(data.shape[0]):
-        update_mask(data[b], r)
+        update_mask(data[b], hot[b], r)
 
 
 # ===================================================================== observation
 @njit(cache=True)
-def observe_kernel(data, rules, out):
+def observe_kernel(data, hot, rules, out):
     """The current player's information set of every game into ``out`` (``OBS_DTYPE``; only
     the first ``num_players`` seats and ``history_len`` bids are written, the views the
     engine returns stop there)."""
     r = rules[0]
     p = r.num_players
-    h = r.history_len
+    hist_len = r.history_len
     for b in range(data.shape[0]):
         g = data[b]
+        h = hot[b]
         o = out[b]
-        me = np.int64(g.current_player)
+        me = np.int64(h.current_player)
         o.seat = me
-        o.phase = g.phase
+        o.phase = h.phase
         for k in range(K):
             o.hand[k] = g.hands[me, k] if me >= 0 else 0
         for s in range(p):
@@ -746,7 +760,7 @@ def observe_kernel(data, rules, out):
         o.bid_fruit = g.bid_fruit
         o.bidder = g.bidder
         o.num_bids = g.num_bids
-        for i in range(h):
+        for i in range(hist_len):
             for j in range(3):
                 o.bid_history[i, j] = g.bid_history[i, j]
                 o.last_bid_history[i, j] = g.last_bid_history[i, j]
@@ -757,7 +771,7 @@ def observe_kernel(data, rules, out):
         o.call = g.call
         o.caller = g.caller
         o.showdown_count = g.showdown_count
-        o.num_rounds = g.num_rounds
+        o.num_rounds = h.num_rounds
         for i in range(NLR):
             o.last_round[i] = g.last_round[i]
 
@@ -793,17 +807,18 @@ def _bid_table(x, o, hist, n_rows, me, p):
 
 
 @njit(cache=True)
-def tensor_kernel(data, rules, out):
+def tensor_kernel(data, hot, rules, out):
     """The flat observation tensor of every game into ``out`` (zeroed float32[B, D]);
     layout ``observe.tensor_layout``, the same values as ``observe.to_tensor``."""
     r = rules[0]
     p = r.num_players
     for b in range(data.shape[0]):
         g = data[b]
+        h = hot[b]
         x = out[b]
-        seat = np.int64(g.current_player)
+        seat = np.int64(h.current_player)
         me = max(seat, 0)
-        o = _one_hot(x, 0, np.int64(g.phase), 5)
+        o = _one_hot(x, 0, np.int64(h.phase), 5)
         for k in range(K):
             x[o + k] = g.hands[seat, k] if seat >= 0 else 0
         o += K
@@ -850,7 +865,7 @@ def tensor_kernel(data, rules, out):
             x[o + j] = g.declared[(me + j) % p] + 1
         o += p
         x[o] = max(np.int64(g.showdown_count), 0)
-        x[o + 1] = g.num_rounds
+        x[o + 1] = h.num_rounds
         o += 2
         lr = g.last_round
         o = _one_hot(x, o, np.int64(lr[LR_CALL]), 2)
@@ -887,17 +902,17 @@ def tensor_kernel(data, rules, out):
 
 # ===================================================================== fused random play
 @njit(cache=True)
-def random_action(g, r):
+def random_action(g, h, r):
     """The ``random`` agent's choice in game ``g`` (``agents.random``): the n-th legal action,
     n = below(first word of stream AGENT + seat at this decision, number of legal actions)."""
     count = 0
     for a in range(r.num_actions):
-        if g.mask[a]:
+        if h.mask[a]:
             count += 1
-    k = rn.below(rn.agent_word(g.seed, np.int64(g.current_player), np.int64(g.num_decisions), 0),
+    k = rn.below(rn.agent_word(h.seed, np.int64(h.current_player), np.int64(h.num_decisions), 0),
                  count)
     for a in range(r.num_actions):
-        if g.mask[a]:
+        if h.mask[a]:
             if k == 0:
                 return a
             k -= 1
@@ -905,7 +920,7 @@ def random_action(g, r):
 
 
 @njit(cache=True)
-def play_random_kernel(data, rules, decisions, counts):
+def play_random_kernel(data, hot, rules, decisions, counts):
     """Every seat ``random``, game-major: each running game advances up to ``decisions``
     decisions in a row (stopping when over), exactly as ``decisions`` calls of ``step`` with
     the random agent would.  ``counts`` gets (decisions made, rounds finished, games ended);
@@ -916,17 +931,18 @@ def play_random_kernel(data, rules, decisions, counts):
     ended = 0
     for b in range(data.shape[0]):
         g = data[b]
-        g.round_over = 0
-        if g.terminated or g.truncated:
+        h = hot[b]
+        h.round_over = 0
+        if h.terminated or h.truncated:
             continue
-        start_rounds = g.num_rounds
+        start_rounds = h.num_rounds
         for _ in range(decisions):
-            apply(g, r, random_action(g, r))
+            apply(g, h, r, random_action(g, h, r))
             made += 1
-            if g.terminated or g.truncated:
+            if h.terminated or h.truncated:
                 ended += 1
                 break
-        rounds += g.num_rounds - start_rounds
+        rounds += h.num_rounds - start_rounds
     counts[0] = made
     counts[1] = rounds
     counts[2] = ended

@@ -1,7 +1,8 @@
 """The fast batched engine of ``qdv``: compiled kernels (``kernels.py``) over numpy records.
 
-A batch is one record array (``kernels.STATE_DTYPE``, one record per game); the
-public ``QdvState`` fields below are views of its columns, so numpy code reads
+A batch is two record arrays (``kernels.HOT_DTYPE``: the fields read at every
+decision, one cache line per game; ``kernels.STATE_DTYPE``: the rest); the
+public ``QdvState`` fields below are views of their columns, so numpy code reads
 and writes them as before while the compiled kernels loop over the games and
 apply the scalar rules of ``kernels.py`` (which read like ``reference.py``, the
 oracle this engine is tested against bit for bit).  ``init``, ``step`` (legal
@@ -26,6 +27,8 @@ from bluffsim.games.qdv.rules import Rules
 # sizes of the public views of a record: name -> per-game slice builder from the rules
 _BOOL = {"terminated", "truncated", "in_round", "chal_ready", "round_over", "legal_action_mask"}
 _SOURCE = {"legal_action_mask": "mask"}
+_HOT = {"seed", "num_decisions", "num_rounds", "current_player", "phase", "terminated",
+        "truncated", "round_over", "legal_action_mask"}
 
 
 @dataclass
@@ -74,12 +77,14 @@ class QdvState(State):
     token_tally: np.ndarray     # int32[B,P,5] tokens lost (challenge, showdown, punish), gained,
     #                             punish rewards given
     data: np.ndarray = field(default=None, repr=False)  # type: ignore[assignment]
-    # ^ record[B] (kernels.STATE_DTYPE) that every field above is a view of
+    # ^ record[B] (kernels.STATE_DTYPE) that the fields above are views of (but those in hot)
+    hot: np.ndarray = field(default=None, repr=False)  # type: ignore[assignment]
+    # ^ record[B] (kernels.HOT_DTYPE): seed, counters, player, phase, end flags, legal mask
     rules: Rules | None = field(default=None, repr=False)
 
     @classmethod
-    def from_data(cls, data: np.ndarray, rules: Rules) -> QdvState:
-        """The state whose fields are views of the record array ``data``."""
+    def from_data(cls, data: np.ndarray, hot: np.ndarray, rules: Rules) -> QdvState:
+        """The state whose fields are views of the record arrays ``data`` and ``hot``."""
         p, h, a = rules.num_players, rules.history_len, len(rules.action_names)
         d, c = rules.deck_size, len(rules.challenge_ids)
         cut = {"placements": p, "tokens": p, "in_round": p, "elim_round": p, "zero_time": p,
@@ -89,34 +94,35 @@ class QdvState(State):
                "called_tally": p, "token_tally": p, "legal_action_mask": a}
         views = {}
         for f in fields(cls):
-            if f.name in ("data", "rules"):
+            if f.name in ("data", "hot", "rules"):
                 continue
-            v = data[_SOURCE.get(f.name, f.name)]
+            v = (hot if f.name in _HOT else data)[_SOURCE.get(f.name, f.name)]
             if f.name in cut:
                 v = v[:, :cut[f.name]]
             views[f.name] = v.view(np.bool_) if f.name in _BOOL else v
-        return cls(**views, data=data, rules=rules)
+        return cls(**views, data=data, hot=hot, rules=rules)
 
     def copy(self) -> QdvState:
         """A deep snapshot: later steps on ``self`` do not change it."""
-        return self.from_data(self.data.copy(), self.rules)
+        return self.from_data(self.data.copy(), self.hot.copy(), self.rules)
 
     def __deepcopy__(self, memo: dict) -> QdvState:
         return self.copy()
 
     def __getstate__(self) -> dict:
-        return {"data": self.data, "rules": self.rules}
+        return {"data": self.data, "hot": self.hot, "rules": self.rules}
 
     def __setstate__(self, state: dict) -> None:
-        self.__dict__.update(vars(self.from_data(state["data"], state["rules"])))
+        self.__dict__.update(vars(self.from_data(state["data"], state["hot"], state["rules"])))
 
     def take(self, index: Any) -> QdvState:
         """The sub-batch at ``index`` (a copy), e.g. ``state.take([3])`` for game 3 alone."""
-        return self.from_data(np.atleast_1d(self.data[index]).copy(), self.rules)
+        return self.from_data(np.atleast_1d(self.data[index]).copy(),
+                              np.atleast_1d(self.hot[index]).copy(), self.rules)
 
     def nbytes(self) -> int:
-        """Bytes held by the state (its record array)."""
-        return int(self.data.nbytes)
+        """Bytes held by the state (its two record arrays)."""
+        return int(self.data.nbytes + self.hot.nbytes)
 
 
 LAST_ROUND = R.LAST_ROUND
@@ -134,18 +140,20 @@ class QdvGame(Game):
         self.observation_size = O.tensor_size(rules)
         self._rec = KN.rules_record(rules)
         self._blank = KN.blank_record(rules)
+        self._blank_hot = KN.blank_hot(rules)
 
     # ================================================================ set-up
     def empty_state(self, seeds: np.ndarray) -> QdvState:
         """New-game records for ``len(seeds)`` games, before the first deal."""
         data = np.full(len(seeds), self._blank, dtype=KN.STATE_DTYPE)
-        data["seed"] = seeds
-        return QdvState.from_data(data, self.rules)
+        hot = np.full(len(seeds), self._blank_hot, dtype=KN.HOT_DTYPE)
+        hot["seed"] = seeds
+        return QdvState.from_data(data, hot, self.rules)
 
     def init(self, seeds: Any) -> QdvState:
         """New games, one per seed: starting tokens and the first round dealt."""
         st = self.empty_state(check_seeds(seeds))
-        KN.start_kernel(st.data, self._rec, np.arange(st.batch_size))
+        KN.start_kernel(st.data, st.hot, self._rec, np.arange(st.batch_size))
         return st
 
     def reset_games(self, st: QdvState, idx: np.ndarray, seeds: Any) -> None:
@@ -154,8 +162,9 @@ class QdvGame(Game):
         idx = np.asarray(idx, dtype=np.int64)
         seeds = check_seeds(seeds)
         st.data[idx] = self._blank
-        st.data["seed"][idx] = seeds
-        KN.start_kernel(st.data, self._rec, idx)
+        st.hot[idx] = self._blank_hot
+        st.hot["seed"][idx] = seeds
+        KN.start_kernel(st.data, st.hot, self._rec, idx)
 
     # ================================================================ step
     def step(self, st: QdvState, actions: Any) -> QdvState:
@@ -165,7 +174,7 @@ class QdvGame(Game):
             raise IllegalActionError(
                 f"actions must be an integer array of shape ({st.batch_size},); "
                 f"got {a.dtype} {a.shape}")
-        bad = KN.step_kernel(st.data, self._rec, a.astype(np.int64, copy=False))
+        bad = KN.step_kernel(st.data, st.hot, self._rec, a.astype(np.int64, copy=False))
         if bad >= 0:
             raise IllegalActionError(self.describe_illegal(st, bad, int(a[bad])))
         return st
@@ -175,18 +184,18 @@ class QdvGame(Game):
         plays up to ``decisions`` decisions in a row, the same game as ``decisions`` steps with
         the ``random`` agent.  Returns (decisions made, rounds finished, games ended)."""
         counts = np.zeros(3, np.int64)
-        KN.play_random_kernel(st.data, self._rec, int(decisions), counts)
+        KN.play_random_kernel(st.data, st.hot, self._rec, int(decisions), counts)
         return int(counts[0]), int(counts[1]), int(counts[2])
 
     def update_legal_mask(self, st: QdvState) -> None:
         """Recompute the legal masks (after fields were written from outside)."""
-        KN.mask_kernel(st.data, self._rec)
+        KN.mask_kernel(st.data, st.hot, self._rec)
 
     # ================================================================ observation
     def observe(self, st: QdvState) -> dict[str, np.ndarray]:
         """The current player's information set, batch-first (table in ``observe.py``)."""
         out = np.empty(st.batch_size, KN.OBS_DTYPE)
-        KN.observe_kernel(st.data, self._rec, out)
+        KN.observe_kernel(st.data, st.hot, self._rec, out)
         p, h = self.rules.num_players, self.rules.history_len
         cut = {"hand_sizes": p, "tokens": p, "in_round": p, "revealed": p, "discarded": p,
                "drawn": p, "showdown_hands": p, "declared": p, "bid_history": h,
@@ -203,7 +212,7 @@ class QdvGame(Game):
     def observation_tensor(self, st: QdvState) -> np.ndarray:
         """float32[B, D] flat observation; layout in ``observe.tensor_layout``."""
         out = np.zeros((st.batch_size, self.observation_size), np.float32)
-        KN.tensor_kernel(st.data, self._rec, out)
+        KN.tensor_kernel(st.data, st.hot, self._rec, out)
         return out
 
     # ================================================================ records
