@@ -77,20 +77,6 @@ RULES_DTYPE = np.dtype([
     ("tmp", np.uint64, (D_MAX,)), ("counts", np.int64, (rn.BUCKETS + 1,)),
 ], align=True)
 
-# the structured observation of one game (observe.py table; fixed maximum sizes)
-OBS_DTYPE = np.dtype([
-    ("seat", I1), ("phase", I1), ("hand", I1, (K,)), ("hand_sizes", I1, (P_MAX,)),
-    ("tokens", I2, (P_MAX,)), ("in_round", U1, (P_MAX,)), ("dealer", I1), ("direction", I1),
-    ("centre", I1), ("start", I1), ("bid_count", I1), ("bid_fruit", I1), ("bidder", I1),
-    ("num_bids", I1), ("bid_history", I1, (H_MAX, 3)), ("revealed", I1, (P_MAX, K)),
-    ("discarded", I1, (P_MAX, K)), ("drawn", I1, (P_MAX,)), ("challenges", I1, (E,)),
-    ("challenge_left", I1), ("undealt_left", I1), ("call", I1), ("caller", I1),
-    ("showdown_hands", I1, (P_MAX, K)), ("declared", I1, (P_MAX,)), ("showdown_count", I1),
-    ("num_rounds", I4), ("last_round", I2, (NLR,)), ("last_bid_history", I1, (H_MAX, 3)),
-    ("bid_tally", I4, (P_MAX, R.BID_TALLY)), ("call_tally", I4, (P_MAX, R.CALL_TALLY)),
-    ("called_tally", I4, (P_MAX, R.CALL_TALLY)), ("token_tally", I4, (P_MAX, R.TOKEN_TALLY)),
-], align=True)
-
 DEAL, CHALLENGE_DECK, EFFECT = rng.Stream.DEAL, rng.Stream.CHALLENGE_DECK, rng.Stream.EFFECT
 PH_START, PH_BID, PH_SALADS, PH_REWARD, PH_OVER = (R.PHASE_START, R.PHASE_BID, R.PHASE_SALADS,
                                                    R.PHASE_REWARD, R.PHASE_OVER)
@@ -718,62 +704,61 @@ def mask_kernel(data, hot, rules):
 
 
 # ===================================================================== observation
+# the structured observation (observe.py table): key -> (source record, field, dtype, shape
+# per game as a function of (P, H)); the source's first bytes of that field are the
+# observation's (per-seat fields keep the first P seats, histories the first H bids)
+OBS_SPEC = (
+    ("seat", "hot", "current_player", I1, ()), ("phase", "hot", "phase", I1, ()),
+    ("hand", None, "hands", I1, (K,)), ("hand_sizes", "data", "hand_sizes", I1, ("P",)),
+    ("tokens", "data", "tokens", I2, ("P",)), ("in_round", "data", "in_round", np.bool_, ("P",)),
+    ("dealer", "data", "dealer", I1, ()), ("direction", "data", "direction", I1, ()),
+    ("centre", "data", "centre", I1, ()), ("start", "data", "start", I1, ()),
+    ("bid_count", "data", "bid_count", I1, ()), ("bid_fruit", "data", "bid_fruit", I1, ()),
+    ("bidder", "data", "bidder", I1, ()), ("num_bids", "data", "num_bids", I1, ()),
+    ("bid_history", "data", "bid_history", I1, ("H", 3)),
+    ("revealed", "data", "revealed", I1, ("P", K)), ("discarded", "data", "discarded", I1, ("P", K)),
+    ("drawn", "data", "drawn", I1, ("P",)), ("challenges", "data", "challenges", I1, (E,)),
+    ("challenge_left", None, "chal_ptr", I1, ()), ("undealt_left", None, "deck_ptr", I1, ()),
+    ("call", "data", "call", I1, ()), ("caller", "data", "caller", I1, ()),
+    ("showdown_hands", "data", "showdown_hands", I1, ("P", K)),
+    ("declared", "data", "declared", I1, ("P",)),
+    ("showdown_count", "data", "showdown_count", I1, ()),
+    ("num_rounds", "hot", "num_rounds", I4, ()), ("last_round", "data", "last_round", I2, (NLR,)),
+    ("last_bid_history", "data", "last_bid_history", I1, ("H", 3)),
+    ("bid_tally", "data", "bid_tally", I4, ("P", R.BID_TALLY)),
+    ("call_tally", "data", "call_tally", I4, ("P", R.CALL_TALLY)),
+    ("called_tally", "data", "called_tally", I4, ("P", R.CALL_TALLY)),
+    ("token_tally", "data", "token_tally", I4, ("P", R.TOKEN_TALLY)),
+)
+
+
+def observation_table(rules: R.Rules) -> tuple[list, np.ndarray]:
+    """(per key: name, dtype, shape per game; int64[keys, 3] rows: source (0 data, 1 hot,
+    -1 computed), byte offset of the field in its record, bytes per game)."""
+    p, h = rules.num_players, rules.history_len
+    keys, rows = [], []
+    for name, source, fld, dtype, shape in OBS_SPEC:
+        shape = tuple(p if d == "P" else h if d == "H" else d for d in shape)
+        nbytes = int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
+        rec = HOT_DTYPE if source == "hot" else STATE_DTYPE
+        rows.append((-1 if source is None else int(source == "hot"), rec.fields[fld][1], nbytes))
+        keys.append((name, np.dtype(dtype), shape))
+    return keys, np.asarray(rows, dtype=np.int64)
+
+
 @njit(cache=True)
-def observe_kernel(data, hot, rules, out):
-    """The current player's information set of every game into ``out`` (``OBS_DTYPE``; only
-    the first ``num_players`` seats and ``history_len`` bids are written, the views the
-    engine returns stop there)."""
+def observe_kernel(data, hot, rules, hand, challenge_left, undealt_left):
+    """The computed keys of the observation: the current player's hand (zeros once over),
+    challenge cards and undealt fruit cards left.  The other keys are copies of the first
+    bytes of state fields (``observation_table``; ``vec.QdvGame.observe``)."""
     r = rules[0]
-    p = r.num_players
-    hist_len = r.history_len
     for b in range(data.shape[0]):
+        me = np.int64(hot[b].current_player)
         g = data[b]
-        h = hot[b]
-        o = out[b]
-        me = np.int64(h.current_player)
-        o.seat = me
-        o.phase = h.phase
-        for k in range(K):
-            o.hand[k] = g.hands[me, k] if me >= 0 else 0
-        for s in range(p):
-            o.hand_sizes[s] = g.hand_sizes[s]
-            o.tokens[s] = g.tokens[s]
-            o.in_round[s] = g.in_round[s]
-            o.drawn[s] = g.drawn[s]
-            o.declared[s] = g.declared[s]
-            for k in range(K):
-                o.revealed[s, k] = g.revealed[s, k]
-                o.discarded[s, k] = g.discarded[s, k]
-                o.showdown_hands[s, k] = g.showdown_hands[s, k]
-            for j in range(R.BID_TALLY):
-                o.bid_tally[s, j] = g.bid_tally[s, j]
-            for j in range(R.CALL_TALLY):
-                o.call_tally[s, j] = g.call_tally[s, j]
-                o.called_tally[s, j] = g.called_tally[s, j]
-            for j in range(R.TOKEN_TALLY):
-                o.token_tally[s, j] = g.token_tally[s, j]
-        o.dealer = g.dealer
-        o.direction = g.direction
-        o.centre = g.centre
-        o.start = g.start
-        o.bid_count = g.bid_count
-        o.bid_fruit = g.bid_fruit
-        o.bidder = g.bidder
-        o.num_bids = g.num_bids
-        for i in range(hist_len):
-            for j in range(3):
-                o.bid_history[i, j] = g.bid_history[i, j]
-                o.last_bid_history[i, j] = g.last_bid_history[i, j]
-        for e in range(E):
-            o.challenges[e] = g.challenges[e]
-        o.challenge_left = r.chal_size - g.chal_ptr
-        o.undealt_left = r.deck_size - g.deck_ptr
-        o.call = g.call
-        o.caller = g.caller
-        o.showdown_count = g.showdown_count
-        o.num_rounds = h.num_rounds
-        for i in range(NLR):
-            o.last_round[i] = g.last_round[i]
+        for i in range(K):
+            hand[b, i] = g.hands[me, i] if me >= 0 else 0
+        challenge_left[b] = r.chal_size - g.chal_ptr
+        undealt_left[b] = r.deck_size - g.deck_ptr
 
 
 @njit(cache=True)

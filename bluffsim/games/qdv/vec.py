@@ -141,6 +141,7 @@ class QdvGame(Game):
         self._rec = KN.rules_record(rules)
         self._blank = KN.blank_record(rules)
         self._blank_hot = KN.blank_hot(rules)
+        self._obs_keys, self._obs_table = KN.observation_table(rules)
 
     # ================================================================ set-up
     def empty_state(self, seeds: np.ndarray) -> QdvState:
@@ -194,19 +195,19 @@ class QdvGame(Game):
     # ================================================================ observation
     def observe(self, st: QdvState) -> dict[str, np.ndarray]:
         """The current player's information set, batch-first (table in ``observe.py``)."""
-        out = np.empty(st.batch_size, KN.OBS_DTYPE)
-        KN.observe_kernel(st.data, st.hot, self._rec, out)
-        p, h = self.rules.num_players, self.rules.history_len
-        cut = {"hand_sizes": p, "tokens": p, "in_round": p, "revealed": p, "discarded": p,
-               "drawn": p, "showdown_hands": p, "declared": p, "bid_history": h,
-               "last_bid_history": h, "bid_tally": p, "call_tally": p, "called_tally": p,
-               "token_tally": p}
+        b = st.batch_size
+        step = (b * self._obs_table[:, 2] + 7) // 8 * 8  # each key's array 8-byte aligned
+        offsets = np.cumsum(step) - step
+        out = np.empty(int(step.sum()), np.uint8)
+        raw = (st.data.view(np.uint8).reshape(b, -1), st.hot.view(np.uint8).reshape(b, -1))
         obs = {}
-        for key in O.OBS_KEYS:
-            v = out[key]
-            if key in cut:
-                v = v[:, :cut[key]]
-            obs[key] = v.view(np.bool_) if key == "in_round" else v
+        for (name, dtype, shape), (src, off, n), dst in zip(self._obs_keys, self._obs_table,
+                                                             offsets, strict=True):
+            if src >= 0:  # the first n bytes of the field, game by game
+                np.copyto(np.ndarray((b, n), np.uint8, out, int(dst)), raw[src][:, off:off + n])
+            obs[name] = np.ndarray((b, *shape), dtype, out, int(dst))
+        KN.observe_kernel(st.data, st.hot, self._rec, obs["hand"], obs["challenge_left"],
+                          obs["undealt_left"])
         return obs
 
     def observation_tensor(self, st: QdvState) -> np.ndarray:
