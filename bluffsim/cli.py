@@ -71,13 +71,19 @@ def build_parser() -> argparse.ArgumentParser:
                    help="directory for bench.parquet and bench.png")
     b.set_defaults(func=cmd_bench)
 
-    pl = sub.add_parser("play", help="play a game in the terminal against agents")
+    pl = sub.add_parser("play", help="play a game in the terminal against agents, or --watch them")
     pl.add_argument("game", help="game id: " + ", ".join(bluffsim.list_games()))
-    pl.add_argument("--seats", default="human,counting,heuristic",
-                    help="comma-separated seats: human or an agent name (one per player)")
-    pl.add_argument("--seed", type=int, help="game seed (default: a random one, printed)")
+    pl.add_argument("--seats", default=None,
+                    help="comma-separated seats, one per player: human or an agent name with "
+                         "optional parameters, e.g. human,heuristic:bluff=0.3,counting "
+                         "(default human,counting,heuristic; with --watch counting,heuristic,random)")
+    pl.add_argument("--seed", type=int, help="game seed 0..2**64-1 (default: a random one, printed)")
     pl.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE",
                     help="a rules option, e.g. --rule starting_tokens=3 (repeatable)")
+    pl.add_argument("--watch", action="store_true",
+                    help="watch an all-agent game as an omniscient spectator (every hand shown)")
+    pl.add_argument("--delay", type=float, default=0.0, metavar="SECONDS",
+                    help="with --watch: pause after each decision")
     pl.set_defaults(func=cmd_play)
 
     ex = sub.add_parser("exploit", help="NashConv of the agents and of CFR on a small preset "
@@ -161,7 +167,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 
 def cmd_play(args: argparse.Namespace) -> int:
-    """``bluffsim play GAME --seats human,counting``."""
+    """``bluffsim play GAME --seats human,counting`` (or ``--watch``): see ``bluffsim.play``."""
     import tomllib
 
     from bluffsim.play import play_in_terminal
@@ -176,7 +182,9 @@ def cmd_play(args: argparse.Namespace) -> int:
             options[name.strip()] = tomllib.loads(f"v = {value}")["v"]
         except tomllib.TOMLDecodeError:
             options[name.strip()] = value
-    return play_in_terminal(args.game, args.seats, args.seed, options)
+    seats = args.seats or ("counting,heuristic,random" if args.watch else "human,counting,heuristic")
+    return play_in_terminal(args.game, seats, args.seed, options, watch=args.watch,
+                            delay=max(args.delay, 0.0))
 
 
 def cmd_exploit(args: argparse.Namespace) -> int:

@@ -1,20 +1,36 @@
-"""``bluffsim play``: play a game in the terminal against bluffsim agents.
+"""``bluffsim play``: play a game in the terminal against bluffsim agents, or watch agents play.
 
-Every seat is ``human`` or an agent name.  At a human's turn the screen shows
-that seat's whole information set (its cards by name, then every other field of
-its observation), then the numbered legal actions; answer with a number or an
-action name.  Between turns it prints what each opponent did and what changed
-in the human's view (revealed cards, showdowns, counts), so nothing the rules
-show is missed and nothing hidden is shown.  Bad input re-prompts; end of input
-(Ctrl-D) or ``q`` leaves the game.  The game runs on the reference engine and is
-reproducible from ``--seed`` (printed at the start).
+Every seat is ``human`` or an agent name, optionally with parameters
+(``heuristic:bluff=0.3:trust=0.7``).  The loop here is generic: it asks the
+agents and the human for decisions, applies them on the reference engine and
+prints what each decision showed.  All game text comes from the game's display
+module, ``bluffsim.games.<id>.display`` (looked up by game id), which words an
+action, the table and a round's end.
+
+What a human sees is built from **their own observation** (their information
+set) before and after each decision, and from the *public* part of an opponent's
+action name (``GameDisplay.public_action``: ``play carrot-3`` -> ``play``), so a
+face-down card is never shown before the rules reveal it, and then only to the
+players the rules show it to.  ``--watch`` plays an all-agent game as an
+omniscient spectator: every hand and every face-down card is shown, labelled
+``[spectator view]``.
+
+Input at a human's turn: the number of a listed action or its engine name;
+bad input re-prompts; ``q`` or end of input leaves the game (exit status 0).
+The game is reproducible from ``--seed`` (printed at the start; 0..2**64-1).
+With several humans at one terminal the log is worded for the first human seat.
 """
 
 from __future__ import annotations
 
+import importlib
+import os
 import random
 import sys
+import time
+import tomllib
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 import numpy as np
@@ -24,99 +40,254 @@ from bluffsim.adapters.single import SingleGame
 from bluffsim.api import BluffsimError
 
 HUMAN = "human"
+SEED_MAX = 2**64 - 1
+SPECTATOR = "[spectator view]"
 
 
-def _id_names() -> dict[str, dict[str, tuple[str, ...]]]:
-    """Per game, the observation fields that hold one id and the names of those ids."""
-    from bluffsim.games.legumes import rules as legumes
-    from bluffsim.games.qdv import rules as qdv
-    from bluffsim.games.veru import rules as veru
+# ---------------------------------------------------------------- seats and seeds
+@dataclass(frozen=True)
+class SeatSpec:
+    """One seat of ``--seats``: ``human`` or an agent name with its parameters."""
 
-    return {"qdv": {"centre": qdv.KIND_NAMES, "start": qdv.FRUITS, "bid_fruit": qdv.FRUITS},
-            "veru": {"claim_rank": veru.RANKS},
-            "legumes": {"called": legumes.VEGETABLES, "last_called": legumes.VEGETABLES}}
+    name: str
+    params: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def label(self) -> str:
+        """The seat as written on the command line, e.g. ``heuristic:bluff=0.3``."""
+        return ":".join([self.name, *(f"{k}={v}" for k, v in self.params.items())])
 
 
-ID_NAMES = _id_names()
+def _param_value(text: str) -> Any:
+    """A parameter value: a TOML scalar (number, bool, quoted string) or a bare string."""
+    try:
+        return tomllib.loads(f"v = {text}")["v"]
+    except tomllib.TOMLDecodeError:
+        return text
 
 
-def parse_seats(text: str) -> list[str]:
-    """Seat list from ``human,counting,heuristic``; unknown agents raise ``BluffsimError``."""
-    seats = [s.strip() for s in text.split(",") if s.strip()]
+def parse_seats(text: str, watch: bool = False) -> list[SeatSpec]:
+    """Seats from ``human,counting,heuristic:bluff=0.3`` (``:`` separates an agent's
+    ``name=value`` parameters); unknown agents raise ``BluffsimError``.  A normal game
+    needs a ``human`` seat; ``watch`` needs none."""
+    seats = []
     allowed = [HUMAN, *agent_registry.list_agents()]
-    for s in seats:
-        if s not in allowed:
-            raise BluffsimError(f"--seats: unknown seat {s!r}; allowed: {', '.join(allowed)}")
-    if HUMAN not in seats:
-        raise BluffsimError("--seats: name at least one 'human' seat, e.g. human,counting")
+    for item in (s.strip() for s in text.split(",")):
+        if not item:
+            continue
+        name, *params = [p.strip() for p in item.split(":")]
+        if name not in allowed:
+            raise BluffsimError(f"--seats: unknown seat {name!r}; allowed: {', '.join(allowed)}")
+        values: dict[str, Any] = {}
+        for p in params:
+            key, sep, value = p.partition("=")
+            if not sep or not key.strip():
+                raise BluffsimError(f"--seats: agent parameter {p!r} of {name!r}: write "
+                                    f"NAME=VALUE, e.g. heuristic:bluff=0.3")
+            values[key.strip()] = _param_value(value.strip())
+        if name == HUMAN and values:
+            raise BluffsimError("--seats: a human seat takes no parameters")
+        seats.append(SeatSpec(name, values))
+    humans = sum(s.name == HUMAN for s in seats)
+    if watch and humans:
+        raise BluffsimError("--watch: every seat must be an agent (no 'human' seat)")
+    if not watch and not humans:
+        raise BluffsimError("--seats: name at least one 'human' seat, e.g. human,counting "
+                            "(or --watch to watch agents play)")
     return seats
 
 
-def card_names(state: Any, counts: np.ndarray) -> str:
-    """Card counts by type as a readable list of names."""
-    names = type(state).CARD_NAMES
-    return " ".join(names[t] for t, n in enumerate(np.asarray(counts).tolist())
-                    for _ in range(int(n))) or "-"
+def check_seed(seed: int | None) -> int:
+    """The game seed: ``seed`` if it is in 0..2**64-1, a random one if None."""
+    if seed is None:
+        return random.SystemRandom().randrange(2**31)
+    if not 0 <= seed <= SEED_MAX:
+        raise BluffsimError(f"--seed {seed}: give an integer in 0..{SEED_MAX} (2**64-1)")
+    return seed
 
 
-def show(state: Any, value: Any, names: tuple[str, ...] = ()) -> str:
-    """A field as text: an id by its name (``names``; -1 is "-"), card-count arrays (last
-    axis = card types) by card names, anything else as numbers."""
-    arr = np.asarray(value)
-    if names and arr.ndim == 0:
-        return names[int(arr)] if 0 <= int(arr) < len(names) else "-"
-    if arr.ndim >= 1 and arr.shape[-1] == len(type(state).CARD_NAMES) and arr.min(initial=0) >= 0:
-        rows = arr.reshape(-1, arr.shape[-1])
-        text = [card_names(state, r) for r in rows]
-        return text[0] if arr.ndim == 1 else " | ".join(f"{i}: {t}" for i, t in enumerate(text))
-    if arr.ndim == 2:  # a history padded with rows of -1: show the rows in use
-        arr = arr[~(arr == -1).all(axis=1)]
-    return str(arr.tolist())
+# ---------------------------------------------------------------- what a display gets
+@dataclass
+class Event:
+    """One decision as a viewer saw it: the input of ``GameDisplay.describe``.
+
+    ``name`` is the full action name when the viewer may see it (their own action
+    or a spectator), else only its public part.  ``before`` / ``after`` are the
+    viewer's observations around the decision (the actor's for a spectator);
+    ``state_before`` / ``state_after`` are given to spectators only.
+    """
+
+    actor: int
+    name: str
+    viewer: int
+    before: dict[str, np.ndarray]
+    after: dict[str, np.ndarray]
+    omniscient: bool = False
+    state_before: Any = None
+    state_after: Any = None
+
+    @property
+    def own(self) -> bool:
+        """The viewer made this decision (or watches everything)."""
+        return self.omniscient or self.actor == self.viewer
+
+    def hand(self, seat: int, after: bool = True) -> np.ndarray | None:
+        """Cards of ``seat`` by type if the viewer may see them (own seat, or a spectator)."""
+        if self.omniscient:
+            s = self.state_after if after else self.state_before
+            return np.asarray(s.hand_counts[seat])
+        if seat == self.viewer:
+            return np.asarray((self.after if after else self.before)["hand"])
+        return None
+
+    def gained(self, seat: int) -> np.ndarray | None:
+        """Cards that went into ``seat``'s hand at this decision, if the viewer may see them."""
+        a, b = self.hand(seat, True), self.hand(seat, False)
+        if a is None or b is None:
+            return None
+        return np.maximum(a.astype(int) - b.astype(int), 0)
 
 
-def describe_view(obs: dict[str, np.ndarray], state: Any, game_id: str) -> list[str]:
-    """One line per observation field; the hand first, ids and card arrays by name."""
-    names = ID_NAMES.get(game_id, {})
-    lines = [f"  your cards: {card_names(state, obs['hand'])}"]
-    for key, value in obs.items():
-        if key != "hand":
-            lines.append(f"  {key}: {show(state, value, names.get(key, ()))}")
-    return lines
+class GameDisplay:
+    """Base of the per-game display classes: seat and card wording shared by all games.
+
+    A subclass (in ``bluffsim/games/<id>/display.py``, exported as ``DISPLAY``) sets
+    ``card_names`` and implements ``public_action``, ``action_label``, ``status``,
+    ``describe``, ``hands_line`` and ``final``.
+    """
+
+    card_names: tuple[str, ...] = ()
+
+    def __init__(self, rules: Any, labels: list[str], viewer: int, omniscient: bool = False):
+        self.rules = rules
+        self.labels = labels
+        self.viewer = viewer
+        self.omniscient = omniscient
+
+    # -------------------------------------------------------- wording helpers
+    def who(self, seat: int) -> str:
+        """``seat 2 (counting)``, or ``seat 0 (you)`` for the viewer."""
+        if not self.omniscient and seat == self.viewer:
+            return f"seat {seat} (you)"
+        return f"seat {seat} ({self.labels[seat]})"
+
+    def seat_short(self, seat: int) -> str:
+        """``seat 2``, or ``you`` for the viewer."""
+        return "you" if not self.omniscient and seat == self.viewer else f"seat {seat}"
+
+    def does(self, seat: int, verb: str) -> str:
+        """Subject and verb: ``seat 2 loses`` / ``you lose`` (``verb`` in the plain form)."""
+        who = self.seat_short(seat)
+        if who == "you":
+            return f"you {verb}"
+        return f"{who} {verb}es" if verb.endswith(("s", "sh", "ch", "x")) else f"{who} {verb}s"
+
+    def poss(self, seat: int) -> str:
+        """Possessive: ``seat 2's`` / ``your``."""
+        who = self.seat_short(seat)
+        return "your" if who == "you" else f"{who}'s"
+
+    def cards(self, counts: Any) -> str:
+        """Card counts by type as names, e.g. ``7, 7, joker``; ``no cards`` when empty."""
+        names = [self.card_names[t] for t, n in enumerate(np.asarray(counts).tolist())
+                 for _ in range(int(n))]
+        return ", ".join(names) if names else "no cards"
+
+    @staticmethod
+    def count(n: int, what: str) -> str:
+        """``a card``, ``two cards``, ``12 cards``: small counts in words (so a count is
+        never mistaken for a rank)."""
+        words = {1: "a", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}
+        n = int(n)
+        return f"{words.get(n, n)} {what}" + ("" if n == 1 else "s")
+
+    # -------------------------------------------------------- to implement per game
+    def public_action(self, name: str) -> str:
+        """The part of an action name every player sees (the whole name by default)."""
+        return name
+
+    def action_label(self, name: str, obs: dict[str, np.ndarray]) -> str:
+        """How the human's own legal action ``name`` is offered in the menu."""
+        return name
+
+    def status(self, obs: dict[str, np.ndarray]) -> list[str]:
+        """The table as the viewer sees it at their turn (public state, then their cards)."""
+        raise NotImplementedError
+
+    def opening(self, obs: dict[str, np.ndarray]) -> list[str]:
+        """Lines printed once at the start (e.g. the first deal), from the viewer's observation."""
+        return []
+
+    def describe(self, ev: Event) -> list[str]:
+        """Lines for one decision: the action in words, what it revealed, a round's end."""
+        raise NotImplementedError
+
+    def hands_line(self, state: Any) -> str:
+        """Spectator: every hand (and face-down cards) of a reference state, in one line."""
+        return " | ".join(f"seat {i}: {self.cards(h)}" for i, h in enumerate(state.hand_counts))
+
+    def final(self, state: Any) -> list[str]:
+        """The final screen: every seat's hand, score or tokens, and place."""
+        raise NotImplementedError
 
 
-def changed(state: Any, game_id: str, before: dict[str, np.ndarray],
-            after: dict[str, np.ndarray]) -> list[str]:
-    """Fields of a view that changed, as ``key: old -> new``."""
-    names = ID_NAMES.get(game_id, {})
-    return [f"    {k}: {show(state, before[k], names.get(k, ()))} -> "
-            f"{show(state, v, names.get(k, ()))}"
-            for k, v in after.items() if not np.array_equal(before[k], v)]
+def display_for(game_id: str, rules: Any, labels: list[str], viewer: int,
+                omniscient: bool = False) -> GameDisplay:
+    """The display of ``game_id`` (module ``bluffsim.games.<id>.display``, class ``DISPLAY``)."""
+    module = importlib.import_module(f"bluffsim.games.{game_id}.display")
+    return module.DISPLAY(rules, labels, viewer, omniscient)
+
+
+# ---------------------------------------------------------------- the loop
+@dataclass
+class Record:
+    """What one decision printed (kept for tests and replays)."""
+
+    seat: int
+    action: str
+    lines: list[str]
 
 
 class TerminalGame:
-    """One game between humans at this terminal and agents."""
+    """One game between humans at this terminal and agents, or an all-agent game watched."""
 
-    def __init__(self, game_id: str, seats: list[str], seed: int, options: dict[str, Any],
-                 read: Callable[[str], str] = input, out: TextIO = sys.stdout):
+    def __init__(self, game_id: str, seats: list[SeatSpec], seed: int, options: dict[str, Any],
+                 read: Callable[[str], str] = input, out: TextIO = sys.stdout,
+                 watch: bool = False, delay: float = 0.0):
         self.single = SingleGame(game_id, len(seats), **options)
-        self.seats, self.seed = seats, seed
+        self.game_id, self.seats, self.seed = game_id, seats, seed
+        self.watch, self.delay = watch, delay
         vec = self.single.vectorised()
-        self.agents = {i: agent_registry.make(name, vec) for i, name in enumerate(seats)
-                       if name != HUMAN}
+        self.agents = {}
+        for i, spec in enumerate(seats):
+            if spec.name != HUMAN:
+                try:
+                    self.agents[i] = agent_registry.make(spec.name, vec, **spec.params)
+                except (ValueError, TypeError) as e:
+                    raise BluffsimError(f"--seats: seat {i}: {e}") from None
+        self.humans = [i for i, s in enumerate(seats) if s.name == HUMAN]
+        self.viewer = self.humans[0] if self.humans else 0
+        self.display = display_for(game_id, self.single.rules, [s.label for s in seats],
+                                   self.viewer, omniscient=watch)
         self.read, self.out = read, out
         self.state = self.single.new_state(seed)
+        self.log: list[Record] = []
 
     def say(self, text: str = "") -> None:
         """Print a line."""
         print(text, file=self.out, flush=True)
 
     def play(self) -> bool:
-        """Play to the end; False if a human quit."""
+        """Play to the end; False if a human left."""
         s = self.state
-        self.say(f"{self.single.game_id}, seed {self.seed}: "
-                 + ", ".join(f"seat {i} {name}" for i, name in enumerate(self.seats)))
-        humans = [i for i, n in enumerate(self.seats) if n == HUMAN]
-        views = {i: self.single.observation(s, i) for i in humans}
+        self.say(f"{self.game_id}, seed {self.seed}: "
+                 + ", ".join(f"seat {i} {spec.label}" for i, spec in enumerate(self.seats)))
+        for line in self.display.opening(self.single.observation(s, self.viewer)):
+            self.say(line)
+        if self.watch:
+            self.say(f"{SPECTATOR} every hand and every face-down card is shown: "
+                     "no player at the table sees all this")
+            self.say(f"{SPECTATOR} hands: {self.display.hands_line(s)}")
         while not s.done:
             seat = s.current_player
             if seat in self.agents:
@@ -124,33 +295,48 @@ class TerminalGame:
             else:
                 action = self.ask(seat)
                 if action is None:
-                    self.say("left the game.")
+                    self.say("you left the game.")
                     return False
-            self.say(f"seat {seat} ({self.seats[seat]}): {self.single.action_names[action]}")
-            rounds = s.num_rounds
-            self.single.apply(s, action)
-            if s.num_rounds != rounds:
-                self.say(f"--- round {rounds + 1} over ---")
-            for i in humans:
-                new = self.single.observation(s, i)
-                diff = changed(s, self.single.game_id, views[i], new)
-                if diff and len(humans) == 1:
-                    self.say("  what you see changed:")
-                    for line in diff:
-                        self.say(line)
-                views[i] = new
-        self.result()
+            self.step(seat, action)
+        for line in self.display.final(s):
+            self.say(line)
         return True
 
+    def step(self, seat: int, action: int) -> None:
+        """Apply ``action`` of ``seat`` and print what the viewer saw of it."""
+        s = self.state
+        name = self.single.action_names[action]
+        observer = seat if self.watch else self.viewer
+        before = self.single.observation(s, observer)
+        state_before = self.single.clone(s) if self.watch else None
+        self.single.apply(s, action)
+        after = self.single.observation(s, observer)
+        shown = name if (self.watch or seat == self.viewer) else self.display.public_action(name)
+        ev = Event(actor=seat, name=shown, viewer=observer, before=before, after=after,
+                   omniscient=self.watch, state_before=state_before,
+                   state_after=s if self.watch else None)
+        lines = self.display.describe(ev)
+        if self.watch:
+            hands = f"  {SPECTATOR} hands: {self.display.hands_line(s)}"
+            if not self.log or self.log[-1].lines[-1:] != [hands]:
+                lines.append(hands)
+        for line in lines:
+            self.say(line)
+        self.log.append(Record(seat, name, lines))
+        if self.watch and self.delay > 0:
+            time.sleep(self.delay)
+
     def ask(self, seat: int) -> int | None:
-        """Show ``seat``'s view and read a legal action (None when the human quits)."""
+        """Show ``seat``'s table and read a legal action (None when the human leaves)."""
         s = self.state
         legal = self.single.legal_actions(s)
+        obs = self.single.observation(s, seat)
         self.say(f"\n=== seat {seat}, your turn ===")
-        for line in describe_view(self.single.observation(s, seat), s, self.single.game_id):
-            self.say(line)
-        for n, a in enumerate(legal):
-            self.say(f"  [{n}] {self.single.action_names[a]}")
+        for line in self.display.status(obs):
+            self.say(f"  {line}")
+        names = [self.single.action_names[a] for a in legal]
+        for n, name in enumerate(names):
+            self.say(f"  [{n}] {self.display.action_label(name, obs)}")
         while True:
             try:
                 answer = self.read(f"seat {seat}, your move (0-{len(legal) - 1}, name, q): ").strip()
@@ -160,25 +346,23 @@ class TerminalGame:
                 return None
             if answer.isdigit() and int(answer) < len(legal):
                 return legal[int(answer)]
-            names = [self.single.action_names[a] for a in legal]
             if answer in names:
                 return legal[names.index(answer)]
-            self.say(f"  {answer!r} is not a legal choice: enter a number 0-{len(legal) - 1} "
-                     f"or one of the action names listed")
-
-    def result(self) -> None:
-        """Final placements and rewards."""
-        s = self.state
-        self.say(f"\n=== game over after {s.num_rounds} rounds"
-                 + (" (cut by the safety cap)" if s.truncated else "") + " ===")
-        for i, (name, place, r) in enumerate(zip(self.seats, s.placements,
-                                                 self.single.rewards(s), strict=True)):
-            self.say(f"  seat {i} ({name}): place {place}, reward {r:+.2f}")
+            self.say(f"  {answer!r} is not a legal choice: enter a number 0-{len(legal) - 1}, "
+                     f"one of the action names, or q to leave")
 
 
-def play_in_terminal(game_id: str, seats_text: str, seed: int | None,
-                     options: dict[str, Any]) -> int:
-    """``bluffsim play`` body: exit status 0 when the game finished, 1 when a human left."""
-    seats = parse_seats(seats_text)
-    seed = random.SystemRandom().randrange(2**31) if seed is None else seed
-    return 0 if TerminalGame(game_id, seats, seed, options).play() else 1
+def play_in_terminal(game_id: str, seats_text: str, seed: int | None, options: dict[str, Any],
+                     watch: bool = False, delay: float = 0.0) -> int:
+    """``bluffsim play`` body: exit status 0 when the game finished or a human left with ``q``
+    (130 on Ctrl-C)."""
+    seats = parse_seats(seats_text, watch=watch)
+    seed = check_seed(seed)
+    try:
+        TerminalGame(game_id, seats, seed, options, watch=watch, delay=delay).play()
+    except BrokenPipeError:  # the output was piped into a pager or ``head`` that closed
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - stays open until exit
+    except KeyboardInterrupt:
+        print("\ninterrupted: the game is abandoned", file=sys.stderr)
+        return 130
+    return 0

@@ -1,25 +1,84 @@
-"""``bluffsim play``: a full game driven through a pseudo-terminal, and its input errors."""
+"""``bluffsim play``: full games through a pseudo-terminal, what the screen may and may not show,
+``--watch`` and the input errors (issue 12, points 12-14; issue 13, the ``--seed`` bound)."""
 
 from __future__ import annotations
 
+import copy
+import importlib
+import io
+import re
 import subprocess
 import sys
 
+import numpy as np
 import pytest
+
+from bluffsim.api import BluffsimError
+from bluffsim.play import Event, SeatSpec, TerminalGame, display_for, parse_seats
 
 PROMPT = r"your move \(0-\d+, name, q\): "
 
+GAMES = [
+    ("qdv", "human,random", {"starting_tokens": 2}),
+    ("legumes", "human,counting", {"hand_size": 3}),
+    ("veru", "human,heuristic,counting", {}),
+]
 
-@pytest.mark.parametrize("game_id, seats, rules", [
-    ("qdv", "human,random", ["--rule", "starting_tokens=2"]),
-    ("legumes", "human,counting", ["--rule", "hand_size=3"]),
-    ("veru", "human,heuristic,counting", []),
-])
-def test_a_person_plays_a_full_game_in_a_terminal(game_id, seats, rules):
+
+def face_down_card(game_id: str, action: str) -> str | None:
+    """The engine name of the card an action puts face down (None if it puts none)."""
+    words = action.split()
+    if game_id == "legumes" and (words[0] in ("open", "play") or (words[0] == "reverse"
+                                                                  and len(words) > 1)):
+        return words[1]
+    if game_id == "veru" and words[0] == "put":
+        return words[1]
+    return None
+
+
+def without_hidden_card(game_id: str, action: str) -> str:
+    """An action name with the card it hides blanked (``play carrot-1`` -> ``play ?``); the
+    test's own reading of the rules, independent of the display's ``public_action``."""
+    words = action.split()
+    if face_down_card(game_id, action) is not None or (game_id == "veru" and words[0] == "swap"):
+        words[1] = "?"
+    return " ".join(words)
+
+
+def shown_names(game_id: str, engine_name: str) -> list[str]:
+    """The names a display may use for a card (engine name and display name)."""
+    if game_id == "legumes":
+        from bluffsim.games.legumes.display import card_name
+        from bluffsim.games.legumes.rules import CARD_NAMES
+        return sorted({engine_name, card_name(CARD_NAMES.index(engine_name))})
+    return [engine_name]
+
+
+def mentions(line: str, name: str) -> bool:
+    """``name`` appears in ``line`` as a whole token (``7`` is not in ``7s`` nor ``17``)."""
+    return re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", line) is not None
+
+
+def replay(game_id: str, seats: str, seed: int, options: dict) -> TerminalGame:
+    """The same game in-process: the human always answers 0 (as the pexpect test does)."""
+    out = io.StringIO()
+    game = TerminalGame(game_id, parse_seats(seats), seed, options, read=lambda _: "0", out=out)
+    assert game.play()
+    return game
+
+
+# ---------------------------------------------------------------- full games in a terminal
+@pytest.mark.parametrize("game_id, seats, options", GAMES)
+def test_a_person_plays_a_full_game_without_seeing_face_down_cards(game_id, seats, options):
+    """Points 12 and 13: a full game through a pty; no opponent face-down card is named when
+    it is played, each round ends in one sentence, a final screen lists every seat."""
     pexpect = pytest.importorskip("pexpect")
+    rules = [x for k, v in options.items() for x in ("--rule", f"{k}={v}")]
+    log = io.StringIO()
     child = pexpect.spawn(sys.executable, ["-m", "bluffsim.cli", "play", game_id, "--seats", seats,
                                            "--seed", "4", *rules],
                           encoding="utf-8", timeout=60, maxread=100_000)
+    child.logfile_read = log
     child.expect(f"{game_id}, seed 4: seat 0 human")
     turns = 0
     while True:
@@ -31,16 +90,105 @@ def test_a_person_plays_a_full_game_in_a_terminal(game_id, seats, rules):
             child.expect("is not a legal choice")
             child.expect(PROMPT)
         child.sendline("0")
-        child.expect(r"seat 0 \(human\): ")
         turns += 1
-    child.expect(r"seat 0 \(human\): place \d+, reward [+-]\d\.\d\d")
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0
     assert turns > 0
+    screen = log.getvalue().replace("\r\n", "\n")
+    assert "round 1 over: " in screen
+    p = len(seats.split(","))
+    for seat in range(p):
+        assert re.search(rf"^  seat {seat} \([^)]*\): place \d+ · ", screen, re.M), seat
+
+    # the same game replayed in-process tells which card each opponent put face down
+    game = replay(game_id, seats, 4, options)
+    for record in game.log:
+        for line in record.lines:
+            assert line in screen, line
+    hidden_plays = 0
+    for record in game.log:
+        card = face_down_card(game_id, record.action)
+        if record.seat == 0 or card is None:
+            continue
+        hidden_plays += 1
+        for line in record.lines:
+            assert not any(mentions(line, n) for n in shown_names(game_id, card)), (record, line)
+        if record.lines:  # a veru claim is one line, printed with its last card
+            assert "face down, claiming " in record.lines[0], record.lines
+    assert game_id == "qdv" or hidden_plays > 0
+    if game_id == "qdv":  # hands are hidden until a call shows them all
+        for record in game.log:
+            if record.seat != 0 and record.action.startswith("+"):
+                assert re.fullmatch(r"seat \d \(\w+\): bids \d+ × \w+( \(the marker moves to \w+\))?",
+                                    record.lines[0]), record.lines
 
 
-def test_the_human_view_shows_own_cards_and_numbered_actions():
+@pytest.mark.parametrize("game_id, seats, options", [
+    *GAMES, ("veru", "human,random,random,random", {"joker_swap_seats": (1, 2), "check_seats": (3,)}),
+    ("legumes", "human,random,random", {"hand_size": 4, "reverse_alone": True})])
+def test_what_a_human_reads_depends_only_on_their_information_set(game_id, seats, options):
+    """Point 12, by construction: re-dealing every card seat 0 cannot see (and swapping the
+    opponent's face-down card for another one) changes neither the line describing an
+    opponent's decision nor seat 0's table."""
+    from bluffsim.adapters.single import SingleGame
+
+    p = len(seats.split(","))
+    single = SingleGame(game_id, p, **options)
+    reference = importlib.import_module(f"bluffsim.games.{game_id}.reference")
+    display = display_for(game_id, single.rules, ["human"] + ["agent"] * (p - 1), viewer=0)
+    agents = __import__("agents")
+    bots = {i: agents.make("random", single.vectorised()) for i in range(p)}
+    reveals = {"qdv": ("vrai", "menteur"), "legumes": ("accuse",),
+               "veru": ("believe", "disbelieve", "timeout")}[game_id]
+    compared = 0
+    for seed in range(30):
+        if compared >= 40:
+            break
+        s = single.new_state(seed)
+        while not s.done:
+            seat = s.current_player
+            action = single.agent_action(bots[seat], s, seed)
+            name = single.action_names[action]
+            if seat != 0 and name.split()[0] not in reveals:
+                lines = describe_for(single, copy.deepcopy(display), s, seat, name)
+                other = reference.redeal_hidden(s, 0, seed + 100, single.rules)
+                twins = sorted((n == name, n) for n in map(single.action_names.__getitem__,
+                                                            single.legal_actions(other))
+                               if without_hidden_card(game_id, n) == without_hidden_card(game_id, name))
+                twins = [n for _, n in twins]  # another card first, when the re-deal allows one
+                # (a re-deal may take away the very card: then there is nothing to compare)
+                if twins and not _drew_challenge(game_id, single, s, name):
+                    twin_lines = describe_for(single, copy.deepcopy(display), other, seat, twins[0])
+                    assert lines == twin_lines, (name, twins[0])
+                    compared += 1
+                assert (display.status(single.observation(s, 0))
+                        == display.status(single.observation(other, 0)))
+            single.apply(s, action)
+    assert compared >= 40
+
+
+def describe_for(single, display, s, seat, name):
+    """The lines seat 0 reads when ``seat`` plays ``name`` in ``s`` (``s`` is not changed)."""
+    s2 = single.clone(s)
+    before = single.observation(s2, 0)
+    single.apply(s2, name)
+    ev = Event(actor=seat, name=display.public_action(name), viewer=0, before=before,
+               after=single.observation(s2, 0))
+    return display.describe(ev)
+
+
+def _drew_challenge(game_id, single, s, name) -> bool:
+    """A qdv bid that draws a challenge: its effect is chance (a redeal reshuffles that deck)."""
+    if game_id != "qdv":
+        return False
+    s2 = single.clone(s)
+    single.apply(s2, name)
+    return s2.chal_ptr != s.chal_ptr or s2.num_rounds != s.num_rounds
+
+
+def test_q_leaves_the_game_with_status_0():
+    """Point 13: ``q`` exits with status 0."""
     pexpect = pytest.importorskip("pexpect")
     child = pexpect.spawn(sys.executable, ["-m", "bluffsim.cli", "play", "legumes", "--seats",
                                            "human,random", "--seed", "1"],
@@ -49,10 +197,89 @@ def test_the_human_view_shows_own_cards_and_numbered_actions():
     child.expect(r"\[0\] ")
     child.expect(PROMPT)
     child.sendline("q")
-    child.expect("left the game")
+    child.expect("you left the game")
     child.expect(pexpect.EOF)
     child.close()
-    assert child.exitstatus == 1
+    assert child.exitstatus == 0
+
+
+def test_the_table_is_in_words():
+    """Point 13: the qdv circle with its markers, bids as ``seat k: n × fruit``, phases as
+    words, ``punish`` by seat; veru closed ranks and the last check in words."""
+    from bluffsim.games.qdv.observe import observation_fields as qdv_obs
+    from bluffsim.games.qdv.reference import scenario as qdv_scenario
+    from bluffsim.games.veru.observe import observation_fields as veru_obs
+    from bluffsim.games.veru.reference import scenario as veru_scenario
+
+    game, s = qdv_scenario([["grape"], ["cherry"], ["banana"]], centre="watermelon",
+                           tokens=[3, 3, 3])
+    game.apply(s, "+1 apricot")
+    d = display_for("qdv", game.rules, ["human", "random", "random"], viewer=2)
+    text = "\n".join(d.status(qdv_obs(game.rules, s, 2)))
+    assert "[watermelon: start] → [apricot: marker]" in text
+    assert "bids this round: initial 1 × watermelon · seat 1: 2 × apricot" in text
+    assert "phase: bidding" in text
+    assert d.action_label("punish 1", qdv_obs(game.rules, s, 2)) == "make seat 0 (human) lose a token"
+
+    game, s = veru_scenario([["7", "7", "8"], ["9", "9"], ["10", "2", "2", "2", "2"]],
+                            opener=0, jokers=0)
+    for a in ("announce 7", "put 8", "done", "disbelieve"):
+        game.apply(s, a)
+    d = display_for("veru", game.rules, ["human", "random", "random"], viewer=2)
+    text = "\n".join(d.status(veru_obs(game.rules, s, 2)))
+    assert "closed ranks: 2s" in text
+    assert "last check: seat 1 disbelieved seat 0's claim: it was false; seat 0 takes" in text
+
+
+@pytest.mark.parametrize("game_id", ["qdv", "legumes", "veru"])
+def test_watch_shows_every_hand_as_a_spectator(game_id):
+    """Point 14: an all-agent game, decision by decision, every hand labelled spectator view,
+    agent parameters in --seats."""
+    seats = {"qdv": "heuristic:bluff=0.3,counting,random",
+             "legumes": "heuristic:accuse_rate=0.3,counting,random",
+             "veru": "heuristic:bluff=0.3:trust=0.5,counting,random"}[game_id]
+    rules = {"qdv": ["--rule", "starting_tokens=2"], "legumes": ["--rule", "hand_size=3"],
+             "veru": []}[game_id]
+    r = subprocess.run([sys.executable, "-m", "bluffsim.cli", "play", game_id, "--watch",
+                        "--seats", seats, "--seed", "3", *rules],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    out = r.stdout
+    assert re.search(r"^\[spectator view\] every hand and every face-down card is shown", out, re.M)
+    assert re.search(r"\[spectator view\] hands: seat 0: .+ \| seat 1: .+ \| seat 2: ", out)
+    assert f"seat 0 ({seats.split(',')[0]}): " in out
+    assert "=== game over" in out
+    if game_id == "legumes":
+        assert re.search(r"plays [a-z]+-\d face down, claiming", out)
+    if game_id == "veru":
+        assert re.search(r"puts \w+ cards? face down, claiming \w+ \([\w, ]+\)", out)
+
+
+def test_seats_take_agent_parameters():
+    """Point 14: ``name:key=value:key=value`` seats; a human takes none."""
+    seats = parse_seats("heuristic:bluff=0.3:trust=0.5,counting,random", watch=True)
+    assert seats[0] == SeatSpec("heuristic", {"bluff": 0.3, "trust": 0.5})
+    assert seats[0].label == "heuristic:bluff=0.3:trust=0.5"
+    with pytest.raises(BluffsimError, match="every seat must be an agent"):
+        parse_seats("human,random", watch=True)
+    with pytest.raises(BluffsimError, match="NAME=VALUE"):
+        parse_seats("human,heuristic:bluff")
+
+
+def test_the_display_words_reverse_with_a_card_and_accept():
+    """The revised legumes actions (``reverse <card>``, ``accept``) are worded without the card."""
+    d = display_for("legumes", __import__("bluffsim").game_module("legumes").Rules(num_players=3),
+                    ["human", "random", "random"], viewer=0)
+    assert d.public_action("reverse carrot-2") == "reverse card"
+    obs = {"last_owner": np.int8(1), "called": np.int8(0), "num_rounds": np.int32(0),
+           "hand_sizes": np.array([3, 0, 4], np.int8), "phase": np.int8(2)}
+    ev = Event(actor=2, name="reverse card", viewer=0, before=obs, after=dict(obs, phase=np.int8(1)))
+    (line,) = d.describe(ev)
+    assert "plays Reverse face up with a card face down, claiming carrot" in line
+    assert "carrot-" not in line
+    ev = Event(actor=2, name="accept", viewer=0, before=obs, after=obs)
+    assert d.describe(ev) == ["seat 2 (random): accepts seat 1's last card",
+                              "the game is over: seat 1's last card was accepted"]
 
 
 @pytest.mark.parametrize("args, message", [
@@ -61,10 +288,85 @@ def test_the_human_view_shows_own_cards_and_numbered_actions():
     (["play", "chess"], "unknown game 'chess'"),
     (["play", "qdv", "--rule", "starting_tokens"], "write NAME=VALUE"),
     (["play", "qdv", "--seats", "human,random", "--rule", "starting_tokens=0"], "starting_tokens"),
+    (["play", "qdv", "--seats", "human,random", "--seed", str(2**64)], "--seed 18446744073709551616"),
+    (["play", "qdv", "--seats", "human,random", "--seed", "-1"], "0..18446744073709551615"),
+    (["play", "qdv", "--watch", "--seats", "human,random"], "every seat must be an agent"),
+    (["play", "qdv", "--watch", "--seats", "heuristic:zzz=1,random"], "unknown parameter(s) zzz"),
 ])
 def test_bad_play_arguments_are_one_line_errors(args, message):
+    """Bad arguments (issue 13: a seed beyond 2**64-1 included) print one line and exit 2."""
     r = subprocess.run([sys.executable, "-m", "bluffsim.cli", *args], capture_output=True,
                        text=True, timeout=60)
     assert r.returncode == 2
     assert message in r.stderr
     assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1
+
+
+def test_a_token_challenge_that_ends_the_game_is_one_sentence():
+    """Point 13 with qdv's immediate elimination: a bid whose ``token`` challenge takes the
+    bidder to 0 in a two-player game ends the game at once, said in words."""
+    from bluffsim.games.qdv.observe import observation_fields
+    from bluffsim.games.qdv.reference import scenario
+
+    game, s = scenario([["grape"], ["cherry"]], centre="watermelon", tokens=[3, 1], dealer=1,
+                       challenges=["token"])
+    d = display_for("qdv", game.rules, ["human", "random"], viewer=0)
+    lines = []
+    for actor, name in ((0, "+1 banana"), (1, "+1 watermelon")):
+        before = observation_fields(game.rules, s, 0)
+        game.apply(s, name)
+        lines += d.describe(Event(actor=actor, name=name, viewer=0, before=before,
+                                  after=observation_fields(game.rules, s, 0)))
+    assert s.done
+    assert lines[-2] == "  challenge card drawn: token — the bidder loses a token (0 left: out of the game)"
+    assert lines[-1] == ("round 1 ends the game, no call: seat 1 loses a token (0 left: out of the "
+                         "game); only you hold tokens now.")
+
+
+@pytest.mark.parametrize("gadget", [False, True])
+def test_checked_cards_are_named_only_to_whom_the_rules_show_them(gadget):
+    """Point 12, veru (RULES.md §3): a disbelieved bluff goes to the claimant's hand shown to
+    nobody — a bystander reads no card name unless they hold the ``check`` gadget."""
+    from bluffsim.games.veru.observe import observation_fields
+    from bluffsim.games.veru.reference import scenario
+
+    options = {"check_seats": (2,)} if gadget else {}
+    game, s = scenario([["7", "K", "9"], ["9", "10"], ["5", "6", "J"]], opener=0, jokers=0,
+                       **options)
+    d = display_for("veru", game.rules, ["random", "random", "human"], viewer=2)
+    lines = []
+    for actor, name in ((0, "announce 7"), (0, "put K"), (0, "done"), (1, "disbelieve")):
+        before = observation_fields(game.rules, s, 2)
+        game.apply(s, name)
+        ev = Event(actor=actor, name=d.public_action(name), viewer=2, before=before,
+                   after=observation_fields(game.rules, s, 2))
+        lines += d.describe(ev)
+    assert lines[1] == "seat 0 (random): puts a card face down, claiming 7s"
+    end = lines[-1]
+    assert end.startswith("round 1 over: seat 1 disbelieved seat 0's claim of a card as 7s: it was "
+                          "false, so seat 1 guessed right")
+    assert "seat 0 takes the table and the Bank (a card)" in end
+    assert mentions(end, "K") == gadget
+
+
+def test_a_drawn_challenge_card_is_named_to_the_bidder_only():
+    """Point 12/13, qdv: the ``draw`` challenge is named for all; the card drawn only to the bidder."""
+    from bluffsim.games.qdv.observe import observation_fields
+    from bluffsim.games.qdv.reference import scenario
+
+    def lines_for(viewer: int) -> list[str]:
+        game, s = scenario([["grape"], ["cherry"], ["banana"]], centre="watermelon",
+                           tokens=[3, 3, 3], dealer=2, challenges=["draw"], undealt=["apricot x3"])
+        d = display_for("qdv", game.rules, ["random"] * 3, viewer=viewer)
+        out = []
+        for actor, name in ((0, "+1 banana"), (1, "+1 watermelon")):
+            before = observation_fields(game.rules, s, viewer)
+            game.apply(s, name)
+            out += d.describe(Event(actor=actor, name=name, viewer=viewer, before=before,
+                                    after=observation_fields(game.rules, s, viewer)))
+        return out
+
+    head = "  challenge card drawn: draw — the bidder draws a card secretly"
+    assert lines_for(1)[-1] == head + ": you drew apricot x3"
+    assert lines_for(0)[-1] == head
+    assert lines_for(2)[-1] == head

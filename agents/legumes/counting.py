@@ -1,8 +1,9 @@
 """legumes ``counting``: is the last face-down card the called vegetable?
 
 Model.  The unseen pool is every card (the vegetable deck and each player's
-four action cards) minus my hand, my face-down cards, the face-up cards and
-the discard cards known to all.  The accused player's hand before the card was
+four action cards) minus my hand, my face-down cards (on the table or
+unrevealed in the discard pile), the face-up cards and the discard cards
+known to all.  The accused player's hand before the card was
 played (their hand now plus one) is a uniformly random subset of the pool, and
 a player who holds the called vegetable plays it: the card is true iff that
 hand held at least one card of the vegetable called when it was played, a
@@ -12,8 +13,10 @@ Accusing costs me, in expectation, ``p_true`` times the average number printed
 on the pool's cards of that vegetable (doubled with the Double accusation), and
 makes the accused draw, with probability ``1 - p_true``, the average penalty of
 the pool's other cards.  I accuse when ``spite`` times the second exceeds the
-first by ``margin``, and double when ``p_true < double_below``.  Opening and
-playing follow the heuristic.
+first by ``margin``, and double when ``p_true < double_below``.  Opening,
+playing (``reverse <card>`` included) and, when this rule does not accuse,
+the choice between accusing and accepting a player's last face-down card
+follow the heuristic (accept when sure of second place at a table of 3+).
 
 Simplifications: earlier accusations and plays are not used as evidence about
 hands; all unplaced cards are treated alike (the draw pile included).
@@ -37,7 +40,7 @@ def unseen_pool(obs: dict[str, np.ndarray], rules: R.Rules) -> np.ndarray:
     total = np.bincount(np.asarray(rules.deck), minlength=R.NUM_TYPES).astype(np.int64)
     total[list(R.ACTION_CARDS)] = rules.num_players
     known = (obs["hand"].astype(np.int64) + obs["my_face_down"] + obs["face_up"]
-             + obs["discard_revealed"])
+             + obs["discard_revealed"] + obs["my_discard"])
     return np.maximum(total[None, :] - known, 0)
 
 
@@ -66,7 +69,8 @@ class LegumesCounting(Agent):
     def act(self, obs: dict[str, np.ndarray], legal_mask: np.ndarray, rng: AgentRNG) -> np.ndarray:
         """Accusations by expected cards drawn; opening and playing as the heuristic."""
         out = LegumesHeuristic(self.game, accuse_rate=0.0, accuse_at=99).act(obs, legal_mask, rng)
-        can = np.flatnonzero(legal_mask[:, R.ACCUSE])
+        # facing a player's last face-down card the heuristic's accept-or-accuse rule decides
+        can = np.flatnonzero(legal_mask[:, R.ACCUSE] & ~legal_mask[:, R.ACCEPT])
         if can.size == 0:
             return out
         c = self.config

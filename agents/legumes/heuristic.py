@@ -4,10 +4,19 @@ when you hold many of the called vegetable.
 - open: call the vegetable I hold most of and open with its highest card;
 - play: the called vegetable's highest card if I hold one; else, when I hold
   two or more of another vegetable and have the Vegetable choice card, call
-  that vegetable; else my cheapest vegetable card (action cards last);
+  that vegetable; else, holding the Reverse, shed my worst card face down with
+  it (``reverse <card>``: the next player may not accuse it; worst = most
+  points, among action cards Double, then a second Reverse, then Choice, then
+  Bomb, which is kept as a trap); else my cheapest vegetable card (action cards
+  last).  A last card that can go down face up (Reverse alone, Vegetable
+  choice) goes down face up: that ends the game with my hand empty;
 - accuse when I hold at least ``accuse_at`` cards of the vegetable the last
   card was played as (with the Double accusation at ``double_at``), and
-  otherwise with probability ``accuse_rate``.
+  otherwise with probability ``accuse_rate``;
+- facing a player's last face-down card (``accept`` is legal): accept only when
+  there are 3+ players and I am sure to finish second (my score is at most
+  every other player's hand size, a lower bound of their score); otherwise
+  accuse (doubled at ``double_at``), the only way to keep the game going.
 """
 
 from __future__ import annotations
@@ -20,6 +29,10 @@ from bluffsim.rng import AgentRNG
 
 VEG_OF = np.repeat(np.arange(R.NUM_VEG), 3)
 NUMBER = np.tile(np.arange(1, 4), R.NUM_VEG)
+POINTS = np.asarray(R.CARD_POINTS, dtype=np.int64)
+# the card shed with ``reverse <card>``: most points first; among action cards
+# Double, a second Reverse, Choice, then the Bomb (better kept as a trap)
+SHED_RANK = np.concatenate([NUMBER, [10, 12, 13, 14]])
 
 
 class LegumesHeuristic(Agent):
@@ -53,13 +66,37 @@ class LegumesHeuristic(Agent):
         cheapest = np.where(cheap_score.min(axis=1) < 99, cheap_score.argmax(axis=1) * 0
                             + cheap_score.argmin(axis=1), hand.argmax(axis=1))
         switch = (~have_called & (hand[:, R.CHOICE] > 0) & (per_veg.max(axis=1) >= 2))
-        play = np.where(have_called, play_called,
-                        np.where(switch, R.CHOICE0 + best, R.PLAY0 + cheapest))
+        shed_ok = legal_mask[:, R.REVERSE_PLAY0:]
+        worst = np.where(shed_ok, SHED_RANK[None, :], -1).argmax(axis=1)
+        shed = shed_ok.any(axis=1)
+        lie = np.where(shed, R.REVERSE_PLAY0 + worst, R.PLAY0 + cheapest)
+        play = np.where(have_called, play_called, np.where(switch, R.CHOICE0 + best, lie))
+        size = hand.sum(axis=1)
+        last_choice = (size == 1) & (hand[:, R.CHOICE] == 1)
+        play = np.where(legal_mask[:, R.REVERSE_ID] & (size == 1), R.REVERSE_ID,
+                        np.where(last_choice, R.CHOICE0 + best, play))
         last_veg = np.maximum(obs["last_called"].astype(np.int64), 0)
         many = per_veg[rows, last_veg]
         accuse = legal_mask[:, R.ACCUSE] & ((many >= c["accuse_at"]) | (u < c["accuse_rate"]))
         double = accuse & legal_mask[:, R.ACCUSE_DOUBLE] & (many >= c["double_at"])
         act_play = np.where(double, R.ACCUSE_DOUBLE, np.where(accuse, R.ACCUSE, play))
+        act_play = np.where(legal_mask[:, R.ACCEPT], self.facing_last_card(obs, legal_mask, many),
+                            act_play)
         out = np.where(obs["phase"] == R.PHASE_OPEN, opening, act_play)
         ok = legal_mask[rows, np.clip(out, 0, legal_mask.shape[1] - 1)]
         return np.where(ok, out, legal_mask.argmax(axis=1))
+
+    def facing_last_card(self, obs: dict[str, np.ndarray], legal_mask: np.ndarray,
+                         many: np.ndarray) -> np.ndarray:
+        """Accept only when sure to finish second at a table of 3+; otherwise accuse."""
+        sizes = obs["hand_sizes"].astype(np.int64)
+        b, p = sizes.shape
+        seats = np.arange(p)[None, :]
+        me = np.maximum(obs["seat"].astype(np.int64), 0)[:, None]
+        owner = obs["pending"].astype(np.int64)[:, None]
+        others = np.where((seats == me) | (seats == owner), np.iinfo(np.int64).max, sizes)
+        my_score = obs["hand"].astype(np.int64) @ POINTS
+        sure_second = (p >= 3) & (my_score <= others.min(axis=1))
+        accept = sure_second | ~legal_mask[:, R.ACCUSE]
+        double = legal_mask[:, R.ACCUSE_DOUBLE] & (many >= self.config["double_at"])
+        return np.where(accept, R.ACCEPT, np.where(double, R.ACCUSE_DOUBLE, R.ACCUSE))

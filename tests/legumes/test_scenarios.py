@@ -63,11 +63,12 @@ def test_an_action_card_face_down_is_a_lie_worth_the_penalty(penalty, doubled, d
 
 
 # ------------------------------------------------------------------ face-up action cards
-def test_reverse_turns_the_order_and_the_next_player_may_not_accuse():
-    ref, s, _ = play(["open tomato-1 carrot", "reverse"])
+def test_variant_reverse_alone_turns_the_order_and_the_next_player_may_not_accuse():
+    # premise revised (issue 12, point 8): Reverse alone is now the `reverse_alone` variant
+    ref, s, _ = play(["open tomato-1 carrot", "reverse"], reverse_alone=True)
     assert s.direction == -1 and s.current_player == 0
     assert "accuse" not in names(ref, s)
-    ref, s, _ = play(["open tomato-1 carrot", "reverse", "play carrot-2"])
+    ref, s, _ = play(["open tomato-1 carrot", "reverse", "play carrot-2"], reverse_alone=True)
     assert s.current_player == 2 and "accuse" in names(ref, s)  # 0 -> 2 going backwards
 
 
@@ -75,7 +76,8 @@ def test_nobody_accuses_their_own_card():
     ref, s, _ = play(["open tomato-1 carrot", "play leek-3", "play pea-1"],
                      hands=(A, B, C))
     assert s.current_player == 0 and "accuse" in names(ref, s)
-    ref, s, _ = play(["open carrot-2 carrot", "reverse"], hands=(A, B, C))
+    # premise revised (point 8): Reverse alone is the `reverse_alone` variant
+    ref, s, _ = play(["open carrot-2 carrot", "reverse"], hands=(A, B, C), reverse_alone=True)
     with pytest.raises(IllegalActionError):
         ref.apply(s, "accuse")
 
@@ -115,9 +117,10 @@ def test_the_second_exhaustion_ends_the_game_at_once():
 
 # ------------------------------------------------------------------ the end and scoring
 def test_last_card_unchallenged_ends_the_game_and_scores_decide():
+    # premise revised (point 9): the next player accepts (and sheds nothing) instead of playing
     hands = (["carrot-1"], ["leek-3", "bomb"], ["pea-2", "tomato-2"])
-    _, s, st = play(["open carrot-1 carrot", "play leek-3"], hands=hands)
-    assert s.terminated and s.scores() == [0, 10, 4]
+    _, s, st = play(["open carrot-1 carrot", "accept"], hands=hands)
+    assert s.terminated and s.scores() == [0, 13, 4]
     assert s.placements == [1, 3, 2] and st.placements[0].tolist() == [1, 3, 2]
 
 
@@ -134,12 +137,13 @@ def test_last_card_accused_and_a_lie_the_game_goes_on():
 
 
 def test_equal_scores_share_a_place():
-    hands = (["carrot-1"], ["leek-2", "pea-2"], ["pea-3", "tomato-1"])
-    _, s, _ = play(["open carrot-1 carrot", "play leek-2"], hands=hands)
-    assert s.scores() == [0, 2, 4] and s.placements == [1, 2, 3]
-    hands = (["carrot-1"], ["leek-2", "pea-2"], ["pea-1", "tomato-1"])
-    _, s, _ = play(["open carrot-1 carrot", "play pea-2"], hands=hands)
-    assert s.scores() == [0, 2, 2] and s.placements == [1, 2, 2]
+    # premise revised (point 9): the game ends on `accept`, the accepter keeps its cards
+    hands = (["carrot-1"], ["leek-1", "pea-2"], ["pea-3", "tomato-1"])
+    _, s, _ = play(["open carrot-1 carrot", "accept"], hands=hands)
+    assert s.scores() == [0, 3, 4] and s.placements == [1, 2, 3]
+    hands = (["carrot-1"], ["leek-1", "pea-2"], ["pea-1", "tomato-2"])
+    _, s, _ = play(["open carrot-1 carrot", "accept"], hands=hands)
+    assert s.scores() == [0, 3, 3] and s.placements == [1, 2, 2]
 
 
 def test_max_turns_truncates():

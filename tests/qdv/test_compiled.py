@@ -91,7 +91,7 @@ def test_compiled_tensor_equals_observe_to_tensor(players: int) -> None:
 def test_state_fields_are_views_and_copies_are_snapshots() -> None:
     game = QdvGame(R.Rules(num_players=3))
     st = game.init(np.arange(5))
-    assert st.tokens.shape == (5, 3) and st.tokens.dtype == np.int16
+    assert st.tokens.shape == (5, 3) and st.tokens.dtype == np.int32
     assert st.hands.shape == (5, 3, R.NUM_KINDS) and st.in_round.dtype == bool
     assert st.legal_action_mask.shape == (5, game.num_actions)
     assert np.shares_memory(st.tokens, st.data) and np.shares_memory(st.hands, st.data)

@@ -139,10 +139,18 @@ def test_players_going_out_together_share_a_place_and_the_last_loses():
     assert st.placements[0].tolist() == [1, 1, 3]
 
 
-def test_two_players_left_both_lose_after_the_endgame_limit():
+def test_endgame_limit_both_take_the_last_place():
+    """Issue 12 point 5 (seed: "они оба будут проигравшими"): both take place P, not P - 1."""
     _, s, st = play(["announce 5", "put 5", "put 6"], [[], ["5", "6", "9"], ["7", "8"]],
                     opener=1, endgame_limit=3)
-    assert s.terminated and s.placements == [1, 2, 2] and st.terminated[0]
+    # premise revised: both used to share place 2 of 3; they now both take the last place 3
+    assert s.terminated and s.placements == [1, 3, 3] and st.terminated[0]
+    assert st.placements[0].tolist() == [1, 3, 3]
+    hands = [[], [], ["5", "6", "9"], ["7", "8"]]
+    _, s, st = play(["announce 5", "put 5", "done"], hands, opener=2, endgame_limit=4)
+    assert not s.done and s.endgame_count == 3
+    _, s, st = play(["announce 5", "put 5", "done", "disbelieve"], hands, opener=2, endgame_limit=4)
+    assert s.terminated and s.placements == [1, 1, 4, 4] and st.placements[0].tolist() == [1, 1, 4, 4]
 
 
 def test_the_game_ends_when_every_rank_is_closed():
@@ -217,3 +225,197 @@ def test_bad_options_are_refused(options, message):
 
     with pytest.raises(RulesError, match=message):
         Rules.from_options(**options)
+
+
+# ------------------------------------------------------------------ issue 12: who opens
+def test_the_wrong_guesser_never_opens_when_the_right_guesser_is_out():
+    """Point 4 (seed: the one who disbelieved the truth "теряет право открытия нового раунда")."""
+    hands = [["5"], ["7", "8"], ["2", "3"]]
+    # seat 0's last card is a true 5; seat 1 disbelieves, takes it; seat 0 is out
+    _, s, st = play(["announce 5", "put 5", "disbelieve"], hands)
+    assert s.out == [True, False, False] and s.place[0] == 1 and hand(s, 1) == ["5", "7", "8"]
+    assert s.current_player == 2 and s.opener == 2 and int(st.current_player[0]) == 2
+    # the same with "believe" on a lie: the wrong believer is skipped as well
+    _, s, st = play(["announce 5", "put 2", "believe"], [["2"], ["7", "8"], ["3", "4"]])
+    assert s.out == [True, False, False] and s.current_player == 2 and int(st.opener[0]) == 2
+
+
+def test_the_wrong_guesser_never_opens_even_counterclockwise_with_seats_out():
+    """Point 4: the opening passes to the next player still in, skipping the out and the wrong."""
+    hands = [["5"], [], ["2", "3"], ["7", "8"], ["4", "6"]]
+    # counterclockwise from seat 0: 4, 3, 2, 1 (out at the deal); seat 4 checks wrongly
+    _, s, st = play(["announce 5", "put 5", "disbelieve"], hands, turn_order="counterclockwise")
+    assert s.out == [True, True, False, False, False] and hand(s, 4) == ["4", "5", "6"]
+    assert s.current_player == 3 and int(st.current_player[0]) == 3
+
+
+def test_the_wrong_guesser_left_alone_ends_the_game():
+    """Point 4 edge case: the right guesser goes out and only the wrong guesser is left: game over."""
+    _, s, st = play(["announce 5", "put 5", "disbelieve"], [["5"], ["7", "8"], []])
+    assert s.terminated and s.placements == [2, 3, 1] and st.placements[0].tolist() == [2, 3, 1]
+    assert s.current_player == -1
+
+
+def test_a_timed_out_player_never_opens_and_players_out_are_skipped():
+    """Point 4: after a ``timeout`` the player after the timed-out one (still in) opens."""
+    hands = [["5"], ["7", "8"], [], ["4", "6"]]
+    _, s, st = play(["announce 5", "put 5", "timeout"], hands)
+    # seat 1 takes seat 0's last card (seat 0 out); seat 2 is out: seat 3 opens, not seat 1
+    assert s.out == [True, False, True, False] and hand(s, 1) == ["5", "7", "8"]
+    assert s.current_player == 3 and int(st.current_player[0]) == 3
+    assert s.timeouts == [0, 1, 0, 0] and s.last_check == [-1, 0, 2, -1, 1]
+    # a timeout at the announce (nothing on the table): the next player opens
+    _, s, _ = play(["timeout"], [["5", "9"], ["7", "8"], ["2", "3"]])
+    assert s.current_player == 1 and s.taken == [0, 0, 0] and s.timeouts == [1, 0, 0]
+
+
+# ------------------------------------------------------------------ issue 12: out at the deal
+def scripted_deal(monkeypatch, dealt_order: list[int]) -> None:
+    """Make both engines deal ``dealt_order`` (deck positions, card i to seat opener + i)."""
+    from bluffsim import rng
+
+    one, many = rng.permutation, rng.permutations
+
+    def permutation(seed, stream, major, n, width=None):
+        return list(dealt_order) if stream == rng.Stream.DEAL else one(seed, stream, major, n, width)
+
+    def permutations(seeds, stream, major, n):
+        if stream == rng.Stream.DEAL:
+            return np.tile(np.asarray(dealt_order, np.int64), (len(seeds), 1))
+        return many(seeds, stream, major, n)
+
+    monkeypatch.setattr(rng, "permutation", permutation)
+    monkeypatch.setattr(rng, "permutations", permutations)
+
+
+def test_a_dealt_hand_of_closed_ranks_is_out_at_the_deal(monkeypatch):
+    """Point 7: ``new_game`` (both engines) puts such a hand out at once, exactly as ``scenario``."""
+    from bluffsim.games.veru.reference import ReferenceGame
+    from tests.games import assert_same_game
+
+    # 6 players from seat 0: seats 4 and 5 get 8 cards; seat 5 gets all the 2s and 3s
+    # (deck positions 0..7), every other seat the rest in deck order
+    to_five = iter(range(8))
+    rest = iter(range(8, 52))
+    order = [next(to_five) if i % 6 == 5 else next(rest) for i in range(52)]
+    scripted_deal(monkeypatch, order)
+    rules = R.Rules(num_players=6, jokers=0, first_opener=0)
+    ref, vg = ReferenceGame(rules), VeruGame(rules)
+    s = ref.new_game(3)
+    assert s.out == [False] * 5 + [True] and s.place == [0] * 5 + [1]
+    assert s.closed_ranks == ["2", "3"] and sum(s.hand_counts[5]) == 0
+    st = vg.init([3])
+    assert_same_game(vg, ref, st, [s], where="scripted deal")
+    assert st.out[0].tolist() == s.out and st.place[0].tolist() == s.place
+    # exactly as a scenario with the same hands
+    dealt = [[R.CARD_NAMES[t] for t in range(R.NUM_TYPES) for _ in range(s.hand_counts[q][t])]
+             for q in range(6)]
+    dealt[5] = ["2"] * 4 + ["3"] * 4
+    _, sc = scenario(dealt, opener=0, jokers=0)
+    for name in ("hand_counts", "out", "place", "closed", "discard_seen", "current_player",
+                 "opener", "phase", "endgame_count"):
+        assert getattr(sc, name) == getattr(s, name), name
+    # seat 5 never plays: seat 4's claim is answered by seat 0
+    def step(a: int) -> None:
+        ref.apply(s, a)
+        vg.step(st, np.array([a]))
+
+    step(R.ANNOUNCE0 + FIVE)
+    for _ in range(5):  # seats 0..4 each put one card (their first legal one) and stop
+        step(min(a for a in ref.legal_actions(s) if R.PUT0 <= a < R.DONE))
+        step(R.DONE)
+    assert s.claimant == 4 and s.current_player == 0
+    assert_same_game(vg, ref, st, [s], where="after a lap")
+
+
+# ------------------------------------------------------------------ issue 12: the observation is the memory
+H4 = [["5", "5", "9", "K"], ["5", "A", "J", "Q"], ["2", "3", "4", "8"], ["6", "10", "10", "Q"]]
+MEMORY = ["announce 5", "put 5", "done", "put 5", "done", "believe",      # 1-6: true, out
+          "announce 2", "put 2", "done", "put 6", "done", "disbelieve",   # 7-12: seat 3 caught
+          "announce 9", "put 9", "done", "believe",                       # 13-16: true, out
+          "announce J", "put J", "done", "put 3", "done", "believe"]      # 17-22: seat 3 wrong
+R2, R3, R9, RJ = (R.RANKS.index(r) for r in ("2", "3", "9", "J"))
+
+
+def block(ref, name: str, tensor: np.ndarray) -> np.ndarray:
+    """The ``name`` block of a flat observation row (``tensor_layout``)."""
+    from bluffsim.games.veru.observe import tensor_layout
+
+    (first, width), = [(f, w) for n, f, w, _ in tensor_layout(ref.rules) if n == name]
+    return tensor[first:first + width]
+
+
+def test_memory_per_seat_tallies_of_behaviour():
+    """Point 8: claims, checked claims, checks right / wrong, pick-ups per seat, in both engines."""
+    ref, s, st = play(MEMORY, H4)
+    obs = ref.observe(s, 0)
+    assert obs["claims"].tolist() == [[2, 0], [1, 1], [1, 1], [0, 1]]
+    assert obs["cards_claimed"].tolist() == [2, 2, 2, 1]
+    assert obs["claims_checked"].tolist() == [[0, 1], [0, 1], [1, 0], [1, 0]]   # false, true
+    assert obs["checks"].tolist() == [[0, 0, 1, 0], [1, 0, 0, 0], [1, 0, 0, 0], [0, 1, 0, 0]]
+    assert obs["pickups"].tolist() == [0, 0, 0, 2] and obs["taken"].tolist() == [0, 0, 0, 4]
+    assert obs["timeouts"].tolist() == [0] * 4 and obs["swaps_made"].tolist() == [0] * 4
+    vobs = VeruGame(ref.rules).observe(st)   # seat 2 is the current player: public, the same
+    assert s.current_player == 2
+    for key in ("claims", "cards_claimed", "claims_checked", "checks", "pickups"):
+        np.testing.assert_array_equal(vobs[key][0], obs[key], err_msg=key)
+    # the flat tensor, relative to seat 2: seat 3 (relative 1) believed wrongly once
+    x = VeruGame(ref.rules).observation_tensor(st)[0]
+    assert block(ref, "checks", x).reshape(4, 4)[1].tolist() == [0, 1, 0, 0]
+    assert block(ref, "pickups", x).tolist() == [0, 2, 0, 0]
+
+
+def test_memory_the_tensor_keeps_who_claimed_checked_and_took():
+    """Point 8: the flat tensor has the last check's checker, claimant and taker (relative)."""
+    ref, s, st = play(MEMORY, H4)
+    assert s.last_check == [3, 2, 0, 0, 3] and s.current_player == 2
+    x = VeruGame(ref.rules).observation_tensor(st)[0]
+    assert block(ref, "last_checker", x).tolist() == [0, 1, 0, 0]    # seat 3 = next after me
+    assert block(ref, "last_claimant", x).tolist() == [1, 0, 0, 0]   # me
+    assert block(ref, "last_taker", x).tolist() == [0, 1, 0, 0]
+    # a true "believe": nobody takes
+    ref, s, st = play(MEMORY[:6], H4)
+    x = VeruGame(ref.rules).observation_tensor(st)[0]
+    assert s.current_player == 2 and block(ref, "last_taker", x).tolist() == [0, 0, 0, 0]
+    assert block(ref, "last_checker", x).tolist() == [1, 0, 0, 0]
+    assert block(ref, "last_claimant", x).tolist() == [0, 0, 0, 1]   # seat 1 = relative 3
+
+
+def test_memory_my_bank_cards_that_went_out_unseen_are_remembered():
+    """Point 8: seat 0's 5 went out unseen in the Bank at decision 6; still known at 22."""
+    ref, s, _ = play(MEMORY[:6], H4)
+    assert ref.observe(s, 0)["my_out"][FIVE] == 1 and ref.observe(s, 1)["my_out"].sum() == 0
+    assert s.discard_seen[FIVE] == 1   # seat 1's 5 was shown to all
+    ref, s, _ = play(MEMORY, H4)
+    assert ref.observe(s, 0)["my_out"].tolist() == [0, 0, 0, 1] + [0] * 10
+    assert s.discard_seen[FIVE] == 1 and s.discard_seen[R9] == 1
+    # a swapped-away card is remembered too
+    ref, s, _ = play(["swap 9", "announce 5", "put 5", "done"], H4, joker_swap_seats=(0,))
+    assert ref.observe(s, 0)["my_out"][R9] == 1 and ref.observe(s, 1)["swaps_made"].tolist() == [1, 0, 0, 0]
+
+
+def test_memory_cards_known_to_sit_in_a_hand_until_that_seat_plays():
+    """Point 8: seat 2's 2 went to seat 3 at decision 12 (its own card); known ten decisions later,
+    the same for seat 1's J (its Bank card) and seat 2's 3 (its claim); one card put by
+    seat 3 lowers every bound by one."""
+    ref, s, _ = play(MEMORY[:12], H4)
+    assert ref.observe(s, 2)["known_in_hand"][3][R2] == 1
+    assert ref.observe(s, 0)["known_in_hand"].sum() == 0      # the checker saw nothing
+    ref, s, st = play(MEMORY, H4)
+    known2 = ref.observe(s, 2)["known_in_hand"]
+    assert known2[3].tolist() == [1, 1] + [0] * 12 and known2.sum() == 2
+    assert ref.observe(s, 1)["known_in_hand"][3][RJ] == 1
+    np.testing.assert_array_equal(VeruGame(ref.rules).observe(st)["known_in_hand"][0], known2)
+    x = VeruGame(ref.rules).observation_tensor(st)[0]
+    assert block(ref, "known_in_hand", x).reshape(4, -1)[1, :2].tolist() == [1, 1]
+    ref, s, _ = play(MEMORY + ["announce 4", "put 4", "done", "put 6", "done"], H4)
+    assert ref.observe(s, 2)["known_in_hand"].sum() == 0 and ref.observe(s, 1)["known_in_hand"].sum() == 0
+    assert ref.observe(s, 2)["seen_taken"][3].tolist() == [1, 1] + [0] * 12   # the history stays
+
+
+def test_memory_the_check_gadget_remembers_what_it_saw_go_into_a_hand():
+    """Point 8: with the Check gadget seat 0 saw seat 2's 3 go to seat 3 at decision 22."""
+    ref, s, _ = play(MEMORY, H4, check_seats=(0,))
+    assert ref.observe(s, 0)["known_in_hand"][3][R3] == 1
+    ref, s, _ = play(MEMORY, H4)
+    assert ref.observe(s, 0)["known_in_hand"][3][R3] == 0

@@ -27,6 +27,10 @@ def _zeros() -> list[int]:
     return [0] * R.NUM_TYPES
 
 
+def _per_seat(p: int, width: int) -> list[list[int]]:
+    return [[0] * width for _ in range(p)]
+
+
 @dataclass
 class RefState(RefStateBase):
     """One legumes game, plain Python fields (meanings as in ``vec.LegumesState``)."""
@@ -56,6 +60,32 @@ class RefState(RefStateBase):
     placements: list[int] = field(default_factory=list)
     num_decisions: int = 0
     num_rounds: int = 0
+    # memory (observe.py): per observer, its own face-down cards now in the discard pile
+    # (unrevealed), the discard cards it knew of when the pile was reshuffled into the draw
+    # pile, and per observer and holder the known cards a Bomb put in that hand
+    my_discard: list[list[int]] = field(default_factory=list)
+    reshuffled_known: list[list[int]] = field(default_factory=list)
+    taken_known: list[list[list[int]]] = field(default_factory=list)
+    # public per-seat tallies: accusations suffered / made by outcome (true, lie, bomb),
+    # action cards shown (bomb, choice, reverse, double), cards drawn, cards taken by a Bomb
+    accused_tally: list[list[int]] = field(default_factory=list)
+    accuser_tally: list[list[int]] = field(default_factory=list)
+    shown_tally: list[list[int]] = field(default_factory=list)
+    drawn_tally: list[int] = field(default_factory=list)
+    bomb_taken: list[int] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        p = self.num_players
+        for name, width in (("my_discard", R.NUM_TYPES), ("reshuffled_known", R.NUM_TYPES),
+                            ("accused_tally", 3), ("accuser_tally", 3), ("shown_tally", 4)):
+            if not getattr(self, name):
+                setattr(self, name, _per_seat(p, width))
+        if not self.taken_known:
+            self.taken_known = [_per_seat(p, R.NUM_TYPES) for _ in range(p)]
+        if not self.drawn_tally:
+            self.drawn_tally = [0] * p
+        if not self.bomb_taken:
+            self.bomb_taken = [0] * p
 
     def scores(self) -> list[int]:
         """Points in hand per seat: vegetables their number, action cards 10."""
@@ -100,6 +130,11 @@ class ReferenceGame(ReferenceBase):
         return (bool(s.face_down) and s.face_down[-1][0] != s.current_player
                 and not s.after_reverse)
 
+    def reverse_alone_allowed(self, s: RefState) -> bool:
+        """``reverse`` alone: the Reverse is my last card, or variant ``reverse_alone``."""
+        hand = s.hand_counts[s.current_player]
+        return hand[R.REVERSE] > 0 and (self.rules.reverse_alone or sum(hand) == 1)
+
     def legal_actions(self, s: RefState) -> list[int]:
         """Legal action ids of the current player."""
         if s.done:
@@ -108,15 +143,20 @@ class ReferenceGame(ReferenceBase):
         held = [t for t in range(R.NUM_TYPES) if hand[t] > 0]
         if s.phase == R.PHASE_OPEN:
             return [R.OPEN0 + t * R.NUM_VEG + v for t in held for v in range(R.NUM_VEG)]
-        acts = [R.PLAY0 + t for t in held]
+        accuse = []
         if self.can_accuse(s):
-            acts.append(R.ACCUSE)
+            accuse.append(R.ACCUSE)
             if hand[R.DOUBLE]:
-                acts.append(R.ACCUSE_DOUBLE)
+                accuse.append(R.ACCUSE_DOUBLE)
+        if s.pending >= 0:  # facing a player's last face-down card: accuse or accept
+            return accuse + [R.ACCEPT]
+        acts = [R.PLAY0 + t for t in held] + accuse
         if hand[R.CHOICE]:
             acts += [R.CHOICE0 + v for v in range(R.NUM_VEG)]
-        if hand[R.REVERSE]:
+        if self.reverse_alone_allowed(s):
             acts.append(R.REVERSE_ID)
+        if hand[R.REVERSE] and not self.rules.reverse_alone:
+            acts += [R.REVERSE_PLAY0 + t for t in held if t != R.REVERSE or hand[t] >= 2]
         return acts
 
     # ------------------------------------------------------------ apply
@@ -127,6 +167,7 @@ class ReferenceGame(ReferenceBase):
         a = self.checked_action(s, action)
         s.num_decisions += 1
         me = s.current_player
+        face_down = a < R.ACCUSE or a >= R.REVERSE_PLAY0
         if a < R.PLAY0:
             self.open(s, (a - R.OPEN0) // R.NUM_VEG, (a - R.OPEN0) % R.NUM_VEG)
         elif a < R.ACCUSE:
@@ -135,9 +176,13 @@ class ReferenceGame(ReferenceBase):
             self.accuse(s, double=a == R.ACCUSE_DOUBLE)
         elif a < R.REVERSE_ID:
             self.vegetable_choice(s, a - R.CHOICE0)
-        else:
+        elif a == R.REVERSE_ID:
             self.reverse(s)
-        self.check_empty_hand(s, me)
+        elif a == R.ACCEPT:
+            self.finish(s, truncated=False)
+        else:
+            self.reverse_with_card(s, a - R.REVERSE_PLAY0)
+        self.check_empty_hands(s, me if face_down else -1)
         if not s.done and s.num_decisions >= self.rules.max_turns:
             self.finish(s, truncated=True)
         return s
@@ -168,16 +213,25 @@ class ReferenceGame(ReferenceBase):
         self.pass_turn(s)
 
     def reverse(self, s: RefState) -> None:
-        """Reverse face up: the turn order reverses and the next player may not accuse."""
+        """Reverse face up alone: the turn order reverses and the next player may not accuse."""
         self.face_up_card(s, R.REVERSE)
         s.direction = -s.direction
         s.after_reverse = True
         self.pass_turn(s)
 
+    def reverse_with_card(self, s: RefState, card: int) -> None:
+        """Reverse face up with ``card`` face down (claimed as the called vegetable): the order
+        reverses and the next player, in the new direction, may not accuse that card."""
+        self.face_up_card(s, R.REVERSE)
+        s.direction = -s.direction
+        self.play(s, card)
+        s.after_reverse = True
+
     def face_up_card(self, s: RefState, card: int) -> None:
-        """An action card from the current hand goes face up among the round's cards."""
+        """An action card from the current hand goes face up among the round's cards (shown)."""
         s.hand_counts[s.current_player][card] -= 1
         s.face_up[card] += 1
+        s.shown_tally[s.current_player][card - R.BOMB] += 1
 
     # ------------------------------------------------------------ reveal
     def accuse(self, s: RefState, double: bool) -> None:
@@ -188,6 +242,12 @@ class ReferenceGame(ReferenceBase):
         owner, card, called = s.face_down[-1]
         s.revealed_total[card] += 1
         s.num_rounds += 1
+        outcome = (R.OUTCOME_BOMB if card == R.BOMB else
+                   R.OUTCOME_TRUE if card < R.BOMB and card // 3 == called else R.OUTCOME_LIE)
+        s.accused_tally[owner][outcome] += 1
+        s.accuser_tally[accuser][outcome] += 1
+        if card >= R.BOMB:
+            s.shown_tally[owner][card - R.BOMB] += 1
         if card == R.BOMB:
             taken = self.bomb(s, accuser)
             s.last_reveal = [accuser, owner, card, int(double), accuser, taken]
@@ -213,7 +273,20 @@ class ReferenceGame(ReferenceBase):
             n = s.discard[t] + s.face_up[t] + sum(1 for _, c, _ in s.face_down if c == t)
             hand[t] += n
             taken += n
+        for seat in range(s.num_players):
+            known = s.taken_known[seat][accuser]
+            for t in range(R.NUM_TYPES):
+                if seat == accuser:  # the accuser sees what it takes
+                    n = (s.discard[t] + s.face_up[t]
+                         + sum(1 for _, c, _ in s.face_down if c == t))
+                else:  # public cards, the Bomb, and my own cards among them
+                    n = (s.discard_revealed[t] + s.face_up[t] + s.my_discard[seat][t]
+                         + sum(1 for o, c, _ in s.face_down[:-1] if c == t and o == seat))
+                known[t] += n
+            known[R.BOMB] += seat != accuser
+        s.bomb_taken[accuser] += taken
         s.discard, s.discard_revealed = _zeros(), _zeros()
+        s.my_discard = _per_seat(s.num_players, R.NUM_TYPES)
         s.face_down, s.face_up = [], _zeros()
         return taken
 
@@ -221,6 +294,8 @@ class ReferenceGame(ReferenceBase):
         """This round's cards go on the discard pile; face-up and revealed ones are known."""
         for _, c, _ in s.face_down:
             s.discard[c] += 1
+        for o, c, _ in s.face_down[:-1]:
+            s.my_discard[o][c] += 1
         s.discard_revealed[s.face_down[-1][1]] += 1
         for t in range(R.NUM_TYPES):
             s.discard[t] += s.face_up[t]
@@ -239,6 +314,7 @@ class ReferenceGame(ReferenceBase):
                     return
             s.hand_counts[seat][s.draw[s.draw_ptr]] += 1
             s.draw_ptr += 1
+            s.drawn_tally[seat] += 1
 
     def reshuffle(self, s: RefState) -> None:
         """The discard pile, shuffled, becomes the new draw pile."""
@@ -246,27 +322,31 @@ class ReferenceGame(ReferenceBase):
         order = rng.permutation(s.seed, RESHUFFLE_STREAM, 0, len(cards), self.rules.total_cards)
         s.draw = [cards[i] for i in order]
         s.draw_ptr = 0
+        s.reshuffled_known = [[r + m for r, m in zip(s.discard_revealed, mine, strict=True)]
+                              for mine in s.my_discard]
         s.discard, s.discard_revealed = _zeros(), _zeros()
+        s.my_discard = _per_seat(s.num_players, R.NUM_TYPES)
         s.reshuffles += 1
 
     def next_round(self, s: RefState, opener: int) -> None:
-        """The player who received cards opens; with an empty hand the game is over."""
+        """The player who received cards opens the next round."""
         s.called = -1
         s.phase = R.PHASE_OPEN
         s.after_reverse = False
         s.current_player = opener
-        if sum(s.hand_counts[opener]) == 0:
-            self.finish(s, truncated=False)
 
     # ------------------------------------------------------------ end
-    def check_empty_hand(self, s: RefState, me: int) -> None:
-        """A hand emptied at the previous decision and still empty now ends the game."""
+    def check_empty_hands(self, s: RefState, face_down_by: int) -> None:
+        """An empty hand ends the game at once, unless its last card just went face down:
+        then the next player accuses or accepts it (``pending``)."""
+        s.pending = -1
         if s.done:
             return
-        if s.pending >= 0 and sum(s.hand_counts[s.pending]) == 0:
+        empty = [q for q in range(s.num_players) if sum(s.hand_counts[q]) == 0]
+        if empty == [face_down_by]:
+            s.pending = face_down_by
+        elif empty:
             self.finish(s, truncated=False)
-            return
-        s.pending = me if sum(s.hand_counts[me]) == 0 else -1
 
     def finish(self, s: RefState, truncated: bool) -> None:
         """Game over: lowest score first, equal scores share a place."""
@@ -314,9 +394,10 @@ def scenario(hands: Sequence[Sequence[str]], draw_pile: Sequence[str], discard: 
 def redeal_hidden(s: RefState, seat: int, seed: int, rules: Rules | None = None) -> RefState:
     """A copy of ``s`` with every card ``seat`` cannot see re-dealt at random.
 
-    Hidden: other hands, the draw pile, the unrevealed part of the discard pile
-    and the other players' face-down cards of this round except the last one's
-    owner and called vegetable (which are public).  Sizes per place stay.
+    Hidden: other hands, the draw pile, the part of the discard pile neither
+    revealed nor played by ``seat``, and the other players' face-down cards of
+    this round except their owners and called vegetables (which are public).
+    Sizes per place stay.
     """
     out = copy.deepcopy(s)
     gen = random.Random(seed)
@@ -325,7 +406,8 @@ def redeal_hidden(s: RefState, seat: int, seed: int, rules: Rules | None = None)
         if q != seat:
             pool += [t for t in range(R.NUM_TYPES) for _ in range(s.hand_counts[q][t])]
     pool += s.draw[s.draw_ptr:]
-    hidden_discard = [s.discard[t] - s.discard_revealed[t] for t in range(R.NUM_TYPES)]
+    mine = s.my_discard[seat]  # my own face-down cards in the discard pile: known to me
+    hidden_discard = [s.discard[t] - s.discard_revealed[t] - mine[t] for t in range(R.NUM_TYPES)]
     pool += [t for t in range(R.NUM_TYPES) for _ in range(hidden_discard[t])]
     others_fd = [i for i, (o, _, _) in enumerate(s.face_down) if o != seat]
     pool += [s.face_down[i][1] for i in others_fd]
@@ -337,7 +419,7 @@ def redeal_hidden(s: RefState, seat: int, seed: int, rules: Rules | None = None)
             for _ in range(n):
                 out.hand_counts[q][pool.pop()] += 1
     out.draw = out.draw[: s.draw_ptr] + [pool.pop() for _ in range(len(s.draw) - s.draw_ptr)]
-    out.discard = list(s.discard_revealed)
+    out.discard = [r + m for r, m in zip(s.discard_revealed, mine, strict=True)]
     for _ in range(sum(hidden_discard)):
         out.discard[pool.pop()] += 1
     for i in others_fd:

@@ -10,6 +10,7 @@ Options (keyword arguments of ``bluffsim.make("legumes", num_players, ...)``):
 | `action_lie_penalty` | 1             | cards drawn for an action card played face down (0..5) |
 | `first_player`       | 0             | a seat, or -1 = drawn at random from the seed        |
 | `max_turns`          | 5000          | decisions before the game is truncated (1..100000)   |
+| `reverse_alone`      | False         | True: the previous reading, Reverse replaces the play  |
 
 Card types (index / meaning): ``3*v + (n-1)`` is vegetable ``v`` printed ``n``
 (``carrot-1`` … ``pea-3``); 18 ``bomb``, 19 ``choice`` (Vegetable choice), 20
@@ -25,9 +26,11 @@ Action ids (index / meaning):
 | 154       | `accuse`                 | "Menteur !": reveal the last face-down card         |
 | 155       | `accuse double`          | accuse with the Double accusation card              |
 | 156..161  | `choice <vegetable>`     | Vegetable choice face up: call a new vegetable      |
-| 162       | `reverse`                | Reverse face up: turn order reverses                |
+| 162       | `reverse`                | Reverse face up alone: only as my last card (or variant) |
+| 163       | `accept`                 | accept a player's last face-down card: game over     |
+| 164..185  | `reverse <card>`         | Reverse face up, ``<card>`` face down as the called vegetable |
 
-``open_id(card, veg) = card * 6 + veg``.
+``open_id(card, veg) = card * 6 + veg``; ``reverse <card>`` is ``164 + card``.
 
 Decisions where RULES.md and the seed are silent:
 - after a reveal the round's cards go to the discard pile first, then the loser
@@ -35,10 +38,58 @@ Decisions where RULES.md and the seed are silent:
 - the draw pile "runs out" when a card must be drawn and it is empty: the
   first time the discard pile is shuffled into a new draw pile; the second time
   (or with an empty discard pile) the game ends at once;
-- a player whose hand becomes empty ends the game when, after the next
-  decision (whoever makes it), their hand is still empty;
 - a Bomb revealed after an ``accuse double``: the Double card is one of the
   round's cards, so the accuser takes it back with the discard pile.
+
+Reverse, accept and the end (issue 12; RULES.md §2 revised).  The seed says of
+Vegetable choice "il ne joue pas d'autre carte" but not of Reverse, and bans an
+accusation "directement après cette carte"; the game ends "quand un joueur
+dépose sa dernière carte et qu'elle n'est pas mise en doute".
+- ``reverse <card>``: the Reverse goes face up and ``<card>`` face down, claimed
+  as the vegetable called at that moment (the one it is judged against); the
+  order reverses and the turn passes in the new direction.  The ban is on the
+  next player's accusation only (``accuse`` and ``accuse double``): they may
+  play, call a vegetable or play their own Reverse.  If they call a vegetable
+  (no new face-down card), the player after them may accuse the card that went
+  down with the Reverse.  ``reverse reverse`` needs two Reverse cards (a Bomb
+  can give a player several).  The opener never plays the Reverse: opening is a
+  face-down card and a call.
+- ``reverse`` alone is offered only when the Reverse is the player's only card
+  (it then ends the game, below), or always with ``reverse_alone = True``,
+  which offers no ``reverse <card>`` (the previous reading).
+- A player's last card face down: the next player's only actions are
+  ``accuse``, ``accuse double`` and ``accept`` (no play, no call, no Reverse).
+  ``accept`` ends the game at once; the accepter plays no card.
+- A player's last card going down face down *with the Reverse*: the next player
+  may not accuse it, so it cannot be "mise en doute": ``accept`` is the next
+  player's only action (the seed's end rule decides; it ends the game).
+- After every decision, an empty hand ends the game at once, except the hand
+  of the player whose last card just went face down (``pending``: the next
+  player accuses or accepts it).  So a last card going down face up (Reverse
+  alone, Vegetable choice, a Double accusation that costs nothing because the
+  card was a lie) ends the game at once; so does an accused last card that
+  shows the truth (the accuser draws first), that is a Bomb (the accuser takes
+  the pile, the player still has no card), or an action card when
+  ``action_lie_penalty = 0``.  A lie makes its player draw and open: the game
+  goes on.
+
+Observation memory (``observe.py``):
+- ``my_discard`` holds a player's own face-down cards that reached the discard
+  pile unrevealed (the revealed one is in ``discard_revealed``); when the
+  discard pile becomes the draw pile both become ``reshuffled_known`` (draws
+  from it are not tracked: the order is unknown); a Bomb take empties both
+  piles' memories into ``taken_known``.
+- ``taken_known`` (observer x holder) counts the cards an observer could name
+  in each Bomb take: public ones (revealed or face-up discard cards, this
+  round's face-up cards, the Bomb) and its own; the accuser counts all it took.
+  It is cumulative: a card taken may have been played face down since.
+- tallies are public and cumulative: accusations per accused and per accuser
+  by what was revealed (the called vegetable, a lie, a Bomb); action cards
+  shown per seat (played face up, or revealed face down); cards drawn from the
+  draw pile per seat; cards taken with a Bomb per seat.
+- counts that can pass 127 with the largest deck (``numbers = (8, 8, 8)``:
+  hand sizes, pile sizes, a round's face-down cards, cards taken) are int16;
+  cumulative tallies int32.
 """
 
 from __future__ import annotations
@@ -58,7 +109,12 @@ CARD_NAMES = tuple(f"{v}-{n}" for v in VEGETABLES for n in (1, 2, 3)) + (
 CARD_POINTS = tuple([1, 2, 3] * NUM_VEG + [10, 10, 10, 10])
 
 OPEN0, PLAY0, ACCUSE, ACCUSE_DOUBLE, CHOICE0, REVERSE_ID = 0, 132, 154, 155, 156, 162
-NUM_ACTIONS = 163
+ACCEPT, REVERSE_PLAY0 = 163, 164
+NUM_ACTIONS = 186
+
+# outcomes of an accusation in the per-seat tallies: the card was the called vegetable,
+# another card (a lie), the Bomb
+OUTCOME_TRUE, OUTCOME_LIE, OUTCOME_BOMB = 0, 1, 2
 
 PHASE_OPEN, PHASE_PLAY, PHASE_OVER = 0, 1, 2
 
@@ -81,6 +137,7 @@ class Rules:
     action_lie_penalty: int = 1
     first_player: int = 0
     max_turns: int = 5000
+    reverse_alone: bool = False
 
     def __post_init__(self) -> None:
         p = self.num_players
@@ -100,6 +157,8 @@ class Rules:
             raise _fail("first_player", self.first_player, f"-1 (random) or a seat 0..{p - 1}")
         if not _is_int(self.max_turns) or not 1 <= self.max_turns <= 100_000:
             raise _fail("max_turns", self.max_turns, "1..100000")
+        if not isinstance(self.reverse_alone, bool):
+            raise _fail("reverse_alone", self.reverse_alone, "true or false")
 
     @classmethod
     def from_options(cls, num_players: int = 4, **options: Any) -> Rules:
@@ -127,7 +186,8 @@ class Rules:
         """Action names, index = action id."""
         return (tuple(f"open {c} {v}" for c in CARD_NAMES for v in VEGETABLES)
                 + tuple(f"play {c}" for c in CARD_NAMES) + ("accuse", "accuse double")
-                + tuple(f"choice {v}" for v in VEGETABLES) + ("reverse",))
+                + tuple(f"choice {v}" for v in VEGETABLES) + ("reverse", "accept")
+                + tuple(f"reverse {c}" for c in CARD_NAMES))
 
     @classmethod
     def describe(cls) -> list[tuple[str, str, str]]:
@@ -136,4 +196,5 @@ class Rules:
                 ("hand_size", "8", "1..12 vegetable cards dealt"),
                 ("action_lie_penalty", "1", "0..5"),
                 ("first_player", "0", "-1 (random) or a seat"),
-                ("max_turns", "5000", "1..100000")]
+                ("max_turns", "5000", "1..100000"),
+                ("reverse_alone", "false", "true: Reverse replaces the play (previous reading)")]

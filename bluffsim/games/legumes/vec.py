@@ -1,7 +1,7 @@
 """Batched numpy engine of ``legumes``: the fast path, bit-identical to ``reference.py``.
 
 A step splits the batch by action kind (open, play, accuse, vegetable choice,
-reverse) and applies each rule to its sub-batch; Python loops run over card
+reverse, accept, reverse with a card) and applies each rule to its sub-batch; Python loops run over card
 slots, seats or cards to draw, never over games.
 """
 
@@ -31,7 +31,7 @@ class LegumesState(State):
     seed: np.ndarray             # uint64[B] game seed
     phase: np.ndarray            # int8[B] 0 open, 1 play, 2 over
     hands: np.ndarray            # int8[B,P,T] cards in hand per type
-    hand_sizes: np.ndarray       # int8[B,P] cards in hand per seat
+    hand_sizes: np.ndarray       # int16[B,P] cards in hand per seat
     draw: np.ndarray             # int8[B,W] the draw pile in order (-1 padding)
     draw_ptr: np.ndarray         # int16[B] next card of `draw`
     draw_len: np.ndarray         # int16[B] cards in `draw`
@@ -48,9 +48,18 @@ class LegumesState(State):
     direction: np.ndarray        # int8[B] +1 / -1
     after_reverse: np.ndarray    # bool[B] the last move was a Reverse
     pending: np.ndarray          # int8[B] seat whose hand emptied at the last decision (-1)
-    revealed_total: np.ndarray   # int16[B,T] cards revealed so far
-    last_reveal: np.ndarray      # int8[B,6] accuser, accused, card, doubled, taker, cards taken
+    revealed_total: np.ndarray   # int32[B,T] cards revealed so far
+    last_reveal: np.ndarray      # int16[B,6] accuser, accused, card, doubled, taker, cards taken
     round_over: np.ndarray       # bool[B] an accusation ended a round during the last step
+    fd_claims: np.ndarray        # int16[B,P,V] this round's face-down cards per owner and call
+    my_discard: np.ndarray       # int8[B,P,T] each seat's own unrevealed cards in the discard
+    reshuffled_known: np.ndarray  # int8[B,P,T] discard cards each seat knew of at the reshuffle
+    taken_known: np.ndarray      # int32[B,P,P,T] observer x holder: known cards a Bomb gave
+    accused_tally: np.ndarray    # int32[B,P,3] accusations against a seat: true, lie, bomb
+    accuser_tally: np.ndarray    # int32[B,P,3] accusations made by a seat, by revealed outcome
+    shown_tally: np.ndarray      # int32[B,P,4] action cards a seat showed: bomb..double
+    drawn_tally: np.ndarray      # int32[B,P] cards a seat drew from the draw pile
+    bomb_taken: np.ndarray       # int32[B,P] cards a seat took with a Bomb
 
 
 class LegumesGame(Game):
@@ -74,14 +83,18 @@ class LegumesGame(Game):
             current_player=z(b, I8), legal_action_mask=z((b, R.NUM_ACTIONS), bool),
             terminated=z(b, bool), truncated=z(b, bool), placements=z((b, p), I8),
             num_decisions=z(b, I32), num_rounds=z(b, I32), seed=seeds.astype(np.uint64),
-            phase=z(b, I8), hands=z((b, p, T), I8), hand_sizes=z((b, p), I8),
+            phase=z(b, I8), hands=z((b, p, T), I8), hand_sizes=z((b, p), I16),
             draw=np.full((b, w), -1, I8), draw_ptr=z(b, I16), draw_len=z(b, I16),
             discard=z((b, T), I8), discard_revealed=z((b, T), I8), reshuffles=z(b, I8),
             fd_by_owner=z((b, p, T), I8), fd_count=z(b, I16), last_owner=np.full(b, -1, I8),
             last_card=np.full(b, -1, I8), last_called=np.full(b, -1, I8), face_up=z((b, T), I8),
             called=np.full(b, -1, I8), direction=np.ones(b, I8), after_reverse=z(b, bool),
-            pending=np.full(b, -1, I8), revealed_total=z((b, T), I16),
-            last_reveal=np.full((b, 6), -1, I8), round_over=z(b, bool))
+            pending=np.full(b, -1, I8), revealed_total=z((b, T), I32),
+            last_reveal=np.full((b, 6), -1, I16), round_over=z(b, bool),
+            fd_claims=z((b, p, R.NUM_VEG), I16), my_discard=z((b, p, T), I8),
+            reshuffled_known=z((b, p, T), I8), taken_known=z((b, p, p, T), I32),
+            accused_tally=z((b, p, 3), I32), accuser_tally=z((b, p, 3), I32),
+            shown_tally=z((b, p, 4), I32), drawn_tally=z((b, p), I32), bomb_taken=z((b, p), I32))
 
     def init(self, seeds: Any) -> LegumesState:
         """New games: action cards, dealt vegetables, the rest as the draw pile."""
@@ -133,8 +146,14 @@ class LegumesGame(Game):
         idx = np.flatnonzero(live & (a == R.REVERSE_ID))
         if idx.size:
             self.reverse(st, idx)
-        idx = np.flatnonzero(live & ~st.done)
-        self.check_empty_hand(st, idx, actor[idx])
+        idx = np.flatnonzero(live & (a == R.ACCEPT))
+        if idx.size:
+            self.finish(st, idx, truncated=False)
+        idx = np.flatnonzero(live & (a >= R.REVERSE_PLAY0))
+        if idx.size:
+            self.reverse_with_card(st, idx, a[idx] - R.REVERSE_PLAY0)
+        face_down = (a < R.ACCUSE) | (a >= R.REVERSE_PLAY0)
+        self.check_empty_hands(st, np.flatnonzero(live), np.where(face_down, actor, -1)[live])
         over = np.flatnonzero(live & ~st.done & (st.num_decisions >= self.rules.max_turns))
         if over.size:
             self.finish(st, over, truncated=True)
@@ -162,6 +181,7 @@ class LegumesGame(Game):
         st.last_owner[idx] = me
         st.last_card[idx] = card
         st.last_called[idx] = st.called[idx]
+        st.fd_claims[idx, me, st.called[idx].astype(np.int64)] += 1
         st.after_reverse[idx] = False
         self.pass_turn(st, idx)
 
@@ -171,6 +191,7 @@ class LegumesGame(Game):
         st.hands[idx, me, card] -= 1
         st.hand_sizes[idx, me] -= 1
         st.face_up[idx, card] += 1
+        st.shown_tally[idx, me, card - R.BOMB] += 1
 
     def vegetable_choice(self, st: LegumesState, idx: np.ndarray, veg: np.ndarray) -> None:
         """Vegetable choice face up: a new called vegetable."""
@@ -180,11 +201,19 @@ class LegumesGame(Game):
         self.pass_turn(st, idx)
 
     def reverse(self, st: LegumesState, idx: np.ndarray) -> None:
-        """Reverse face up: the order reverses and the next player may not accuse."""
+        """Reverse face up alone: the order reverses and the next player may not accuse."""
         self.face_up_card(st, idx, R.REVERSE)
         st.direction[idx] *= -1
         st.after_reverse[idx] = True
         self.pass_turn(st, idx)
+
+    def reverse_with_card(self, st: LegumesState, idx: np.ndarray, card: np.ndarray) -> None:
+        """Reverse face up with ``card`` face down: the order reverses and the next player,
+        in the new direction, may not accuse that card."""
+        self.face_up_card(st, idx, R.REVERSE)
+        st.direction[idx] *= -1
+        self.play(st, idx, card)
+        st.after_reverse[idx] = True
 
     # ================================================================ reveal
     def accuse(self, st: LegumesState, idx: np.ndarray, double: np.ndarray) -> None:
@@ -199,9 +228,16 @@ class LegumesGame(Game):
         st.num_rounds[idx] += 1
         st.round_over[idx] = True
         bomb = card == R.BOMB
+        outcome = np.where(bomb, R.OUTCOME_BOMB,
+                           np.where((card < R.BOMB) & (card // 3 == called), R.OUTCOME_TRUE,
+                                    R.OUTCOME_LIE))
+        st.accused_tally[idx, owner, outcome] += 1
+        st.accuser_tally[idx, accuser, outcome] += 1
+        act = card >= R.BOMB
+        st.shown_tally[idx[act], owner[act], card[act] - R.BOMB] += 1
         if bomb.any():
             j = idx[bomb]
-            taken = self.bomb(st, j, accuser[bomb])
+            taken = self.bomb(st, j, accuser[bomb], owner[bomb])
             st.last_reveal[j] = np.stack([accuser[bomb], owner[bomb], card[bomb],
                                           double[bomb].astype(np.int64), accuser[bomb], taken],
                                          axis=1)
@@ -220,21 +256,36 @@ class LegumesGame(Game):
         ended = self.draw_cards(st, j, loser, n)
         self.next_round(st, j[~ended], loser[~ended])
 
-    def bomb(self, st: LegumesState, idx: np.ndarray, accuser: np.ndarray) -> np.ndarray:
-        """The accuser takes the discard pile and every card of this round; returns the count."""
+    def bomb(self, st: LegumesState, idx: np.ndarray, accuser: np.ndarray,
+             owner: np.ndarray) -> np.ndarray:
+        """The accuser takes the discard pile and every card of this round; returns the count.
+
+        Each other seat knows the public cards among them, the Bomb and its own cards."""
         taken = (st.discard[idx].astype(np.int64) + st.face_up[idx]
                  + st.fd_by_owner[idx].sum(axis=1))
+        p = self.rules.num_players
+        seats = np.arange(p)[None, :]
+        known = (st.discard_revealed[idx].astype(np.int64) + st.face_up[idx])[:, None, :] \
+            + st.my_discard[idx] + st.fd_by_owner[idx]                          # [n, P, T]
+        known[:, :, R.BOMB] += seats != owner[:, None]
+        is_accuser = seats == accuser[:, None]
+        known = np.where(is_accuser[:, :, None], taken[:, None, :], known)
+        st.taken_known[idx[:, None], seats, accuser[:, None]] += known.astype(I32)
         st.hands[idx, accuser] += taken.astype(I8)
         total = taken.sum(axis=1)
-        st.hand_sizes[idx, accuser] += total.astype(I8)
+        st.hand_sizes[idx, accuser] += total.astype(I16)
+        st.bomb_taken[idx, accuser] += total.astype(I32)
         st.discard[idx] = 0
         st.discard_revealed[idx] = 0
+        st.my_discard[idx] = 0
         self.clear_round(st, idx)
         return total
 
     def round_to_discard(self, st: LegumesState, idx: np.ndarray, card: np.ndarray) -> None:
         """This round's cards go on the discard pile; the revealed and face-up ones are known."""
         st.discard[idx] += (st.fd_by_owner[idx].sum(axis=1) + st.face_up[idx]).astype(I8)
+        st.my_discard[idx] += st.fd_by_owner[idx]
+        st.my_discard[idx, st.last_owner[idx].astype(np.int64), card] -= 1
         st.discard_revealed[idx, card] += 1
         st.discard_revealed[idx] += st.face_up[idx]
         self.clear_round(st, idx)
@@ -242,6 +293,7 @@ class LegumesGame(Game):
     def clear_round(self, st: LegumesState, idx: np.ndarray) -> None:
         """No face-down or face-up cards on the table any more."""
         st.fd_by_owner[idx] = 0
+        st.fd_claims[idx] = 0
         st.fd_count[idx] = 0
         st.face_up[idx] = 0
         st.last_owner[idx] = -1
@@ -277,7 +329,8 @@ class LegumesGame(Game):
         counts = np.bincount((rows * R.NUM_TYPES + cards)[take],
                              minlength=idx.size * R.NUM_TYPES).reshape(idx.size, R.NUM_TYPES)
         st.hands[idx, seat] += counts.astype(I8)
-        st.hand_sizes[idx, seat] += n.astype(I8)
+        st.hand_sizes[idx, seat] += n.astype(I16)
+        st.drawn_tally[idx, seat] += n.astype(I32)
         st.draw_ptr[idx] = ptr + n
 
     def draw_one_by_one(self, st: LegumesState, idx: np.ndarray, seat: np.ndarray,
@@ -302,6 +355,7 @@ class LegumesGame(Game):
             card = st.draw[j, ptr].astype(np.int64)
             st.hands[j, s, card] += 1
             st.hand_sizes[j, s] += 1
+            st.drawn_tally[j, s] += 1
             st.draw_ptr[j] = ptr + 1
         return ended
 
@@ -317,32 +371,36 @@ class LegumesGame(Game):
         st.draw[idx] = np.where(perm >= 0, sorted_cards[rows, np.maximum(perm, 0)], -1)
         st.draw_ptr[idx] = 0
         st.draw_len[idx] = length
+        st.reshuffled_known[idx] = st.discard_revealed[idx][:, None, :] + st.my_discard[idx]
         st.discard[idx] = 0
         st.discard_revealed[idx] = 0
+        st.my_discard[idx] = 0
         st.reshuffles[idx] += 1
 
     def next_round(self, st: LegumesState, idx: np.ndarray, opener: np.ndarray) -> None:
-        """The player who received cards opens; with an empty hand the game is over."""
+        """The player who received cards opens the next round."""
         st.called[idx] = -1
         st.phase[idx] = R.PHASE_OPEN
         st.after_reverse[idx] = False
         st.current_player[idx] = opener
-        empty = st.hand_sizes[idx, opener] == 0
-        if empty.any():
-            self.finish(st, idx[empty], truncated=False)
 
     # ================================================================ end
-    def check_empty_hand(self, st: LegumesState, idx: np.ndarray, actor: np.ndarray) -> None:
-        """A hand emptied at the previous decision and still empty now ends the game."""
+    def check_empty_hands(self, st: LegumesState, idx: np.ndarray, face_down_by: np.ndarray) -> None:
+        """An empty hand ends the game at once, unless its only owner's last card just went
+        face down (``face_down_by``): then the next player accuses or accepts it (``pending``)."""
+        st.pending[idx] = -1
+        go = ~st.done[idx]
+        idx, face_down_by = idx[go], face_down_by[go]
         if idx.size == 0:
             return
-        pend = st.pending[idx].astype(np.int64)
-        still = (pend >= 0) & (st.hand_sizes[idx, np.maximum(pend, 0)] == 0)
-        if still.any():
-            self.finish(st, idx[still], truncated=False)
-        go = ~still
-        j, me = idx[go], actor[go]
-        st.pending[j] = np.where(st.hand_sizes[j, me] == 0, me, -1)
+        empty = st.hand_sizes[idx] == 0                                     # [n, P]
+        n_empty = empty.sum(axis=1)
+        facing = (n_empty == 1) & (face_down_by >= 0) & empty[np.arange(idx.size),
+                                                             np.maximum(face_down_by, 0)]
+        st.pending[idx[facing]] = face_down_by[facing]
+        end = (n_empty > 0) & ~facing
+        if end.any():
+            self.finish(st, idx[end], truncated=False)
 
     def finish(self, st: LegumesState, idx: np.ndarray, truncated: bool) -> None:
         """Game over: lowest score first, equal scores share a place."""
@@ -378,13 +436,21 @@ class LegumesGame(Game):
         playing = st.phase == R.PHASE_PLAY
         m[:, R.OPEN0:R.PLAY0] = (opening[:, None, None] & has[:, :, None]).repeat(
             R.NUM_VEG, axis=2).reshape(b, -1)
-        m[:, R.PLAY0:R.ACCUSE] = playing[:, None] & has
+        facing = playing & (st.pending >= 0)          # a player's last face-down card
+        free = playing & ~facing
+        m[:, R.PLAY0:R.ACCUSE] = free[:, None] & has
         accuse = (playing & (st.fd_count > 0) & (st.last_owner != st.current_player)
                   & ~st.after_reverse)
         m[:, R.ACCUSE] = accuse
         m[:, R.ACCUSE_DOUBLE] = accuse & has[:, R.DOUBLE]
-        m[:, R.CHOICE0:R.REVERSE_ID] = (playing & has[:, R.CHOICE])[:, None]
-        m[:, R.REVERSE_ID] = playing & has[:, R.REVERSE]
+        m[:, R.ACCEPT] = facing
+        m[:, R.CHOICE0:R.REVERSE_ID] = (free & has[:, R.CHOICE])[:, None]
+        rev = free & has[:, R.REVERSE]
+        m[:, R.REVERSE_ID] = rev & (self.rules.reverse_alone | (st.hand_sizes[rows, cp] == 1))
+        if not self.rules.reverse_alone:
+            with_card = has.copy()
+            with_card[:, R.REVERSE] = st.hands[rows, cp, R.REVERSE] >= 2
+            m[:, R.REVERSE_PLAY0:] = rev[:, None] & with_card
 
     # ================================================================ observation
     def observe(self, st: LegumesState) -> dict[str, np.ndarray]:
@@ -397,16 +463,23 @@ class LegumesGame(Game):
             "seat": st.current_player.copy(), "phase": st.phase.copy(),
             "hand": np.where(keep, st.hands[rows, cp], 0).astype(I8),
             "hand_sizes": st.hand_sizes.copy(), "called": st.called.copy(),
-            "direction": st.direction.copy(), "face_down_count": st.fd_count.astype(I8),
+            "direction": st.direction.copy(), "face_down_count": st.fd_count.copy(),
             "last_owner": st.last_owner.copy(), "last_called": st.last_called.copy(),
             "my_face_down": np.where(keep, st.fd_by_owner[rows, cp], 0).astype(I8),
             "face_up": st.face_up.copy(), "after_reverse": st.after_reverse.copy(),
-            "discard_size": st.discard.sum(axis=1, dtype=I8),
+            "discard_size": st.discard.sum(axis=1, dtype=I16),
             "discard_revealed": st.discard_revealed.copy(),
-            "draw_size": (st.draw_len - st.draw_ptr).astype(I8),
+            "draw_size": (st.draw_len - st.draw_ptr).astype(I16),
             "reshuffles": st.reshuffles.copy(), "revealed_total": st.revealed_total.copy(),
             "last_reveal": st.last_reveal.copy(), "pending": st.pending.copy(),
             "num_rounds": st.num_rounds.copy(),
+            "my_discard": np.where(keep, st.my_discard[rows, cp], 0).astype(I8),
+            "reshuffled_known": np.where(keep, st.reshuffled_known[rows, cp], 0).astype(I8),
+            "fd_claims": st.fd_claims.copy(),
+            "taken_known": np.where(keep[:, :, None], st.taken_known[rows, cp], 0).astype(I32),
+            "accused_tally": st.accused_tally.copy(), "accuser_tally": st.accuser_tally.copy(),
+            "shown_tally": st.shown_tally.copy(), "drawn_tally": st.drawn_tally.copy(),
+            "bomb_taken": st.bomb_taken.copy(),
         }
 
     def observation_tensor(self, st: LegumesState) -> np.ndarray:
@@ -426,14 +499,20 @@ class LegumesGame(Game):
             st.draw_ptr[b], st.draw_len[b] = s.draw_ptr, len(s.draw)
             st.discard[b], st.discard_revealed[b] = s.discard, s.discard_revealed
             st.reshuffles[b] = s.reshuffles
-            for owner, card, _ in s.face_down:
+            for owner, card, called in s.face_down:
                 st.fd_by_owner[b, owner, card] += 1
+                st.fd_claims[b, owner, called] += 1
             st.fd_count[b] = len(s.face_down)
             last = s.face_down[-1] if s.face_down else (-1, -1, -1)
             st.last_owner[b], st.last_card[b], st.last_called[b] = last
             st.face_up[b], st.called[b], st.direction[b] = s.face_up, s.called, s.direction
             st.after_reverse[b], st.pending[b] = s.after_reverse, s.pending
             st.revealed_total[b], st.last_reveal[b] = s.revealed_total, s.last_reveal
+            st.my_discard[b], st.reshuffled_known[b] = s.my_discard, s.reshuffled_known
+            st.taken_known[b] = s.taken_known
+            st.accused_tally[b], st.accuser_tally[b] = s.accused_tally, s.accuser_tally
+            st.shown_tally[b], st.drawn_tally[b] = s.shown_tally, s.drawn_tally
+            st.bomb_taken[b] = s.bomb_taken
         self.update_legal_mask(st)
         return st
 

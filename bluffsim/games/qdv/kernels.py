@@ -53,7 +53,7 @@ STATE_DTYPE = np.dtype([
     ("bid_fruit", I1), ("bidder", I1), ("num_bids", I1), ("call", I1),
     ("caller", I1), ("showdown_count", I1), ("holder_bits", I1),
     ("deck_ptr", I2), ("chal_ptr", I2),
-    ("tokens", I2, (P_MAX,)), ("in_round", U1, (P_MAX,)), ("placements", I1, (P_MAX,)),
+    ("tokens", I4, (P_MAX,)), ("in_round", U1, (P_MAX,)), ("placements", I1, (P_MAX,)),
     ("hand_sizes", I1, (P_MAX,)), ("drawn", I1, (P_MAX,)), ("declared", I1, (P_MAX,)),
     ("challenges", I1, (E,)),
     ("elim_round", I4, (P_MAX,)), ("zero_time", I4, (P_MAX,)),
@@ -710,7 +710,7 @@ def mask_kernel(data, hot, rules):
 OBS_SPEC = (
     ("seat", "hot", "current_player", I1, ()), ("phase", "hot", "phase", I1, ()),
     ("hand", None, "hands", I1, (K,)), ("hand_sizes", "data", "hand_sizes", I1, ("P",)),
-    ("tokens", "data", "tokens", I2, ("P",)), ("in_round", "data", "in_round", np.bool_, ("P",)),
+    ("tokens", "data", "tokens", I4, ("P",)), ("in_round", "data", "in_round", np.bool_, ("P",)),
     ("dealer", "data", "dealer", I1, ()), ("direction", "data", "direction", I1, ()),
     ("centre", "data", "centre", I1, ()), ("start", "data", "start", I1, ()),
     ("bid_count", "data", "bid_count", I1, ()), ("bid_fruit", "data", "bid_fruit", I1, ()),

@@ -11,7 +11,7 @@ reference engine returns the same keys without the batch axis).  ``P`` seats,
 | `phase`           | int8          | 0 start choice, 1 bidding, 2 salad declarations, 3 reward, 4 over |
 | `hand`            | int8[K]       | my cards in hand by kind (discarded cards excluded)             |
 | `hand_sizes`      | int8[P]       | cards in hand per seat                                          |
-| `tokens`          | int16[P]      | tokens per seat                                                 |
+| `tokens`          | int32[P]      | tokens per seat                                                 |
 | `in_round`        | bool[P]       | seat still plays this round (False once eliminated, at once)    |
 | `dealer`          | int8          | dealer seat                                                     |
 | `direction`       | int8          | +1 clockwise, -1 after an odd number of `reverse` challenges     |
@@ -105,7 +105,7 @@ def observation_fields(rules: Rules, s: RefState, seat: int) -> dict[str, np.nda
         "phase": np.asarray(s.phase, dtype=i8),
         "hand": hand,
         "hand_sizes": np.asarray([sum(h) for h in s.hand_counts], dtype=i8),
-        "tokens": np.asarray(s.tokens, dtype=np.int16),
+        "tokens": np.asarray(s.tokens, dtype=np.int32),
         "in_round": np.asarray(s.in_round, dtype=bool),
         "dealer": np.asarray(s.dealer, dtype=i8),
         "direction": np.asarray(s.direction, dtype=i8),

@@ -37,7 +37,7 @@ class QdvState(State):
 
     seed: np.ndarray            # uint64[B] game seed (all randomness derives from it)
     phase: np.ndarray           # int8[B] 0 start choice, 1 bid, 2 salads, 3 reward, 4 over
-    tokens: np.ndarray          # int16[B,P] tokens per seat
+    tokens: np.ndarray          # int32[B,P] tokens per seat (a gain per round: up to 60 + max_rounds)
     in_round: np.ndarray        # bool[B,P] seat still plays this round (False once eliminated)
     round_bits: np.ndarray      # int8[B] the same as a bitmask
     elim_round: np.ndarray      # int32[B,P] round in which the seat was eliminated, -1 if not

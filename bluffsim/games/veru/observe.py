@@ -23,14 +23,32 @@ types (2…A, Joker), ``N = 12`` announceable ranks.
 | `closed`           | bool[N]       | closed ranks                                              |
 | `discard_seen`     | int8[T]       | cards out of the game face up (closed quads, believed claims) |
 | `discard_hidden`   | int8          | cards out unseen (Bank after a true "believe", swapped cards)  |
-| `taken`            | int16[P]      | cards each seat has picked up so far                      |
-| `seen_taken`       | int16[P, T]   | cards I saw go into each seat's hand (cumulative)         |
+| `taken`            | int32[P]      | cards each seat has picked up so far                      |
+| `seen_taken`       | int32[P, T]   | cards I saw go into each seat's hand, cumulative (incl. mine) |
 | `last_check`       | int8[5]       | checker, claimant, kind (believe, disbelieve, timeout), truth, taker |
 | `last_check_cards` | int8[T]       | the last checked claim, if I saw it (else zeros)          |
 | `swaps_left`       | int8          | my Joker-gadget uses left (0 without the gadget)          |
 | `ace_where`        | int8[P + 3]   | 4-Aces gadget: aces per hand, table, Bank, out; -1 without   |
-| `endgame_left`     | int16         | decisions left before both last players lose (-1 before two are left) |
+| `endgame_left`     | int32         | decisions left before both last players lose (-1 before two are left) |
 | `num_rounds`       | int32         | checks (rounds) so far                                    |
+| `my_out`           | int8[T]       | my cards gone out unseen by others (Bank, swaps) |
+| `known_in_hand`    | int8[P, T]    | cards I know each other seat holds now (lower bound; my row 0) |
+| `claims`           | int32[P, 2]   | per seat: rounds opened, claims added to a running round   |
+| `cards_claimed`    | int32[P]      | per seat: cards put face down under a claim                |
+| `claims_checked`   | int32[P, 2]   | per claimant: checked claims found false, true             |
+| `checks`           | int32[P, 4]   | per checker: believe right / wrong, disbelieve right / wrong |
+| `pickups`          | int32[P]      | per seat: times they took the table and the Bank           |
+| `timeouts`         | int32[P]      | per seat: timeouts                                         |
+| `swaps_made`       | int32[P]      | per seat: Joker swaps made (public: who, never which card) |
+
+Memory.  Agents are stateless, so the observation holds everything the seat
+legitimately knows: its own cards wherever they went (`my_table`, `my_bank`,
+`my_out`, `seen_taken` for the ones a seat took, `discard_seen` for the ones
+shown to all), the cards it saw go into a hand (`seen_taken`, and
+`known_in_hand` for the ones still certainly there: each card a seat puts or
+swaps away lowers every type's bound by one, a closed rank sets it to 0), the
+last check with all its seats (`last_check`), and public per-seat tallies of
+behaviour (`claims` … `swaps_made`) for per-opponent models.
 
 The flat tensor uses relative seats (index 0 = me); ``tensor_layout(rules)``
 gives its index / meaning table.
@@ -86,17 +104,26 @@ def observation_fields(rules: Rules, s: RefState, seat: int) -> dict[str, np.nda
         "closed": np.asarray(s.closed, bool),
         "discard_seen": np.asarray(s.discard_seen, i8),
         "discard_hidden": np.asarray(sum(s.discard_hidden), i8),
-        "taken": np.asarray(s.taken, np.int16),
+        "taken": np.asarray(s.taken, np.int32),
         "seen_taken": np.asarray(s.seen_taken[me] if mine else [[0] * R.NUM_TYPES] * p,
-                                 np.int16),
+                                 np.int32),
         "last_check": np.asarray(s.last_check, i8),
         "last_check_cards": np.asarray(s.last_check_cards if saw_check else [0] * R.NUM_TYPES,
                                        i8),
         "swaps_left": np.asarray(swaps_left if mine else 0, i8),
         "ace_where": np.asarray(ace_where, i8),
         "endgame_left": np.asarray(rules.endgame_limit - s.endgame_count
-                                   if s.endgame_count >= 0 else -1, np.int16),
+                                   if s.endgame_count >= 0 else -1, np.int32),
         "num_rounds": np.asarray(s.num_rounds, np.int32),
+        "my_out": np.asarray(s.hidden_out[me] if mine else [0] * R.NUM_TYPES, i8),
+        "known_in_hand": np.asarray(s.known[me] if mine else [[0] * R.NUM_TYPES] * p, i8),
+        "claims": np.asarray(s.claims, np.int32),
+        "cards_claimed": np.asarray(s.cards_claimed, np.int32),
+        "claims_checked": np.asarray(s.claim_checks, np.int32),
+        "checks": np.asarray(s.checks, np.int32),
+        "pickups": np.asarray(s.pickups, np.int32),
+        "timeouts": np.asarray(s.timeouts, np.int32),
+        "swaps_made": np.asarray(s.swaps_used, np.int32),
     }
 
 
@@ -128,6 +155,18 @@ def tensor_layout(rules: Rules) -> list[tuple[str, int, int, str]]:
         ("ace_where", p + 3, "aces per relative hand, table, Bank, out (4-Aces gadget; -1 without)"),
         ("endgame_left", 1, "decisions left in the two-player endgame (-1 before)"),
         ("num_rounds", 1, "checks so far"),
+        ("last_checker", p, "one-hot relative seat of the last checker (zeros: none / timeout)"),
+        ("last_claimant", p, "one-hot relative seat whose claim was last checked (or timed out on)"),
+        ("last_taker", p, "one-hot relative seat that took at the last check (zeros: none)"),
+        ("my_out", t, "my own cards gone out of the game unseen by the others"),
+        ("known_in_hand", p * t, "[seat][type] cards I know that seat holds now (lower bound)"),
+        ("claims", 2 * p, "[seat][opened, added] claims made per relative seat"),
+        ("cards_claimed", p, "cards put under a claim per relative seat"),
+        ("claims_checked", 2 * p, "[seat][false, true] checked claims per relative claimant"),
+        ("checks", 4 * p, "[seat][believe right, believe wrong, disbelieve right, disbelieve wrong]"),
+        ("pickups", p, "times each relative seat took table + Bank"),
+        ("timeouts", p, "timeouts per relative seat"),
+        ("swaps_made", p, "Joker swaps made per relative seat"),
     ]
     return layout(blocks)
 
@@ -164,5 +203,9 @@ def to_tensor(rules: Rules, obs: dict[str, np.ndarray]) -> np.ndarray:
         ace_rel.astype(np.float32),
         obs["endgame_left"].astype(np.float32)[:, None],
         obs["num_rounds"].astype(np.float32)[:, None],
+        rel_seat(lc[:, 0]), rel_seat(lc[:, 1]), rel_seat(lc[:, 4]),
+        obs["my_out"].astype(np.float32), rel(obs["known_in_hand"]),
+        rel(obs["claims"]), rel(obs["cards_claimed"]), rel(obs["claims_checked"]),
+        rel(obs["checks"]), rel(obs["pickups"]), rel(obs["timeouts"]), rel(obs["swaps_made"]),
     ]
     return np.concatenate(parts, axis=1)

@@ -57,6 +57,14 @@ class RefState(RefStateBase):
     endgame_count: int = -1
     taken: list[int] = field(default_factory=list)
     seen_taken: list[list[list[int]]] = field(default_factory=list)  # [observer][taker][type]
+    known: list[list[list[int]]] = field(default_factory=list)       # [observer][holder][type]
+    hidden_out: list[list[int]] = field(default_factory=list)        # [owner][type]
+    claims: list[list[int]] = field(default_factory=list)            # [seat][opened, added]
+    cards_claimed: list[int] = field(default_factory=list)
+    claim_checks: list[list[int]] = field(default_factory=list)      # [claimant][false, true]
+    checks: list[list[int]] = field(default_factory=list)            # [checker][kind*2 + wrong]
+    pickups: list[int] = field(default_factory=list)
+    timeouts: list[int] = field(default_factory=list)
     last_check: list[int] = field(default_factory=lambda: [-1] * 5)
     last_check_cards: list[int] = field(default_factory=lambda: [0] * R.NUM_TYPES)
     terminated: bool = False
@@ -91,7 +99,11 @@ class ReferenceGame(ReferenceBase):
         return RefState(seed=int(seed), num_players=p, hand_counts=_zeros(p), bank=_zeros(p),
                         out=[False] * p, place=[0] * p, swaps_used=[0] * p,
                         swapped_round=[False] * p, taken=[0] * p,
-                        seen_taken=[_zeros(p) for _ in range(p)], placements=[0] * p)
+                        seen_taken=[_zeros(p) for _ in range(p)], placements=[0] * p,
+                        known=[_zeros(p) for _ in range(p)], hidden_out=_zeros(p),
+                        claims=[[0, 0] for _ in range(p)], cards_claimed=[0] * p,
+                        claim_checks=[[0, 0] for _ in range(p)],
+                        checks=[[0] * 4 for _ in range(p)], pickups=[0] * p, timeouts=[0] * p)
 
     def new_game(self, seed: int) -> RefState:
         """Jokers in, shuffle, deal everything from the first opener, close quads, open."""
@@ -103,11 +115,24 @@ class ReferenceGame(ReferenceBase):
         for i, pos in enumerate(order):
             seat = (s.opener + self.rules.step * i) % p
             s.hand_counts[seat][deck[pos]] += 1
-        for seat in range(p):
-            self.close_quads(s, seat)
-        self.open_round(s, s.opener)
-        self.check_all_closed(s)
+        self.start(s, s.opener)
         return s
+
+    def start(self, s: RefState, opener: int) -> None:
+        """After the deal: close quads, a hand left empty is out at once (place 1), then open.
+
+        Shared by ``new_game`` and ``scenario`` so a dealt hand of closed ranks only is
+        out at the deal in both (issue 12 point 7).
+        """
+        for seat in range(s.num_players):
+            self.close_quads(s, seat)
+            if sum(s.hand_counts[seat]) == 0:
+                s.out[seat] = True
+                s.place[seat] = 1
+        if self.check_finished(s):
+            return
+        self.open_round(s, opener)
+        self.check_all_closed(s)
 
     def deck_with_jokers(self, seed: int) -> list[int]:
         """52 cards (4 of each rank) with ``jokers`` random non-ace cards made Jokers."""
@@ -131,22 +156,26 @@ class ReferenceGame(ReferenceBase):
                 s.hand_counts[seat][r] = 0
                 s.discard_seen[r] += 4
                 s.closed[r] = True
+                for o in range(s.num_players):
+                    s.known[o][seat][r] = 0
 
-    def open_round(self, s: RefState, opener: int) -> None:
-        """``opener`` (or the next player still in) announces the next claim."""
-        opener = opener if not s.out[opener] else self.next_in(s, opener)
+    def open_round(self, s: RefState, opener: int, skip: int = -1) -> None:
+        """``opener`` announces the next claim; if out, the next player still in other
+        than ``skip`` (the player who was wrong or timed out never opens)."""
+        if s.out[opener] or opener == skip:
+            opener = self.next_in(s, opener, skip)
         s.opener = s.current_player = opener
         s.phase = R.PHASE_ANNOUNCE
         s.acted = False
         s.put_count = 0
 
     # ------------------------------------------------------------ seating
-    def next_in(self, s: RefState, seat: int) -> int:
-        """Next seat in turn order that is not out."""
+    def next_in(self, s: RefState, seat: int, skip: int = -1) -> int:
+        """Next seat in turn order that is not out (nor ``skip``); ``seat`` if none."""
         p = s.num_players
         for k in range(1, p + 1):
             cand = (seat + self.rules.step * k) % p
-            if not s.out[cand]:
+            if not s.out[cand] and cand != skip:
                 return cand
         return seat
 
@@ -218,12 +247,25 @@ class ReferenceGame(ReferenceBase):
             s.claimant = me
             s.phase = R.PHASE_PUT
             s.put_count = 0
+            s.claims[me][1] += 1
+        elif s.put_count == 0:
+            s.claims[me][0] += 1
+        s.cards_claimed[me] += 1
+        self.forget_one_card(s, me, range(R.NUM_TYPES))
         s.hand_counts[me][card] -= 1
         s.table.append(card)
         s.put_count += 1
         s.acted = True
         if s.put_count == 3 or sum(s.hand_counts[me]) == 0:
             self.end_claim(s)
+
+    def forget_one_card(self, s: RefState, holder: int, types: range) -> None:
+        """``holder`` gave up one card of an unknown type among ``types``: every other
+        player's lower bound of those types in that hand drops by one."""
+        for o in range(s.num_players):
+            if o != holder:
+                for t in types:
+                    s.known[o][holder][t] = max(s.known[o][holder][t] - 1, 0)
 
     def claim_to_bank(self, s: RefState) -> None:
         """The previous claim's cards join the Bank, unchecked forever."""
@@ -241,9 +283,11 @@ class ReferenceGame(ReferenceBase):
     def swap(self, s: RefState, rank: int) -> None:
         """Joker gadget: a card of ``rank`` leaves the game unseen, a Joker takes its place."""
         me = s.current_player
+        self.forget_one_card(s, me, range(R.ANNOUNCEABLE))
         s.hand_counts[me][rank] -= 1
         s.hand_counts[me][R.JOKER] += 1
         s.discard_hidden[rank] += 1
+        s.hidden_out[me][rank] += 1
         s.swaps_used[me] += 1
         s.swapped_round[me] = True
 
@@ -267,14 +311,18 @@ class ReferenceGame(ReferenceBase):
             taker, opener = claimant, checker
         s.last_check = [checker, claimant, 0 if believe else 1, int(truth), taker]
         s.last_check_cards = claim
+        s.claim_checks[claimant][int(truth)] += 1
+        s.checks[checker][(0 if believe else 2) + int(taker == checker)] += 1
         if taker < 0:
             for t in range(R.NUM_TYPES):
                 s.discard_seen[t] += claim[t]
                 s.discard_hidden[t] += sum(s.bank[o][t] for o in range(s.num_players))
+                for o in range(s.num_players):
+                    s.hidden_out[o][t] += s.bank[o][t]
             s.table, s.bank = [], _zeros(s.num_players)
         else:
             self.take_all(s, taker, claim_seen_by=self.check_viewers(s, checker, taker))
-        self.end_round(s, opener)
+        self.end_round(s, opener, skip=taker)
 
     def check_viewers(self, s: RefState, checker: int, taker: int) -> set[int]:
         """Who sees the checked cards going to ``taker``: the claimant, the taker, Check gadgets."""
@@ -298,9 +346,12 @@ class ReferenceGame(ReferenceBase):
                 else:
                     known = s.bank[o][t] + (claim[t] if o in claim_seen_by else 0)
                 s.seen_taken[o][taker][t] += known
+                if o != taker:
+                    s.known[o][taker][t] += known
         for t in range(R.NUM_TYPES):
             s.hand_counts[taker][t] += total[t]
         s.taken[taker] += sum(total)
+        s.pickups[taker] += 1
         s.table, s.bank = [], _zeros(p)
         self.close_quads(s, taker)
 
@@ -310,13 +361,18 @@ class ReferenceGame(ReferenceBase):
         has_cards = bool(s.table) or s.bank_size > 0
         s.last_check = [-1, s.claimant, 2, -1, me if has_cards else -1]
         s.last_check_cards = [0] * R.NUM_TYPES
+        s.timeouts[me] += 1
         if has_cards:
             self.take_all(s, me, claim_seen_by={s.claimant})
-        self.end_round(s, self.next_in(s, me))
+        self.end_round(s, me, skip=me)
 
     # ------------------------------------------------------------ round end
-    def end_round(self, s: RefState, opener: int) -> None:
-        """Players with nothing left go out (same moment, same place); end or reopen."""
+    def end_round(self, s: RefState, opener: int, skip: int = -1) -> None:
+        """Players with nothing left go out (same moment, same place); end or reopen.
+
+        ``opener`` guessed right; if they are out the opening passes on, skipping
+        ``skip`` (the taker: the wrong guesser, the caught bluffer or the timed-out player).
+        """
         s.claimant = s.claim_rank = -1
         s.num_rounds += 1
         s.swapped_round = [False] * s.num_players
@@ -330,7 +386,7 @@ class ReferenceGame(ReferenceBase):
             return
         if self.check_all_closed(s):
             return
-        self.open_round(s, opener)
+        self.open_round(s, opener, skip)
 
     def check_finished(self, s: RefState) -> bool:
         """One player left holding cards: they take the last place."""
@@ -361,15 +417,14 @@ class ReferenceGame(ReferenceBase):
             s.place[q] = base + sum(sum(s.hand_counts[o]) < mine for o in remaining)
 
     def count_endgame(self, s: RefState) -> None:
-        """Two players left: after ``endgame_limit`` decisions both lose (share the last place)."""
+        """Two players left: after ``endgame_limit`` decisions both take the last place P."""
         if s.done or s.endgame_count < 0:
             return
         s.endgame_count += 1
         if s.endgame_count >= self.rules.endgame_limit:
-            base = sum(s.out) + 1
             for q in range(s.num_players):
                 if not s.out[q]:
-                    s.place[q] = base
+                    s.place[q] = s.num_players
             self.finish(s)
 
     def finish(self, s: RefState, truncated: bool = False) -> None:
@@ -412,13 +467,7 @@ def scenario(hands: Sequence[Sequence[str]], opener: int = 0, seed: int = 0,
             remaining[t] -= 1
             s.hand_counts[seat][t] += 1
     s.discard_hidden = remaining
-    for seat in range(rules.num_players):
-        game.close_quads(s, seat)
-        if sum(s.hand_counts[seat]) == 0:
-            s.out[seat] = True
-            s.place[seat] = 1
-    game.open_round(s, opener)
-    game.check_finished(s)
+    game.start(s, opener)
     return game, s
 
 
@@ -427,7 +476,9 @@ def redeal_hidden(s: RefState, seat: int, seed: int, rules: Rules) -> RefState:
 
     Hidden: the other hands, the claim on the table (unless ``seat`` made it), the
     other owners' Bank cards and the cards out of the game unseen — except the aces
-    when ``seat`` has the 4-Aces gadget.  Sizes per location stay as they are.
+    when ``seat`` has the 4-Aces gadget, the cards ``seat`` knows sit in a hand
+    (``known``) and ``seat``'s own cards that went out unseen (``hidden_out``).
+    Sizes per location stay as they are.
     """
     out = copy.deepcopy(s)
     gen = random.Random(seed)
@@ -435,17 +486,18 @@ def redeal_hidden(s: RefState, seat: int, seed: int, rules: Rules) -> RefState:
     pool: list[int] = []
     slots: list[tuple[str, int]] = []
 
-    def collect(counts: list[int], where: tuple[str, int]) -> None:
+    def collect(counts: list[int], where: tuple[str, int], keep: Sequence[int] | None = None) -> None:
         for t in range(R.NUM_TYPES):
             if keep_aces and t == R.ACE:
                 continue
-            pool.extend([t] * counts[t])
-            slots.extend([where] * counts[t])
-            counts[t] = 0
+            n = counts[t] - (min(keep[t], counts[t]) if keep is not None else 0)
+            pool.extend([t] * n)
+            slots.extend([where] * n)
+            counts[t] -= n
 
     for q in range(s.num_players):
         if q != seat:
-            collect(out.hand_counts[q], ("hand", q))
+            collect(out.hand_counts[q], ("hand", q), keep=s.known[seat][q])
             collect(out.bank[q], ("bank", q))
     if s.claimant != seat:
         table = [0] * R.NUM_TYPES
@@ -454,7 +506,7 @@ def redeal_hidden(s: RefState, seat: int, seed: int, rules: Rules) -> RefState:
         aces = [R.ACE] * table[R.ACE] if keep_aces else []
         collect(table, ("table", 0))
         out.table = aces
-    collect(out.discard_hidden, ("hidden", 0))
+    collect(out.discard_hidden, ("hidden", 0), keep=s.hidden_out[seat])
     gen.shuffle(pool)
     for card, (where, q) in zip(pool, slots, strict=True):
         if where == "hand":

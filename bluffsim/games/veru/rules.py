@@ -42,10 +42,43 @@ Decisions where RULES.md and the seed are silent:
 - ``timeout`` with nothing on the table passes the opening to the next player;
 - a player who goes out mid-round (their last cards left with a check) is ranked
   at that moment; players leaving at the same moment share a place;
-- the two-player ``endgame_limit`` ends the game with both players sharing the
-  last place (``terminated``);
 - a safety cap ``max_turns`` (not in the seed) truncates a game that has not
   ended: the players still in rank by fewest cards in hand (``truncated``).
+
+Issue 12 (rules as the seed says them; observations as memory):
+- **who opens.** The player who guessed right opens.  If they are out, the
+  opening passes to the next player in turn still in, skipping the *taker* of
+  the check — the player who guessed wrong (seed: the one who disbelieved the
+  truth "теряет право открытия нового раунда"), or a caught bluffer.  (A caught
+  bluffer sits just before the right guesser, so skipping them only matters when
+  they are the last one left — and then the game is over anyway.)  After a
+  ``timeout`` the player after the timed-out one, still in, opens — never the
+  timed-out player (seed: "а также теряет право открытия раунда").  If the right
+  guesser goes out and the wrong guesser is the only one left, the game is over:
+  the wrong guesser takes the last place;
+- **endgame limit.** When ``endgame_limit`` expires, both remaining players take
+  the last place P (seed: "они оба будут проигравшими"), not the next free place,
+  so running out the clock never pays (``terminated``);
+- **out at the deal.** A dealt hand made only of closed ranks (only possible with
+  6 players: an 8-card hand of two quads) is out at once with place 1, in
+  ``new_game`` exactly as in ``scenario`` (one shared ``start``); the first
+  opener is never such a hand (the opener's hand has 9 cards);
+- **swaps are public as an event:** who used the Joker gadget is seen by all
+  (``swaps_made``), never which card (the unseen count already showed the event);
+- **the observation is the memory** (``observe.py``): my own cards gone out
+  unseen (``my_out``: my Bank cards after a believed true claim, swapped cards),
+  cards known to sit in another hand (``known_in_hand``: the cards I saw go
+  there — my own Bank or claim cards a seat took, claims I saw with the Check
+  gadget or as the taker — as a lower bound: every card that seat puts or swaps
+  away lowers each type's bound by one, a closed rank sets it to 0), the last
+  check's checker, claimant and taker in the tensor, and public per-seat tallies
+  (claims opened / added, cards claimed, checked claims false / true per
+  claimant, checks right / wrong per checker split by believe / disbelieve,
+  pick-ups, timeouts, swaps).  A claim's truth is public at every check (who
+  takes tells it), so the tallies are;
+- **dtypes:** ``endgame_count`` / ``endgame_left`` (up to ``endgame_limit`` =
+  100,000), ``taken``, ``seen_taken`` and the tallies (cumulative over up to
+  ``max_turns`` = 100,000 decisions) are int32.
 """
 
 from __future__ import annotations

@@ -49,9 +49,17 @@ class VeruState(State):
     acted: np.ndarray           # bool[B] the current player has acted this turn
     swaps_used: np.ndarray      # int8[B,P] Joker swaps used
     swapped_round: np.ndarray   # bool[B,P] swapped since the last check
-    endgame_count: np.ndarray   # int16[B] decisions since two players were left (-1 before)
-    taken: np.ndarray           # int16[B,P] cards picked up per seat
-    seen_taken: np.ndarray      # int16[B,P,P,T] [observer, taker, type] cards seen going to taker
+    endgame_count: np.ndarray   # int32[B] decisions since two players were left (-1 before)
+    taken: np.ndarray           # int32[B,P] cards picked up per seat
+    seen_taken: np.ndarray      # int32[B,P,P,T] [observer, taker, type] cards seen going to taker
+    known: np.ndarray           # int8[B,P,P,T] [observer, holder, type] cards known to be in hand
+    hidden_out: np.ndarray      # int8[B,P,T] [owner, type] own cards gone out unseen by others
+    claims: np.ndarray          # int32[B,P,2] rounds opened, claims added per seat
+    cards_claimed: np.ndarray   # int32[B,P] cards put under a claim per seat
+    claim_checks: np.ndarray    # int32[B,P,2] checked claims per claimant: false, true
+    checks: np.ndarray          # int32[B,P,4] per checker: believe right/wrong, disbelieve right/wrong
+    pickups: np.ndarray         # int32[B,P] times each seat took table + Bank
+    timeouts: np.ndarray        # int32[B,P] timeouts per seat
     last_check: np.ndarray      # int8[B,5] checker, claimant, kind, truth, taker
     last_check_cards: np.ndarray  # int8[B,T] the last checked claim
     round_over: np.ndarray      # bool[B] a round (check or timeout) ended during the last step
@@ -91,8 +99,11 @@ class VeruGame(Game):
             discard_seen=z((b, T), I8), discard_hidden=z((b, T), I8), out=z((b, p), bool),
             in_bits=np.full(b, (1 << p) - 1, np.int64).astype(I8), place=z((b, p), I8),
             opener=z(b, I8), put_count=z(b, I8), acted=z(b, bool), swaps_used=z((b, p), I8),
-            swapped_round=z((b, p), bool), endgame_count=np.full(b, -1, I16),
-            taken=z((b, p), I16), seen_taken=z((b, p, p, T), I16),
+            swapped_round=z((b, p), bool), endgame_count=np.full(b, -1, I32),
+            taken=z((b, p), I32), seen_taken=z((b, p, p, T), I32), known=z((b, p, p, T), I8),
+            hidden_out=z((b, p, T), I8), claims=z((b, p, 2), I32), cards_claimed=z((b, p), I32),
+            claim_checks=z((b, p, 2), I32), checks=z((b, p, 4), I32), pickups=z((b, p), I32),
+            timeouts=z((b, p), I32),
             last_check=np.full((b, 5), -1, I8), last_check_cards=z((b, T), I8),
             round_over=z(b, bool))
 
@@ -113,12 +124,30 @@ class VeruGame(Game):
         key = (idx[:, None] * p + seat) * T + cards
         st.hands[:] = np.bincount(key.ravel(), minlength=b * p * T).reshape(b, p, T)
         st.hand_sizes[:] = st.hands.sum(axis=2)
-        for s in range(p):
-            self.close_quads(st, idx, np.full(b, s))
-        self.open_round(st, idx, opener)
-        self.end_if_all_closed(st, idx)
+        self.start(st, idx, opener)
         self.update_legal_mask(st)
         return st
+
+    def start(self, st: VeruState, idx: np.ndarray, opener: np.ndarray) -> None:
+        """After the deal: close quads, an empty hand is out at once (place 1), then open."""
+        p = self.rules.num_players
+        for s in range(p):
+            self.close_quads(st, idx, np.full(idx.size, s))
+        empty = st.hand_sizes[idx] == 0
+        st.out[idx] = empty
+        st.place[idx] = np.where(empty, 1, 0)
+        st.in_bits[idx] = to_bits(~empty)
+        remaining = p - empty.sum(axis=1)
+        fin = remaining <= 1
+        if fin.any():
+            j = idx[fin]
+            last = empty.sum(axis=1)[fin] + 1
+            st.place[j] = np.where(st.out[j], st.place[j], last[:, None])
+            self.finish(st, j)
+        st.endgame_count[idx[~fin & (remaining == 2)]] = 0
+        go = ~fin
+        self.open_round(st, idx[go], np.asarray(opener)[go])
+        self.end_if_all_closed(st, idx[go])
 
     def reset_games(self, st: VeruState, idx: np.ndarray, seeds: Any) -> None:
         """Restart games ``idx`` in place as new games with ``seeds`` (autoreset)."""
@@ -142,12 +171,21 @@ class VeruGame(Game):
         st.discard_seen[idx, :N] += (4 * quad).astype(I8)
         st.closed[idx] |= quad
         st.hand_sizes[idx, seat] -= (4 * quad.sum(axis=1)).astype(I8)
+        kn = st.known[idx, :, seat, :N]                                    # [n, P(observer), N]
+        st.known[idx, :, seat, :N] = np.where(quad[:, None, :], 0, kn)
 
-    def open_round(self, st: VeruState, idx: np.ndarray, opener: np.ndarray) -> None:
-        """``opener`` (or the next player still in) announces the next claim."""
+    def open_round(self, st: VeruState, idx: np.ndarray, opener: np.ndarray,
+                   skip: np.ndarray | None = None) -> None:
+        """``opener`` announces the next claim; if out, the next player still in other than
+        ``skip`` (-1 none: the player who was wrong or timed out never opens)."""
         opener = np.asarray(opener, np.int64)
+        bits = st.in_bits[idx].astype(np.int64)
         gone = st.out[idx, opener]
-        opener = np.where(gone, self._next[st.in_bits[idx], opener], opener)
+        if skip is not None:
+            skip = np.asarray(skip, np.int64)
+            bits = np.where(skip >= 0, bits & ~(1 << np.maximum(skip, 0)), bits)
+            gone |= opener == skip
+        opener = np.where(gone, self._next[bits, opener], opener)
         st.opener[idx] = opener
         st.current_player[idx] = opener
         st.phase[idx] = R.PHASE_ANNOUNCE
@@ -208,12 +246,17 @@ class VeruGame(Game):
         """One card face down; a responder's first card sends the last claim to the Bank."""
         me = st.current_player[idx].astype(np.int64)
         adding = st.phase[idx] == R.PHASE_RESPOND
+        opening = (st.phase[idx] == R.PHASE_PUT) & (st.put_count[idx] == 0)
+        st.claims[idx, me, 0] += opening
+        st.claims[idx, me, 1] += adding
+        st.cards_claimed[idx, me] += 1
         if adding.any():
             j = idx[adding]
             self.claim_to_bank(st, j)
             st.claimant[j] = me[adding]
             st.phase[j] = R.PHASE_PUT
             st.put_count[j] = 0
+        self.forget_one_card(st, idx, me, T)
         st.hands[idx, me, card] -= 1
         st.hand_sizes[idx, me] -= 1
         st.table[idx, st.table_n[idx]] = card
@@ -223,6 +266,12 @@ class VeruGame(Game):
         auto = (st.put_count[idx] == 3) | (st.hand_sizes[idx, me] == 0)
         if auto.any():
             self.end_claim(st, idx[auto])
+
+    def forget_one_card(self, st: VeruState, idx: np.ndarray, holder: np.ndarray, types: int) -> None:
+        """``holder`` gave up one card of an unknown type among the first ``types``: every
+        other player's lower bound of those types in that hand drops by one."""
+        kn = st.known[idx, :, holder, :types]                              # [n, P(observer), types]
+        st.known[idx, :, holder, :types] = np.maximum(kn - 1, 0)
 
     def claim_to_bank(self, st: VeruState, idx: np.ndarray) -> None:
         """The previous claim's cards join the Bank under their owner, unchecked forever."""
@@ -243,9 +292,11 @@ class VeruGame(Game):
     def swap(self, st: VeruState, idx: np.ndarray, rank: np.ndarray) -> None:
         """Joker gadget: a card of ``rank`` leaves unseen, a Joker takes its place."""
         me = st.current_player[idx].astype(np.int64)
+        self.forget_one_card(st, idx, me, N)
         st.hands[idx, me, rank] -= 1
         st.hands[idx, me, R.JOKER] += 1
         st.discard_hidden[idx, rank] += 1
+        st.hidden_out[idx, me, rank] += 1
         st.swaps_used[idx, me] += 1
         st.swapped_round[idx, me] = True
 
@@ -272,11 +323,14 @@ class VeruGame(Game):
         st.last_check[idx] = np.stack([checker, claimant, np.where(believe, 0, 1),
                                        truth.astype(np.int64), taker], axis=1)
         st.last_check_cards[idx] = claim
+        st.claim_checks[idx, claimant, truth.astype(np.int64)] += 1
+        st.checks[idx, checker, np.where(believe, 0, 2) + (taker == checker)] += 1
         gone = taker < 0
         if gone.any():
             j = idx[gone]
             st.discard_seen[j] += claim[gone].astype(I8)
             st.discard_hidden[j] += st.bank[j].sum(axis=1, dtype=I8)
+            st.hidden_out[j] += st.bank[j]
             st.bank[j] = 0
             st.table[j] = -1
             st.table_n[j] = 0
@@ -286,7 +340,7 @@ class VeruGame(Game):
             viewers = self._check_seat[None, :] | (np.arange(self.rules.num_players)[None, :]
                                                    == claimant[take, None])
             self.take_all(st, j, t, claim[take], viewers)
-        self.end_round(st, idx, opener)
+        self.end_round(st, idx, opener, taker)
 
     def take_all(self, st: VeruState, idx: np.ndarray, taker: np.ndarray, claim: np.ndarray,
                  viewers: np.ndarray) -> None:
@@ -297,11 +351,15 @@ class VeruGame(Game):
         known = bank + claim[:, None, :] * viewers[:, :, None]       # [n, P(observer), T]
         rows = np.arange(idx.size)
         known[rows, taker] = total
-        st.seen_taken[idx[:, None], np.arange(p)[None, :], taker[:, None]] += known.astype(I16)
+        observers = np.arange(p)[None, :]
+        st.seen_taken[idx[:, None], observers, taker[:, None]] += known.astype(I32)
+        known[rows, taker] = 0                                       # my own hand is ``hand``
+        st.known[idx[:, None], observers, taker[:, None]] += known.astype(I8)
         st.hands[idx, taker] += total.astype(I8)
         moved = total.sum(axis=1)
         st.hand_sizes[idx, taker] += moved.astype(I8)
-        st.taken[idx, taker] += moved.astype(I16)
+        st.taken[idx, taker] += moved.astype(I32)
+        st.pickups[idx, taker] += 1
         st.bank[idx] = 0
         st.table[idx] = -1
         st.table_n[idx] = 0
@@ -315,15 +373,19 @@ class VeruGame(Game):
         st.last_check[idx] = np.stack([np.full(idx.size, -1), claimant, np.full(idx.size, 2),
                                        np.full(idx.size, -1), np.where(has, me, -1)], axis=1)
         st.last_check_cards[idx] = 0
+        st.timeouts[idx, me] += 1
         if has.any():
             j = idx[has]
             viewers = np.arange(self.rules.num_players)[None, :] == claimant[has, None]
             self.take_all(st, j, me[has], self.claim_counts(st, j), viewers)
-        self.end_round(st, idx, self._next[st.in_bits[idx], me])
+        self.end_round(st, idx, me, me)
 
     # ================================================================ round end
-    def end_round(self, st: VeruState, idx: np.ndarray, opener: np.ndarray) -> None:
-        """Players with nothing left go out together; then end the game or reopen."""
+    def end_round(self, st: VeruState, idx: np.ndarray, opener: np.ndarray, skip: np.ndarray) -> None:
+        """Players with nothing left go out together; then end the game or reopen.
+
+        ``opener`` guessed right; if out, the opening passes on skipping ``skip`` (the taker).
+        """
         st.claimant[idx] = -1
         st.claim_rank[idx] = -1
         st.num_rounds[idx] += 1
@@ -351,7 +413,7 @@ class VeruGame(Game):
             self.end_if_all_closed(st, idx[closed])
         go &= ~closed
         if go.any():
-            self.open_round(st, idx[go], opener[go])
+            self.open_round(st, idx[go], opener[go], skip[go])
 
     def end_if_all_closed(self, st: VeruState, idx: np.ndarray) -> None:
         """Every announceable rank closed: the rest rank by fewest cards."""
@@ -370,15 +432,13 @@ class VeruGame(Game):
         st.place[idx] = np.where(out, st.place[idx], base + fewer)
 
     def count_endgame(self, st: VeruState, idx: np.ndarray) -> None:
-        """Two players left: after ``endgame_limit`` decisions both share the last place."""
+        """Two players left: after ``endgame_limit`` decisions both take the last place P."""
         if idx.size == 0:
             return
         st.endgame_count[idx] += 1
         over = idx[st.endgame_count[idx] >= self.rules.endgame_limit]
         if over.size:
-            out = st.out[over]
-            base = out.sum(axis=1, keepdims=True) + 1
-            st.place[over] = np.where(out, st.place[over], base)
+            st.place[over] = np.where(st.out[over], st.place[over], self.rules.num_players)
             self.finish(st, over)
 
     def finish(self, st: VeruState, idx: np.ndarray, truncated: bool = False) -> None:
@@ -446,15 +506,21 @@ class VeruGame(Game):
             "closed": st.closed.copy(), "discard_seen": st.discard_seen.copy(),
             "discard_hidden": st.discard_hidden.sum(axis=1, dtype=I8),
             "taken": st.taken.copy(),
-            "seen_taken": np.where(keep[:, :, None], st.seen_taken[rows, cp], 0).astype(I16),
+            "seen_taken": np.where(keep[:, :, None], st.seen_taken[rows, cp], 0).astype(I32),
             "last_check": st.last_check.copy(),
             "last_check_cards": np.where(saw[:, None], st.last_check_cards, 0).astype(I8),
             "swaps_left": np.where(mine & self._swap_seat[cp],
                                    self.rules.joker_swaps - st.swaps_used[rows, cp], 0).astype(I8),
             "ace_where": np.where(ace[:, None], ace_where, -1).astype(I8),
             "endgame_left": np.where(st.endgame_count >= 0,
-                                     self.rules.endgame_limit - st.endgame_count, -1).astype(I16),
+                                     self.rules.endgame_limit - st.endgame_count, -1).astype(I32),
             "num_rounds": st.num_rounds.copy(),
+            "my_out": np.where(keep, st.hidden_out[rows, cp], 0).astype(I8),
+            "known_in_hand": np.where(keep[:, :, None], st.known[rows, cp], 0).astype(I8),
+            "claims": st.claims.copy(), "cards_claimed": st.cards_claimed.copy(),
+            "claims_checked": st.claim_checks.copy(), "checks": st.checks.copy(),
+            "pickups": st.pickups.copy(), "timeouts": st.timeouts.copy(),
+            "swaps_made": st.swaps_used.astype(I32),
         }
 
     def observation_tensor(self, st: VeruState) -> np.ndarray:
@@ -495,6 +561,10 @@ class VeruGame(Game):
             st.swaps_used[b], st.swapped_round[b] = s.swaps_used, s.swapped_round
             st.endgame_count[b] = s.endgame_count
             st.taken[b], st.seen_taken[b] = s.taken, s.seen_taken
+            st.known[b], st.hidden_out[b] = s.known, s.hidden_out
+            st.claims[b], st.cards_claimed[b] = s.claims, s.cards_claimed
+            st.claim_checks[b], st.checks[b] = s.claim_checks, s.checks
+            st.pickups[b], st.timeouts[b] = s.pickups, s.timeouts
             st.last_check[b], st.last_check_cards[b] = s.last_check, s.last_check_cards
         self.update_legal_mask(st)
         return st

@@ -1,0 +1,42 @@
+"""veru agents keep working with the extended observation (issue 12 point 10).
+
+The heuristic and counting agents read only fields that existed before the memory
+fields and tallies were added, so their decisions must not depend on the new keys.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import agents
+import bluffsim
+from bluffsim.rng import AgentRNG
+
+NEW_KEYS = ("my_out", "known_in_hand", "claims", "cards_claimed", "claims_checked", "checks",
+            "pickups", "timeouts", "swaps_made")
+
+
+@pytest.mark.parametrize("name", ["heuristic", "counting"])
+def test_veru_agents_decide_the_same_without_the_new_observation_fields(name):
+    """Same inputs, same decisions: dropping the issue-12 fields changes no action."""
+    game = bluffsim.make("veru", 4, joker_swap_seats=(1,), check_seats=(2,))
+    agent = agents.make(name, game)
+    st = game.init(np.arange(64))
+    compared = 0
+    for _ in range(150):
+        if st.done.all():
+            break
+        obs = game.observe(st)
+        assert set(NEW_KEYS) <= set(obs)
+        old = {k: v for k, v in obs.items() if k not in NEW_KEYS}
+        rng = AgentRNG(st.seed, st.current_player, st.num_decisions)
+        full = agent.act(obs, st.legal_action_mask, rng)
+        rng = AgentRNG(st.seed, st.current_player, st.num_decisions)
+        trimmed = agent.act(old, st.legal_action_mask, rng)
+        live = ~st.done
+        np.testing.assert_array_equal(full[live], trimmed[live])
+        assert st.legal_action_mask[np.flatnonzero(live), full[live]].all()
+        compared += int(live.sum())
+        game.step(st, np.where(live, full, -1))
+    assert compared > 1000
