@@ -4,7 +4,11 @@ For each game and agent mix (every seat played by one agent, e.g. ``random`` or
 ``counting``):
 
 - the vectorised engine at each batch size, finished games autoreset in place
-  so the batch stays full;
+  so the batch stays full: the batched Python loop (agent ``act`` + ``step`` each step);
+- for ``random`` on a game whose engine has ``play_random`` (qdv): the ``fused_*``
+  columns of its rows, the engine and the compiled random agent in one compiled
+  loop, each game advancing 20 decisions in a row per call (game-major), the same
+  games (NaN for other games and agents);
 - the scalar reference engine on one game at a time (``random`` draws uniform
   legal actions directly; other agents are asked with a batch of one);
 - when the optional ``open-spiel`` extra is installed, the peer anchor:
@@ -17,7 +21,9 @@ Each rate is the median of ``repeats`` runs of at least ``seconds`` seconds, in
 one process pinned to one core (``os.sched_setaffinity`` where the OS has it);
 finished games are refilled in groups as the tournament runner does
 (``REFILL_SHARE``), and only decisions of games in play are counted;
-min and max are kept so noise on a shared machine stays visible.  ``state_bytes``
+min and max are kept so noise on a shared machine stays visible, and
+``cpu_decisions_per_s`` divides by the process's CPU time instead of the wall
+clock (the two differ when other processes share the core).  ``state_bytes``
 is the vectorised state's array bytes per game; ``peak_mib`` is the peak of
 memory allocated while 20 steps run, measured apart (``tracemalloc``, which
 numpy reports to) so the timing runs carry no tracing cost.
@@ -51,12 +57,14 @@ class Run:
     rounds: int
     games: int
     seconds: float
+    cpu_seconds: float = float("nan")
 
     def rates(self) -> dict[str, float]:
-        """Per-second rates."""
+        """Per-second rates (wall clock; decisions also per CPU second)."""
         return {"decisions_per_s": self.decisions / self.seconds,
                 "rounds_per_s": self.rounds / self.seconds,
-                "games_per_s": self.games / self.seconds}
+                "games_per_s": self.games / self.seconds,
+                "cpu_decisions_per_s": self.decisions / self.cpu_seconds}
 
 
 def pin_to_one_core() -> tuple[int | None, set[int] | None]:
@@ -70,9 +78,14 @@ def pin_to_one_core() -> tuple[int | None, set[int] | None]:
 
 
 class VectorisedLoop:
-    """A full batch of one game under one agent, stepped with autoreset."""
+    """A full batch of one game under one agent, stepped with autoreset.
 
-    def __init__(self, game_id: str, players: int, batch: int, agent_name: str):
+    ``fused``: every seat ``random`` played by the engine's ``play_random`` (engine and
+    agent in one compiled loop, game-major) instead of ``act`` + ``step`` per step.
+    """
+
+    def __init__(self, game_id: str, players: int, batch: int, agent_name: str,
+                 fused: bool = False):
         self.game = bluffsim.make(game_id, players)
         self.agent = agents.make(agent_name, self.game)
         self.needs_obs = self.agent.traits.get("uses_observation", True)
@@ -81,9 +94,14 @@ class VectorisedLoop:
         self.next_seed = batch
         self.refill_at = max(1, batch // REFILL_SHARE)
         self.counted = np.zeros(batch, bool)  # finished games already counted
+        self.fused = fused
+        if fused and (agent_name != "random" or not hasattr(self.game, "play_random")):
+            raise ValueError(f"no fused loop for {agent_name!r} on {game_id!r}")
 
     def steps(self, n: int) -> tuple[int, int, int]:
         """Run ``n`` steps; returns (decisions, rounds finished, games finished)."""
+        if self.fused:
+            return self.fused_steps(n)
         st, game, decisions, rounds, games = self.st, self.game, 0, 0, 0
         for _ in range(n):
             live = int(self.batch - st.done.sum())
@@ -101,19 +119,30 @@ class VectorisedLoop:
                 self.next_seed += done.size
         return decisions, rounds, games
 
+    def fused_steps(self, n: int) -> tuple[int, int, int]:
+        """``n`` decisions per running game in one compiled call, then the group refill."""
+        st = self.st
+        out = self.game.play_random(st, n)
+        done = np.flatnonzero(st.done)
+        if done.size >= self.refill_at:
+            self.game.reset_games(st, done, np.arange(self.next_seed, self.next_seed + done.size))
+            self.next_seed += done.size
+        return out
+
 
 def vectorised_run(game_id: str, players: int, batch: int, seconds: float,
-                   agent_name: str = "random") -> Run:
+                   agent_name: str = "random", fused: bool = False) -> Run:
     """One timed run of the vectorised engine (at least ``seconds``)."""
-    loop = VectorisedLoop(game_id, players, batch, agent_name)
+    loop = VectorisedLoop(game_id, players, batch, agent_name, fused)
+    loop.steps(1)  # compiled code loaded before the clock starts
     total = [0, 0, 0]
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     while True:
         for i, v in enumerate(loop.steps(20)):
             total[i] += v
         elapsed = time.perf_counter() - start
         if elapsed >= seconds:
-            return Run(*total, elapsed)
+            return Run(*total, elapsed, time.process_time() - cpu)
 
 
 def vectorised_memory(game_id: str, players: int, batch: int, agent_name: str) -> tuple[float, float]:
@@ -135,7 +164,7 @@ def reference_run(game_id: str, players: int, seconds: float, agent_name: str = 
     gen = random.Random(0)
     seed, decisions, rounds, games = 0, 0, 0, 0
     s = single.new_state(seed)
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     while True:
         for _ in range(50):
             if s.done:
@@ -149,7 +178,8 @@ def reference_run(game_id: str, players: int, seconds: float, agent_name: str = 
             decisions += 1
         elapsed = time.perf_counter() - start
         if elapsed >= seconds:
-            return Run(decisions, rounds + s.num_rounds, games, elapsed)
+            return Run(decisions, rounds + s.num_rounds, games, elapsed,
+                       time.process_time() - cpu)
 
 
 def openspiel_run(seconds: float) -> Run | None:
@@ -169,7 +199,7 @@ def openspiel_run(seconds: float) -> Run | None:
     assert len(probs) == 1, "liars_dice dice are uniform"
     gen = random.Random(0)
     actions, decisions, games = 0, 0, 0
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     while True:
         for _ in range(20):
             state = game.new_initial_state()
@@ -180,7 +210,7 @@ def openspiel_run(seconds: float) -> Run | None:
             games += 1
         elapsed = time.perf_counter() - start
         if elapsed >= seconds:
-            return Run(decisions, actions, games, elapsed)
+            return Run(decisions, actions, games, elapsed, time.process_time() - cpu)
 
 
 def _stats(runs: list[Run]) -> dict[str, float]:
@@ -198,9 +228,10 @@ def bench_engines(games: list[str], players: int = 4,
     """Benchmark table: one row per (game, engine, agents, batch) — module docstring.
 
     Columns: game, engine, agents, batch, decisions_per_s (median), min, max,
-    rounds_per_s, games_per_s, state_bytes, peak_mib, x_reference (vs the reference
-    engine with the same agents), x_openspiel (vs the OpenSpiel anchor; NaN when
-    skipped), players, cpu.
+    rounds_per_s, games_per_s, cpu_decisions_per_s, state_bytes, peak_mib, x_reference
+    (vs the reference engine with the same agents), fused_decisions_per_s, fused_min,
+    fused_max, fused_cpu_decisions_per_s (the fused loop, NaN where none), x_openspiel
+    (vs the OpenSpiel anchor; NaN when skipped), players, cpu.
     """
     cpu, before = pin_to_one_core()
     try:
@@ -235,7 +266,13 @@ def _bench_rows(games: list[str], players: int, batches: tuple[int, ...] | list[
                 vec = _stats([vectorised_run(gid, players, b, seconds, name)
                               for _ in range(repeats)])
                 state_bytes, peak = vectorised_memory(gid, players, b, name)
-                rows.append({"game": gid, "engine": "vectorised", "agents": name, "batch": b,
-                             **vec, "state_bytes": state_bytes, "peak_mib": peak,
-                             "x_reference": vec["decisions_per_s"] / ref["decisions_per_s"]})
+                row = {"game": gid, "engine": "vectorised", "agents": name, "batch": b, **vec,
+                       "state_bytes": state_bytes, "peak_mib": peak,
+                       "x_reference": vec["decisions_per_s"] / ref["decisions_per_s"]}
+                if name == "random" and hasattr(bluffsim.make(gid, players), "play_random"):
+                    fused = _stats([vectorised_run(gid, players, b, seconds, name, fused=True)
+                                    for _ in range(repeats)])
+                    row.update({f"fused_{k}": fused[k] for k in
+                                ("decisions_per_s", "min", "max", "cpu_decisions_per_s")})
+                rows.append(row)
     return rows

@@ -1,0 +1,933 @@
+"""Compiled (numba) kernels of ``qdv``: the batch loops and the scalar rule functions.
+
+Layout: a batch is two numpy record arrays, ``hot[B]`` of ``HOT_DTYPE`` (the
+fields read at every decision, by the kernels and by numpy code such as the
+runner and the agents: seed, counters, current player, phase, end flags and the
+legal mask, one 64-byte cache line per game) and ``data[B]`` of ``STATE_DTYPE``
+(the rest of the game, contiguous per game).  Sizes are fixed maxima, so one
+compiled version serves every table size and option set; the public
+``QdvState`` fields are views of their columns (``vec.py``).  The rules are one
+record of ``RULES_DTYPE`` (with a scratch buffer for the shuffles).  Kernels
+loop over the games and hand each game's two records (``g``, ``h``) to plain
+scalar rule functions that read like ``reference.py``; a record is passed as a
+pointer, so calling a rule costs nothing per array (no reference counting).
+
+Booleans are stored as ``uint8`` (numba has no boolean sub-arrays in records);
+``vec.py`` exposes them as ``bool`` views.  Every kernel is ``cache=True``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from bluffsim import rng
+from bluffsim import rng_nb as rn
+from bluffsim.games.qdv import rules as R
+
+# maximum sizes over every valid option set (rules.py): seats, bid history, deck, challenge
+# deck, actions
+P_MAX = 6
+H_MAX = 12 * R.MAX_MULT + 8
+D_MAX = 12 * R.NUM_FRUITS + 8
+C_MAX = 60
+A_MAX = R.SALADS0 + 9 + 1 + (P_MAX - 1)
+K = R.NUM_KINDS
+F = R.NUM_FRUITS
+E = R.NUM_EFFECTS
+NLR = len(R.LAST_ROUND)
+SALAD = R.SALAD
+PLACE_SURVIVOR = 1 << 32
+
+I1, I2, I4, U1 = np.int8, np.int16, np.int32, np.uint8
+# one game, in two records: the fields read every decision by the kernels and by numpy
+# (runner, agents) in one 64-byte cache line (`HOT_DTYPE`), the rest in `STATE_DTYPE`
+HOT_DTYPE = np.dtype([
+    ("seed", np.uint64), ("num_decisions", I4), ("num_rounds", I4),
+    ("current_player", I1), ("phase", I1), ("terminated", U1), ("truncated", U1),
+    ("round_over", U1), ("mask", U1, (A_MAX,)), ("spare", U1, (8,)),
+], align=True)
+STATE_DTYPE = np.dtype([
+    ("chal_ready", U1), ("dealer", I1), ("direction", I1),
+    ("round_bits", I1), ("centre", I1), ("start", I1), ("bid_count", I1),
+    ("bid_fruit", I1), ("bidder", I1), ("num_bids", I1), ("call", I1),
+    ("caller", I1), ("showdown_count", I1), ("holder_bits", I1),
+    ("deck_ptr", I2), ("chal_ptr", I2),
+    ("tokens", I4, (P_MAX,)), ("in_round", U1, (P_MAX,)), ("placements", I1, (P_MAX,)),
+    ("hand_sizes", I1, (P_MAX,)), ("drawn", I1, (P_MAX,)), ("declared", I1, (P_MAX,)),
+    ("challenges", I1, (E,)),
+    ("elim_round", I4, (P_MAX,)), ("zero_time", I4, (P_MAX,)),
+    ("hands", I1, (P_MAX, K)), ("revealed", I1, (P_MAX, K)), ("discarded", I1, (P_MAX, K)),
+    ("bid_history", I1, (H_MAX, 3)),
+    ("deck", I1, (D_MAX,)), ("chal_deck", I1, (C_MAX,)),
+    ("showdown_hands", I1, (P_MAX, K)),
+    ("last_round", I2, (NLR,)), ("last_bid_history", I1, (H_MAX, 3)),
+    ("bid_tally", I4, (P_MAX, R.BID_TALLY)), ("call_tally", I4, (P_MAX, R.CALL_TALLY)),
+    ("called_tally", I4, (P_MAX, R.CALL_TALLY)), ("token_tally", I4, (P_MAX, R.TOKEN_TALLY)),
+], align=True)
+
+# the rules of one game object, plus scratch space for the shuffle keys
+RULES_DTYPE = np.dtype([
+    ("num_players", np.int64), ("deck_size", np.int64), ("chal_size", np.int64),
+    ("max_count", np.int64), ("max_rounds", np.int64), ("starting_tokens", np.int64),
+    ("first_dealer", np.int64), ("salads", np.int64), ("gain_id", np.int64),
+    ("punish0", np.int64), ("on_landing", np.int64), ("num_actions", np.int64),
+    ("history_len", np.int64),
+    ("deck", I1, (D_MAX,)), ("chal", I1, (C_MAX,)), ("keys", np.uint64, (D_MAX,)),
+    ("tmp", np.uint64, (D_MAX,)), ("counts", np.int64, (rn.BUCKETS + 1,)),
+], align=True)
+
+DEAL, CHALLENGE_DECK, EFFECT = rng.Stream.DEAL, rng.Stream.CHALLENGE_DECK, rng.Stream.EFFECT
+PH_START, PH_BID, PH_SALADS, PH_REWARD, PH_OVER = (R.PHASE_START, R.PHASE_BID, R.PHASE_SALADS,
+                                                   R.PHASE_REWARD, R.PHASE_OVER)
+VRAI, MENTEUR, START0, SALADS0 = R.VRAI, R.MENTEUR, R.START0, R.SALADS0
+CALL_VRAI = R.CALL_VRAI
+REVEAL, DISCARD, DRAW, SKIP, REVERSE, TOKEN = range(6)
+LR_CALLER, LR_CALL, LR_BIDDER, LR_COUNT, LR_FRUIT, LR_TRUE, LR_LOSER, LR_AMOUNT, LR_GAINER, \
+    LR_CENTRE = range(NLR)
+
+
+def rules_record(rules: R.Rules) -> np.ndarray:
+    """A one-element ``RULES_DTYPE`` array holding ``rules`` (pass it to the kernels)."""
+    if (rules.history_len > H_MAX or rules.deck_size > D_MAX
+            or len(rules.challenge_ids) > C_MAX or len(rules.action_names) > A_MAX):
+        raise ValueError("qdv rules exceed the compiled engine's maximum sizes")
+    r = np.zeros(1, RULES_DTYPE)
+    for name, value in (("num_players", rules.num_players), ("deck_size", rules.deck_size),
+                        ("chal_size", len(rules.challenge_ids)), ("max_count", rules.max_count),
+                        ("max_rounds", rules.max_rounds),
+                        ("starting_tokens", rules.starting_tokens),
+                        ("first_dealer", rules.first_dealer), ("salads", rules.salads),
+                        ("gain_id", rules.gain_id), ("punish0", rules.punish0),
+                        ("on_landing", int(rules.challenge_on_landing)),
+                        ("num_actions", len(rules.action_names)),
+                        ("history_len", rules.history_len)):
+        r[name] = value
+    r["deck"][0, :rules.deck_size] = rules.deck
+    r["chal"][0, :len(rules.challenge_ids)] = rules.challenge_ids
+    return r
+
+
+def blank_hot(rules: R.Rules) -> np.ndarray:
+    """A 0-d ``HOT_DTYPE`` record of a new game before its first deal (seed 0)."""
+    return np.zeros((), HOT_DTYPE)
+
+
+def blank_record(rules: R.Rules) -> np.ndarray:
+    """A 0-d ``STATE_DTYPE`` record of a new game before its first deal."""
+    g = np.zeros((), STATE_DTYPE)
+    p = rules.num_players
+    g["tokens"][:p] = rules.starting_tokens
+    g["in_round"][:p] = 1
+    g["elim_round"][:] = -1
+    g["zero_time"][:] = -1
+    g["dealer"] = rules.first_dealer
+    g["direction"] = 1
+    g["bid_history"][:] = -1
+    g["last_bid_history"][:] = -1
+    g["call"] = g["caller"] = -1
+    g["declared"][:] = -1
+    g["showdown_count"] = -1
+    g["last_round"][:] = -1
+    return g
+
+
+# ===================================================================== seating
+@njit(cache=True)
+def next_seat(g, h, r, seat, direction):
+    """Next seat in ``direction`` (+1 clockwise) that is in the round (``seat`` if none)."""
+    p = r.num_players
+    for step in range(1, p + 1):
+        cand = (seat + direction * step) % p
+        if g.in_round[cand]:
+            return cand
+    return seat
+
+
+@njit(cache=True)
+def set_round_bits(g, h, r):
+    """Cache ``in_round`` as a bitmask."""
+    bits = 0
+    for s in range(r.num_players):
+        if g.in_round[s]:
+            bits |= 1 << s
+    g.round_bits = bits
+
+
+@njit(cache=True)
+def players_with_tokens(g, h, r):
+    """How many seats still hold tokens."""
+    n = 0
+    for s in range(r.num_players):
+        if g.tokens[s] > 0:
+            n += 1
+    return n
+
+
+# ===================================================================== set-up
+@njit(cache=True)
+def start_round(g, h, r):
+    """Shuffle, deal (capped), turn up the centre card and open the bidding."""
+    n = r.deck_size
+    keys = r.keys
+    rn.shuffle_keys(h.seed, DEAL, h.num_rounds, n, n, keys, r.tmp, r.counts)
+    low = (rn.ONE << np.uint64(rn.index_bits(n))) - rn.ONE
+    for i in range(n):
+        g.deck[i] = r.deck[np.int64(keys[i] & low)]
+    g.chal_ready = 0  # the challenge deck is shuffled at the round's first draw
+    reset_round_fields(g, h, r)
+    deal(g, h, r)
+    open_bidding(g, h, r)
+
+
+@njit(cache=True)
+def reset_round_fields(g, h, r):
+    """Clear everything that lives for one round only."""
+    p = r.num_players
+    for s in range(p):
+        g.in_round[s] = 1 if g.tokens[s] > 0 else 0
+    set_round_bits(g, h, r)
+    g.direction = 1
+    if g.chal_ptr > 0:
+        for s in range(p):
+            for k in range(K):
+                g.revealed[s, k] = 0
+                g.discarded[s, k] = 0
+            g.drawn[s] = 0
+        for e in range(E):
+            g.challenges[e] = 0
+        g.chal_ptr = 0
+    for i in range(g.num_bids):
+        for j in range(3):
+            g.bid_history[i, j] = -1
+    g.num_bids = 0
+    g.bidder = -1
+    g.call = -1
+    g.caller = -1
+
+
+@njit(cache=True)
+def deal(g, h, r):
+    """Each player in, from the dealer's left, gets min(tokens, cap) cards; then the centre."""
+    p = r.num_players
+    inr = 0
+    for s in range(p):
+        inr += g.in_round[s]
+        for k in range(K):
+            g.hands[s, k] = 0
+        g.hand_sizes[s] = 0
+    cap = (r.deck_size - 1) // inr
+    ptr = 0
+    for j in range(p):
+        s = (g.dealer + 1 + j) % p
+        if g.in_round[s]:
+            n = min(np.int64(g.tokens[s]), cap)
+            for _ in range(n):
+                g.hands[s, g.deck[ptr]] += 1
+                ptr += 1
+            g.hand_sizes[s] = n
+    g.centre = g.deck[ptr]
+    g.deck_ptr = ptr + 1
+
+
+@njit(cache=True)
+def open_bidding(g, h, r):
+    """The centre card is the initial bid; a centre salad lets the dealer pick the fruit."""
+    c = g.centre
+    if c == SALAD:
+        h.phase = PH_START
+        g.start = -1
+        g.bid_fruit = -1
+        g.bid_count = 1
+        h.current_player = g.dealer
+    else:
+        set_start(g, h, r, c // 3, c % 3 + 1)
+
+
+@njit(cache=True)
+def set_start(g, h, r, fruit, count):
+    """Markers on ``fruit`` with ``count``; the player left of the dealer bids."""
+    g.start = fruit
+    g.bid_fruit = fruit
+    g.bid_count = count
+    h.phase = PH_BID
+    h.current_player = next_seat(g, h, r, g.dealer, 1)
+
+
+# ===================================================================== bidding
+@njit(cache=True)
+def marker_crosses_start(position, target, start, on_landing):
+    """Moving clockwise from ``position`` to ``target`` reaches (or passes beyond) ``start``."""
+    steps = (target - position) % F
+    dist = (start - position) % F
+    last = steps if on_landing else steps - 1
+    return 1 <= dist <= last
+
+
+@njit(cache=True)
+def bid(g, h, r, raise_by, fruit):
+    """Raise the count with ``fruit``; moving the marker onto/past start draws a challenge."""
+    me = np.int64(h.current_player)
+    crosses = fruit != g.bid_fruit and marker_crosses_start(
+        np.int64(g.bid_fruit), fruit, np.int64(g.start), r.on_landing != 0)
+    count = g.bid_count + raise_by
+    g.bid_count = count
+    g.bid_fruit = fruit
+    g.bidder = me
+    nb = g.num_bids
+    g.bid_history[nb, 0] = me
+    g.bid_history[nb, 1] = count
+    g.bid_history[nb, 2] = fruit
+    g.num_bids = nb + 1
+    skip = False
+    if crosses and g.chal_ptr < r.chal_size:
+        skip = draw_challenge(g, h, r, me)
+        if h.terminated:  # a `token` challenge left a single player with tokens
+            return
+    d = np.int64(g.direction)
+    nxt = next_seat(g, h, r, me, d)
+    if skip:
+        after = next_seat(g, h, r, nxt, d)
+        # back to the bidder (two players in the round): they bid again, if they still can
+        if after != me or count < r.max_count:
+            nxt = after
+    h.current_player = nxt
+
+
+@njit(cache=True)
+def draw_challenge(g, h, r, bidder):
+    """Turn the top challenge card and apply it; returns True for ``skip``."""
+    if not g.chal_ready:
+        n = r.chal_size
+        keys = r.keys
+        rn.shuffle_keys(h.seed, CHALLENGE_DECK, h.num_rounds, n, n, keys, r.tmp, r.counts)
+        low = (rn.ONE << np.uint64(rn.index_bits(n))) - rn.ONE
+        for i in range(n):
+            g.chal_deck[i] = r.chal[np.int64(keys[i] & low)]
+        g.chal_ready = 1
+    index = np.int64(g.chal_ptr)
+    effect = np.int64(g.chal_deck[index])
+    g.chal_ptr = index + 1
+    g.challenges[effect] += 1
+    w = rn.word(h.seed, EFFECT, h.num_rounds, index)
+    if effect == REVEAL:
+        effect_reveal(g, h, bidder, w)
+    elif effect == DISCARD:
+        effect_discard(g, h, bidder, w)
+    elif effect == DRAW:
+        effect_draw(g, h, r, bidder)
+    elif effect == REVERSE:
+        g.direction = -g.direction
+    elif effect == TOKEN:
+        take_tokens(g, h, bidder, 1, R.LOST_CHALLENGE)
+        if g.tokens[bidder] == 0:
+            eliminate_now(g, h, r, bidder)
+    return effect == SKIP
+
+
+@njit(cache=True)
+def eliminate_now(g, h, r, seat):
+    """A `token` challenge took ``seat``'s last token: out at once; the game may be over."""
+    g.in_round[seat] = 0
+    set_round_bits(g, h, r)
+    g.elim_round[seat] = h.num_rounds
+    if players_with_tokens(g, h, r) <= 1:
+        finish(g, h, r, False)
+
+
+@njit(cache=True)
+def effect_reveal(g, h, p, w):
+    """A random face-down card of the bidder's hand is turned face up (it still counts)."""
+    n = 0
+    for k in range(K):
+        n += g.hands[p, k] - g.revealed[p, k]
+    if n:
+        pick = rn.below(w, n)
+        for k in range(K):
+            hidden = g.hands[p, k] - g.revealed[p, k]
+            if pick < hidden:
+                g.revealed[p, k] += 1
+                return
+            pick -= hidden
+
+
+@njit(cache=True)
+def effect_discard(g, h, p, w):
+    """A random card of the bidder's hand is discarded face up (it no longer counts)."""
+    n = 0
+    for k in range(K):
+        n += g.hands[p, k]
+    if n:
+        pick = rn.below(w, n)
+        for k in range(K):
+            held = np.int64(g.hands[p, k])
+            if pick < held:
+                if pick >= held - g.revealed[p, k]:
+                    g.revealed[p, k] -= 1
+                g.hands[p, k] -= 1
+                g.hand_sizes[p] -= 1
+                g.discarded[p, k] += 1
+                return
+            pick -= held
+
+
+@njit(cache=True)
+def effect_draw(g, h, r, p):
+    """The bidder secretly draws the top undealt card, if any."""
+    if g.deck_ptr < r.deck_size:
+        g.hands[p, g.deck[g.deck_ptr]] += 1
+        g.deck_ptr += 1
+        g.drawn[p] += 1
+        g.hand_sizes[p] += 1
+
+
+# ===================================================================== showdown
+@njit(cache=True)
+def fruit_value(g, h, seat, fruit):
+    """Value of ``fruit`` in ``seat``'s current hand, multipliers included."""
+    b = fruit * 3
+    return np.int64(g.hands[seat, b]) + 2 * g.hands[seat, b + 1] + 3 * g.hands[seat, b + 2]
+
+
+@njit(cache=True)
+def shown_value(g, h, seat, fruit):
+    """Value of ``fruit`` in the hand ``seat`` showed at the latest showdown."""
+    b = fruit * 3
+    return (np.int64(g.showdown_hands[seat, b]) + 2 * g.showdown_hands[seat, b + 1]
+            + 3 * g.showdown_hands[seat, b + 2])
+
+
+@njit(cache=True)
+def centre_value_of(g, h, fruit):
+    """What the centre card adds to ``fruit`` (a centre salad is the start fruit)."""
+    c = np.int64(g.centre)
+    if c == SALAD:
+        return 1 if g.start == fruit else 0
+    return c % 3 + 1 if c // 3 == fruit else 0
+
+
+@njit(cache=True)
+def call(g, h, r, which):
+    """``vrai`` or ``menteur``: all hands are shown, salad holders declare, then resolve."""
+    p = r.num_players
+    g.call = which
+    g.caller = h.current_player
+    fruit = np.int64(g.bid_fruit)
+    total = centre_value_of(g, h, fruit)
+    bits = 0
+    for s in range(p):
+        for k in range(K):
+            g.showdown_hands[s, k] = g.hands[s, k]
+        g.declared[s] = -1
+        total += fruit_value(g, h, s, fruit)
+        if g.hands[s, SALAD] > 0 and g.in_round[s]:
+            bits |= 1 << s
+    g.showdown_count = total
+    g.holder_bits = bits
+    holder = next_salad_holder(g, h, r, 0)
+    if holder < 0:
+        return resolve(g, h, r)
+    h.phase = PH_SALADS
+    h.current_player = holder
+    return False
+
+
+@njit(cache=True)
+def next_salad_holder(g, h, r, first):
+    """Next salad holder clockwise from the caller (offset >= ``first``); -1 when done."""
+    p = r.num_players
+    for off in range(first, p):
+        s = (g.caller + off) % p
+        if g.in_round[s] and g.hands[s, SALAD] > 0:
+            return s
+    return -1
+
+
+@njit(cache=True)
+def declare_salads(g, h, r, k):
+    """The current holder declares that ``k`` of their salads are the called fruit."""
+    me = np.int64(h.current_player)
+    g.declared[me] = k
+    g.showdown_count += k
+    holder = next_salad_holder(g, h, r, (me - g.caller) % r.num_players + 1)
+    if holder < 0:
+        return resolve(g, h, r)
+    h.current_player = holder
+    return False
+
+
+@njit(cache=True)
+def resolve(g, h, r):
+    """Compare the count with the bid; apply the losses (or open the reward).
+
+    Returns True when the round ends now."""
+    bid_ = np.int64(g.bid_count)
+    count = np.int64(g.showdown_count)
+    caller = np.int64(g.caller)
+    for i in range(NLR):
+        g.last_round[i] = -1
+    g.last_round[LR_CALLER] = caller
+    g.last_round[LR_CALL] = g.call
+    g.last_round[LR_BIDDER] = g.bidder
+    g.last_round[LR_COUNT] = bid_
+    g.last_round[LR_FRUIT] = g.bid_fruit
+    g.last_round[LR_TRUE] = count
+    g.last_round[LR_AMOUNT] = 0
+    g.last_round[LR_CENTRE] = centre_value_of(g, h, np.int64(g.bid_fruit))
+    tally_showdown(g, h, r)
+    vrai = g.call == CALL_VRAI
+    if vrai and count == bid_:
+        h.phase = PH_REWARD
+        h.current_player = caller
+        return False
+    if vrai or count >= bid_:
+        lose(g, h, caller, abs(bid_ - count) + 1, R.LOST_SHOWDOWN)
+    else:
+        lose(g, h, np.int64(g.bidder), bid_ - count + 1, R.LOST_SHOWDOWN)
+    return True
+
+
+@njit(cache=True)
+def tally_showdown(g, h, r):
+    """Add this showdown to the public tallies: each bid of the round against its fruit's
+    card count; the call's outcome for the caller and for the called bidder."""
+    p = r.num_players
+    for i in range(g.num_bids):
+        seat = np.int64(g.bid_history[i, 0])
+        count = np.int64(g.bid_history[i, 1])
+        fruit = np.int64(g.bid_history[i, 2])
+        cards = centre_value_of(g, h, fruit)
+        for s in range(p):
+            cards += shown_value(g, h, s, fruit)
+        g.bid_tally[seat, 0] += 1
+        g.bid_tally[seat, 1] += 1 if count > cards else 0
+        g.bid_tally[seat, 2] += 1 if count == cards else 0
+        g.bid_tally[seat, 3] += count - cards
+        g.bid_tally[seat, 4] += shown_value(g, h, seat, fruit)
+    for i in range(r.history_len):
+        for j in range(3):
+            g.last_bid_history[i, j] = g.bid_history[i, j]
+    bid_, count = g.bid_count, g.showdown_count
+    if g.call == CALL_VRAI:
+        col = R.VRAI_RIGHT if count == bid_ else R.VRAI_WRONG
+    else:
+        col = R.MENTEUR_RIGHT if count < bid_ else R.MENTEUR_WRONG
+    g.call_tally[g.caller, col] += 1
+    if g.bidder >= 0:
+        g.called_tally[g.bidder, col] += 1
+
+
+@njit(cache=True)
+def take_tokens(g, h, seat, amount, cause):
+    """``seat`` loses ``amount`` tokens, never below 0 (moment of hitting 0 and tally kept)."""
+    t = np.int64(g.tokens[seat])
+    if t > 0 and t <= amount:
+        g.zero_time[seat] = h.num_decisions
+    g.token_tally[seat, cause] += min(amount, t)
+    g.tokens[seat] = max(0, t - amount)
+
+
+@njit(cache=True)
+def lose(g, h, seat, amount, cause):
+    """``seat`` loses ``amount`` tokens at the showdown (recorded in ``last_round``)."""
+    take_tokens(g, h, seat, amount, cause)
+    g.last_round[LR_LOSER] = seat
+    g.last_round[LR_AMOUNT] = amount
+
+
+@njit(cache=True)
+def reward_gain(g, h):
+    """Exact call: the caller gains 1 token."""
+    c = np.int64(g.caller)
+    g.tokens[c] += 1
+    g.token_tally[c, R.GAINED] += 1
+    g.last_round[LR_GAINER] = c
+
+
+@njit(cache=True)
+def reward_punish(g, h, r, k):
+    """Exact call: the player ``k`` seats clockwise from the caller loses 1 token."""
+    c = np.int64(g.caller)
+    g.token_tally[c, R.PUNISHED_OTHER] += 1
+    lose(g, h, (c + k) % r.num_players, 1, R.LOST_PUNISH)
+
+
+# ===================================================================== round end
+@njit(cache=True)
+def end_round(g, h, r):
+    """Eliminate empty players, end the game or pass the deal clockwise and deal again."""
+    p = r.num_players
+    for s in range(p):
+        if g.in_round[s] and g.tokens[s] == 0:
+            g.elim_round[s] = h.num_rounds
+    h.num_rounds += 1
+    h.round_over = 1
+    alive = players_with_tokens(g, h, r)
+    if alive <= 1:
+        finish(g, h, r, False)
+    elif h.num_rounds >= r.max_rounds:
+        finish(g, h, r, True)
+    else:
+        for s in range(p):
+            g.in_round[s] = 1 if g.tokens[s] > 0 else 0
+        g.dealer = next_seat(g, h, r, np.int64(g.dealer), 1)
+        start_round(g, h, r)
+
+
+@njit(cache=True)
+def finish(g, h, r, truncated):
+    """Game over (possibly mid-round): survivors by tokens, the eliminated by when."""
+    p = r.num_players
+    h.terminated = not truncated
+    h.truncated = truncated
+    h.phase = PH_OVER
+    h.current_player = -1
+    for s in range(p):
+        sc = score(g, h, s)
+        place = 1
+        for o in range(p):
+            if score(g, h, o) > sc:
+                place += 1
+        g.placements[s] = place
+
+
+@njit(cache=True)
+def score(g, h, s):
+    """Placement score: survivors by tokens above the eliminated, who rank by when."""
+    t = np.int64(g.tokens[s])
+    return PLACE_SURVIVOR + t if t > 0 else np.int64(g.zero_time[s])
+
+
+# ===================================================================== legality
+@njit(cache=True)
+def update_mask(g, h, r):
+    """The legal actions of the current player (none once the game is over)."""
+    m = h.mask
+    for a in range(A_MAX):
+        m[a] = 0
+    ph = h.phase
+    if ph == PH_BID:
+        me = h.current_player
+        if g.bid_count + 1 <= r.max_count:
+            for f in range(F):
+                m[f] = 1
+        if g.bid_count + 2 <= r.max_count:
+            for f in range(F):
+                m[F + f] = 1
+        if g.bidder != me:  # nobody calls on their own bid
+            m[VRAI] = 1
+            if g.num_bids > 0:
+                m[MENTEUR] = 1
+    elif ph == PH_START:
+        for f in range(F):
+            m[START0 + f] = 1
+    elif ph == PH_SALADS:
+        for k in range(g.hands[h.current_player, SALAD] + 1):
+            m[SALADS0 + k] = 1
+    elif ph == PH_REWARD:
+        p = r.num_players
+        me = np.int64(h.current_player)
+        m[r.gain_id] = 1
+        for k in range(1, p):
+            if g.tokens[(me + k) % p] > 0:
+                m[r.punish0 + k - 1] = 1
+
+
+# ===================================================================== apply
+@njit(cache=True)
+def apply(g, h, r, a):
+    """Apply one decision of the current player (the game is running, ``a`` is legal)."""
+    h.num_decisions += 1
+    ends = False
+    if a < 2 * F:
+        bid(g, h, r, a // F + 1, a % F)
+    elif a == VRAI or a == MENTEUR:
+        ends = call(g, h, r, R.CALL_VRAI if a == VRAI else R.CALL_MENTEUR)
+    elif a < SALADS0:
+        set_start(g, h, r, a - START0, 1)
+    elif a < r.gain_id:
+        ends = declare_salads(g, h, r, a - SALADS0)
+    elif a == r.gain_id:
+        reward_gain(g, h)
+        ends = True
+    else:
+        reward_punish(g, h, r, a - r.punish0 + 1)
+        ends = True
+    if ends:
+        end_round(g, h, r)
+    update_mask(g, h, r)
+
+
+# ===================================================================== batch kernels
+@njit(cache=True)
+def step_kernel(data, hot, rules, actions):
+    """One decision per game; returns the first game whose action is illegal (nothing
+    applied then), or -1.  Finished games ignore their action."""
+    r = rules[0]
+    n = data.shape[0]
+    na = r.num_actions
+    for b in range(n):
+        g = data[b]
+        h = hot[b]
+        if h.terminated or h.truncated:
+            continue
+        a = actions[b]
+        if a < 0 or a >= na or not h.mask[a]:
+            return b
+    for b in range(n):
+        g = data[b]
+        h = hot[b]
+        h.round_over = 0
+        if h.terminated or h.truncated:
+            continue
+        apply(g, h, r, actions[b])
+    return -1
+
+
+@njit(cache=True)
+def start_kernel(data, hot, rules, idx):
+    """Deal the first round of games ``idx`` (fresh records holding their seeds)."""
+    r = rules[0]
+    for i in range(idx.shape[0]):
+        g = data[idx[i]]
+        h = hot[idx[i]]
+        start_round(g, h, r)
+        update_mask(g, h, r)
+
+
+@njit(cache=True)
+def mask_kernel(data, hot, rules):
+    """Recompute every game's legal mask (after writing a state from outside)."""
+    r = rules[0]
+    for b in range(data.shape[0]):
+        update_mask(data[b], hot[b], r)
+
+
+# ===================================================================== observation
+# the structured observation (observe.py table): key -> (source record, field, dtype, shape
+# per game as a function of (P, H)); the source's first bytes of that field are the
+# observation's (per-seat fields keep the first P seats, histories the first H bids)
+OBS_SPEC = (
+    ("seat", "hot", "current_player", I1, ()), ("phase", "hot", "phase", I1, ()),
+    ("hand", None, "hands", I1, (K,)), ("hand_sizes", "data", "hand_sizes", I1, ("P",)),
+    ("tokens", "data", "tokens", I4, ("P",)), ("in_round", "data", "in_round", np.bool_, ("P",)),
+    ("dealer", "data", "dealer", I1, ()), ("direction", "data", "direction", I1, ()),
+    ("centre", "data", "centre", I1, ()), ("start", "data", "start", I1, ()),
+    ("bid_count", "data", "bid_count", I1, ()), ("bid_fruit", "data", "bid_fruit", I1, ()),
+    ("bidder", "data", "bidder", I1, ()), ("num_bids", "data", "num_bids", I1, ()),
+    ("bid_history", "data", "bid_history", I1, ("H", 3)),
+    ("revealed", "data", "revealed", I1, ("P", K)), ("discarded", "data", "discarded", I1, ("P", K)),
+    ("drawn", "data", "drawn", I1, ("P",)), ("challenges", "data", "challenges", I1, (E,)),
+    ("challenge_left", None, "chal_ptr", I1, ()), ("undealt_left", None, "deck_ptr", I1, ()),
+    ("call", "data", "call", I1, ()), ("caller", "data", "caller", I1, ()),
+    ("showdown_hands", "data", "showdown_hands", I1, ("P", K)),
+    ("declared", "data", "declared", I1, ("P",)),
+    ("showdown_count", "data", "showdown_count", I1, ()),
+    ("num_rounds", "hot", "num_rounds", I4, ()), ("last_round", "data", "last_round", I2, (NLR,)),
+    ("last_bid_history", "data", "last_bid_history", I1, ("H", 3)),
+    ("bid_tally", "data", "bid_tally", I4, ("P", R.BID_TALLY)),
+    ("call_tally", "data", "call_tally", I4, ("P", R.CALL_TALLY)),
+    ("called_tally", "data", "called_tally", I4, ("P", R.CALL_TALLY)),
+    ("token_tally", "data", "token_tally", I4, ("P", R.TOKEN_TALLY)),
+)
+
+
+def observation_table(rules: R.Rules) -> tuple[list, np.ndarray]:
+    """(per key: name, dtype, shape per game; int64[keys, 3] rows: source (0 data, 1 hot,
+    -1 computed), byte offset of the field in its record, bytes per game)."""
+    p, h = rules.num_players, rules.history_len
+    keys, rows = [], []
+    for name, source, fld, dtype, shape in OBS_SPEC:
+        shape = tuple(p if d == "P" else h if d == "H" else d for d in shape)
+        nbytes = int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
+        rec = HOT_DTYPE if source == "hot" else STATE_DTYPE
+        rows.append((-1 if source is None else int(source == "hot"), rec.fields[fld][1], nbytes))
+        keys.append((name, np.dtype(dtype), shape))
+    return keys, np.asarray(rows, dtype=np.int64)
+
+
+@njit(cache=True)
+def observe_kernel(data, hot, rules, hand, challenge_left, undealt_left):
+    """The computed keys of the observation: the current player's hand (zeros once over),
+    challenge cards and undealt fruit cards left.  The other keys are copies of the first
+    bytes of state fields (``observation_table``; ``vec.QdvGame.observe``)."""
+    r = rules[0]
+    for b in range(data.shape[0]):
+        me = np.int64(hot[b].current_player)
+        g = data[b]
+        for i in range(K):
+            hand[b, i] = g.hands[me, i] if me >= 0 else 0
+        challenge_left[b] = r.chal_size - g.chal_ptr
+        undealt_left[b] = r.deck_size - g.deck_ptr
+
+
+@njit(cache=True)
+def _one_hot(x, o, value, n):
+    """Set ``x[o + value]`` (when 0 <= value < n); returns the next offset."""
+    if 0 <= value < n:
+        x[o + value] = 1.0
+    return o + n
+
+
+@njit(cache=True)
+def _rel_seat(x, o, seat, me, p):
+    """One-hot relative position of an absolute seat (zeros for -1); next offset."""
+    if seat >= 0:
+        x[o + (seat - me) % p] = 1.0
+    return o + p
+
+
+@njit(cache=True)
+def _bid_table(x, o, hist, n_rows, me, p):
+    """[relative seat][fruit] highest count bid in a history; returns the next offset."""
+    for i in range(n_rows):
+        s = np.int64(hist[i, 0])
+        if s < 0:
+            continue
+        j = o + ((s - me) % p) * F + hist[i, 2]
+        c = np.float32(hist[i, 1])
+        if c > x[j]:
+            x[j] = c
+    return o + p * F
+
+
+@njit(cache=True)
+def tensor_kernel(data, hot, rules, out):
+    """The flat observation tensor of every game into ``out`` (zeroed float32[B, D]);
+    layout ``observe.tensor_layout``, the same values as ``observe.to_tensor``."""
+    r = rules[0]
+    p = r.num_players
+    for b in range(data.shape[0]):
+        g = data[b]
+        h = hot[b]
+        x = out[b]
+        seat = np.int64(h.current_player)
+        me = max(seat, 0)
+        o = _one_hot(x, 0, np.int64(h.phase), 5)
+        for k in range(K):
+            x[o + k] = g.hands[seat, k] if seat >= 0 else 0
+        o += K
+        for j in range(p):
+            x[o + j] = g.hand_sizes[(me + j) % p]
+            x[o + p + j] = g.tokens[(me + j) % p]
+            x[o + 2 * p + j] = g.in_round[(me + j) % p]
+        o += 3 * p
+        o = _rel_seat(x, o, np.int64(g.dealer), me, p)
+        x[o] = g.direction
+        o += 1
+        o = _one_hot(x, o, np.int64(g.centre), K)
+        o = _one_hot(x, o, np.int64(g.start), F)
+        x[o] = g.bid_count
+        o += 1
+        o = _one_hot(x, o, np.int64(g.bid_fruit), F)
+        o = _rel_seat(x, o, np.int64(g.bidder), me, p)
+        x[o] = g.num_bids
+        o += 1
+        o = _bid_table(x, o, g.bid_history, r.history_len, me, p)
+        for j in range(p):
+            s = (me + j) % p
+            for k in range(K):
+                x[o + j * K + k] = g.revealed[s, k]
+                x[o + p * K + j * K + k] = g.discarded[s, k]
+        o += 2 * p * K
+        for j in range(p):
+            x[o + j] = g.drawn[(me + j) % p]
+        o += p
+        for e in range(E):
+            x[o + e] = g.challenges[e]
+        o += E
+        x[o] = r.chal_size - g.chal_ptr
+        x[o + 1] = r.deck_size - g.deck_ptr
+        o += 2
+        o = _one_hot(x, o, np.int64(g.call), 2)
+        o = _rel_seat(x, o, np.int64(g.caller), me, p)
+        for j in range(p):
+            s = (me + j) % p
+            for k in range(K):
+                x[o + j * K + k] = g.showdown_hands[s, k]
+        o += p * K
+        for j in range(p):
+            x[o + j] = g.declared[(me + j) % p] + 1
+        o += p
+        x[o] = max(np.int64(g.showdown_count), 0)
+        x[o + 1] = h.num_rounds
+        o += 2
+        lr = g.last_round
+        o = _one_hot(x, o, np.int64(lr[LR_CALL]), 2)
+        o = _rel_seat(x, o, np.int64(lr[LR_CALLER]), me, p)
+        o = _rel_seat(x, o, np.int64(lr[LR_BIDDER]), me, p)
+        x[o] = max(np.int64(lr[LR_COUNT]), 0)
+        o += 1
+        o = _one_hot(x, o, np.int64(lr[LR_FRUIT]), F)
+        x[o] = max(np.int64(lr[LR_TRUE]), 0)
+        o += 1
+        o = _rel_seat(x, o, np.int64(lr[LR_LOSER]), me, p)
+        x[o] = max(np.int64(lr[LR_AMOUNT]), 0)
+        o += 1
+        o = _rel_seat(x, o, np.int64(lr[LR_GAINER]), me, p)
+        x[o] = max(np.int64(lr[LR_CENTRE]), 0)
+        o += 1
+        o = _bid_table(x, o, g.last_bid_history, r.history_len, me, p)
+        for j in range(p):
+            s = (me + j) % p
+            for c in range(R.BID_TALLY):
+                x[o + j * R.BID_TALLY + c] = g.bid_tally[s, c]
+        o += p * R.BID_TALLY
+        for j in range(p):
+            s = (me + j) % p
+            for c in range(R.CALL_TALLY):
+                x[o + j * R.CALL_TALLY + c] = g.call_tally[s, c]
+                x[o + p * R.CALL_TALLY + j * R.CALL_TALLY + c] = g.called_tally[s, c]
+        o += 2 * p * R.CALL_TALLY
+        for j in range(p):
+            s = (me + j) % p
+            for c in range(R.TOKEN_TALLY):
+                x[o + j * R.TOKEN_TALLY + c] = g.token_tally[s, c]
+
+
+# ===================================================================== fused random play
+@njit(cache=True)
+def random_action(g, h, r):
+    """The ``random`` agent's choice in game ``g`` (``agents.random``): the n-th legal action,
+    n = below(first word of stream AGENT + seat at this decision, number of legal actions)."""
+    count = 0
+    for a in range(r.num_actions):
+        if h.mask[a]:
+            count += 1
+    k = rn.below(rn.agent_word(h.seed, np.int64(h.current_player), np.int64(h.num_decisions), 0),
+                 count)
+    for a in range(r.num_actions):
+        if h.mask[a]:
+            if k == 0:
+                return a
+            k -= 1
+    return 0
+
+
+@njit(cache=True)
+def play_random_kernel(data, hot, rules, decisions, counts):
+    """Every seat ``random``, game-major: each running game advances up to ``decisions``
+    decisions in a row (stopping when over), exactly as ``decisions`` calls of ``step`` with
+    the random agent would.  ``counts`` gets (decisions made, rounds finished, games ended);
+    ``round_over`` is left set on games whose last round ended during the call."""
+    r = rules[0]
+    made = 0
+    rounds = 0
+    ended = 0
+    for b in range(data.shape[0]):
+        g = data[b]
+        h = hot[b]
+        h.round_over = 0
+        if h.terminated or h.truncated:
+            continue
+        start_rounds = h.num_rounds
+        for _ in range(decisions):
+            apply(g, h, r, random_action(g, h, r))
+            made += 1
+            if h.terminated or h.truncated:
+                ended += 1
+                break
+        rounds += h.num_rounds - start_rounds
+    counts[0] = made
+    counts[1] = rounds
+    counts[2] = ended
