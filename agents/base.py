@@ -43,9 +43,12 @@ class Param:
     low: float | None = None
     high: float | None = None
     doc: str = ""
+    optional: bool = False      # None is allowed too (the agent then computes the value)
 
     def allowed(self) -> str:
         """What the parameter accepts, in words (for error messages)."""
+        if self.optional:
+            return f"{Param(self.kind, self.low, self.high).allowed()} or none (computed)"
         if self.kind is bool:
             return "true | false"
         if self.kind is str:
@@ -61,6 +64,8 @@ class Param:
 
     def check(self, value: Any) -> Any:
         """``value`` as the parameter's type; raises ``ValueError`` if it does not fit."""
+        if value is None and self.optional:
+            return None
         if self.kind is bool:
             ok = isinstance(value, bool | np.bool_)
             return bool(value) if ok else _bad()
@@ -103,9 +108,9 @@ def integer(low: int | None = None, high: int | None = None, doc: str = "") -> P
     return Param(int, low, high, doc)
 
 
-def probability(doc: str = "") -> Param:
-    """A probability (or share): a real in [0, 1]."""
-    return Param(float, 0.0, 1.0, doc)
+def probability(doc: str = "", optional: bool = False) -> Param:
+    """A probability (or share): a real in [0, 1] (or None when ``optional``)."""
+    return Param(float, 0.0, 1.0, doc, optional)
 
 
 class Agent:

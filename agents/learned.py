@@ -86,8 +86,8 @@ class LearnedAgent(Agent):
     traits = {"stochastic": True, "uses_history": True, "uses_observation": True, "learned": True}
     params = {"weights": None, "greedy": False}
     spec = {
-        "weights": Param(str, doc="weights file (.npz); default: the shipped file for this game "
-                                  "and player count"),
+        "weights": Param(str, doc="weights file (.npz); None: the shipped file for this game "
+                                  "and player count", optional=True),
         "greedy": Param(bool, doc="play the most probable legal action instead of sampling"),
     }
 

@@ -82,6 +82,27 @@ def assert_same_game(game: Any, ref: Any, st: Any, rstates: list, where: str = "
                 np.testing.assert_array_equal(obs[key][b], value, err_msg=f"{tag} key {key}")
 
 
+def play_random_both(game: Any, ref: Any, seeds: np.ndarray, where: str = "", every: int = 1,
+                     max_steps: int = 100_000, each: Any = None) -> tuple[Any, list]:
+    """Random play from ``seeds`` on both engines until every game ends, asserting after each
+    step that they agree (observations every ``every`` steps; ``each(st)`` runs on every
+    fast state); fails if the games have not ended within ``max_steps``."""
+    st = game.init(seeds)
+    rstates = [ref.new_game(int(s)) for s in seeds]
+    for step in range(max_steps):
+        assert_same_game(game, ref, st, rstates, where=where, observations=step % every == 0)
+        if each is not None:
+            each(st)
+        if st.done.all():
+            return st, rstates
+        actions = random_actions(game, st)
+        for b, s in enumerate(rstates):
+            if not s.done:
+                ref.apply(s, int(actions[b]))
+        game.step(st, actions)
+    raise AssertionError(f"{where}: games did not end within {max_steps} steps")
+
+
 def play_both(scenario_fn: Any, vec_cls: Any, actions: list[str], *args: Any,
               **kwargs: Any) -> tuple[Any, Any, Any]:
     """Build a scenario, apply named actions on both engines, check they agree at every step.

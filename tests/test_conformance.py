@@ -9,7 +9,7 @@ from hypothesis import strategies as st_
 
 import bluffsim
 from bluffsim.api import IllegalActionError, SeedError
-from tests.games import CASE_IDS, CASES, Case, assert_same_game, random_actions
+from tests.games import CASE_IDS, CASES, Case, play_random_both, random_actions
 
 pytestmark = pytest.mark.parametrize("case", CASES, ids=CASE_IDS)
 
@@ -136,21 +136,8 @@ def test_reference_and_vectorised_agree(case: Case, batch: int) -> None:
     ref = case.reference.ReferenceGame(game.rules)
     seeds = np.arange(300) + 7919 * case.num_players
     for lo in range(0, len(seeds), batch):
-        chunk = seeds[lo:lo + batch]
-        st = game.init(chunk)
-        rstates = [ref.new_game(int(s)) for s in chunk]
-        step = 0
-        while True:
-            assert_same_game(game, ref, st, rstates, where=f"{case} batch {batch}",
-                             observations=batch > 1 or step % 3 == 0)
-            step += 1
-            if st.done.all():
-                break
-            actions = random_actions(game, st)
-            for b, s in enumerate(rstates):
-                if not s.done:
-                    ref.apply(s, int(actions[b]))
-            game.step(st, actions)
+        play_random_both(game, ref, seeds[lo:lo + batch], where=f"{case} batch {batch}",
+                         every=1 if batch > 1 else 3)
 
 
 @given(seed=st_.integers(0, 2**32), steps=st_.integers(0, 120), redeal=st_.integers(0, 2**16))

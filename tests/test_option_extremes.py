@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import bluffsim
-from tests.games import Case, assert_same_game, random_actions
+from tests.games import Case, assert_same_game, play_random_both
 
 QDV_EFFECTS = ("reveal", "discard", "draw", "skip", "reverse", "token")
 
@@ -80,21 +80,11 @@ def test_every_option_extreme_builds_and_plays_on_both_engines(row) -> None:
     if option != "num_players":
         assert getattr(game.rules, option) == value
     ref = case.reference.ReferenceGame(game.rules)
-    seeds = np.arange(3) + 101
-    st = game.init(seeds)
-    rstates = [ref.new_game(int(s)) for s in seeds]
-    for step in range(20_000):
-        assert_same_game(game, ref, st, rstates, where=case_id(row), observations=step % 4 == 0)
-        x = game.observation_tensor(st)
-        assert np.isfinite(x).all()
-        if st.done.all():
-            break
-        actions = random_actions(game, st)
-        for b, s in enumerate(rstates):
-            if not s.done:
-                ref.apply(s, int(actions[b]))
-        game.step(st, actions)
-    assert st.done.all(), "games did not end"
+    def tensor_is_finite(st: object) -> None:
+        assert np.isfinite(game.observation_tensor(st)).all()
+
+    st, rstates = play_random_both(game, ref, np.arange(3) + 101, where=case_id(row), every=4,
+                                   max_steps=20_000, each=tensor_is_finite)
     assert_same_game(game, ref, st, rstates, where=f"{case_id(row)} end")
     for row_places in st.placements:
         assert min(row_places) == 1 and max(row_places) <= p

@@ -197,15 +197,18 @@ def test_agents_make_validates_every_declared_parameter():
     import bluffsim
     from agents.base import AgentParamError
 
-    cases = {"qdv": ("counting", "p_call", -1), "veru": ("heuristic", "joker_slack", 0.5),
+    cases = {"qdv": ("counting", "elim_cost", -1), "veru": ("heuristic", "joker_slack", 0.5),
              "legumes": ("counting", "double_below", float("inf"))}
     for gid, (name, key, bad) in cases.items():
         game = bluffsim.make(gid, 3)
         with pytest.raises(AgentParamError, match=rf"parameter {key} = .* is invalid; allowed: "):
             agents.make(name, game, **{key: bad})
     game = bluffsim.make("qdv", 3)
-    a = agents.make("counting", game, p_call=1, spite=0)       # integers are fine for reals
-    assert a.config["p_call"] == 1.0 and isinstance(a.config["p_call"], float)
+    a = agents.make("counting", game, elim_cost=1, spite=0)    # integers are fine for reals
+    assert a.config["elim_cost"] == 1.0 and isinstance(a.config["elim_cost"], float)
+    with pytest.raises(AgentParamError, match="token_risk"):     # optional: None or in [0, 1]
+        agents.make("counting", game, token_risk=2)
+    assert agents.make("counting", game, token_risk=None).config["token_risk"] == 2 / 12
     # every parameter of every agent has a declared (or default-typed) spec its default passes
     for name, gid, defaults in agents.describe():
         cls = agents.REGISTRY[name][gid]

@@ -501,7 +501,7 @@ class QdvCounting(Agent):
     spec = {
         "spite": real(0, doc="weight of the tokens my exact call makes an opponent lose"),
         "token_risk": probability("chance a challenge card costs a token (None: the share of "
-                                  "`token` cards in the rules' challenge deck)"),
+                                  "`token` cards in the rules' challenge deck)", optional=True),
         "elim_cost": real(0, doc="extra cost, in tokens, of being eliminated"),
         "evidence": Param(bool, doc="condition the hidden counts on opponents' bids"),
     }

@@ -162,23 +162,12 @@ def test_every_valid_option_value_works_at_its_extremes() -> None:
     import numpy as np
 
     from bluffsim.games.qdv.vec import QdvGame
-    from tests.games import assert_same_game, random_actions
+    from tests.games import play_random_both
 
     for options in EXTREMES:
         rules = R.Rules(**options)
         game, ref = QdvGame(rules), ReferenceGame(rules)
-        seeds = np.arange(3)
-        st_ = game.init(seeds)
-        states = [ref.new_game(int(x)) for x in seeds]
-        for step in range(20_000):
-            assert_same_game(game, ref, st_, states, where=str(options),
-                             observations=step % 5 == 0)
-            if st_.done.all():
-                break
-            a = random_actions(game, st_)
-            for b, s in enumerate(states):
-                if not s.done:
-                    ref.apply(s, int(a[b]))
-            game.step(st_, a)
+        st_, states = play_random_both(game, ref, np.arange(3), where=str(options), every=5,
+                                       max_steps=20_000)
         assert st_.done.all(), options
         assert all(s.done for s in states)

@@ -170,6 +170,7 @@ class QdvGame(Game):
     # ================================================================ step
     def step(self, st: QdvState, actions: Any) -> QdvState:
         """Apply one decision per game (in place); finished games ignore their action."""
+        self.check_state(st)
         a = np.asarray(actions)
         if a.shape != (st.batch_size,) or not np.issubdtype(a.dtype, np.integer):
             raise IllegalActionError(
