@@ -1,0 +1,755 @@
+"""Compiled (numba) kernels of ``legumes``: the batch loops and the scalar rule functions.
+
+Layout (the pattern of ``qdv/kernels.py``): a batch is two numpy record arrays,
+``hot[B]`` of ``HOT_DTYPE`` (seed, counters, current player, phase, end flags and
+the legal mask: the fields read at every decision) and ``data[B]`` of
+``STATE_DTYPE`` (the rest of the game, contiguous per game).  Sizes are fixed
+maxima, so one compiled version serves every option set; the public
+``LegumesState`` fields are views of their columns (``vec.py``).  The rules are
+one record of ``RULES_DTYPE`` (with scratch space for the reshuffle).  Kernels
+loop over the games and hand each game's two records (``g``, ``h``) to plain
+scalar rule functions that read like ``reference.py``.
+
+Booleans are stored as ``uint8``; ``vec.py`` exposes them as ``bool`` views.
+Every kernel is ``cache=True``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from bluffsim import rng
+from bluffsim import rng_nb as rn
+from bluffsim.games.legumes import rules as R
+from bluffsim.games.legumes.reference import RESHUFFLE_STREAM
+
+# maximum sizes over every valid option set (rules.py): seats, cards (vegetables + actions)
+P_MAX = 6
+W_MAX = R.NUM_VEG * 3 * 8 + 4 * P_MAX
+T = R.NUM_TYPES
+V = R.NUM_VEG
+A = R.NUM_ACTIONS
+BOMB, CHOICE, REVERSE, DOUBLE = R.BOMB, R.CHOICE, R.REVERSE, R.DOUBLE
+OPEN0, PLAY0, ACCUSE, ACCUSE_DOUBLE, CHOICE0, REVERSE_ID = (R.OPEN0, R.PLAY0, R.ACCUSE,
+                                                            R.ACCUSE_DOUBLE, R.CHOICE0,
+                                                            R.REVERSE_ID)
+ACCEPT, REVERSE_PLAY0 = R.ACCEPT, R.REVERSE_PLAY0
+PH_OPEN, PH_PLAY, PH_OVER = R.PHASE_OPEN, R.PHASE_PLAY, R.PHASE_OVER
+O_TRUE, O_LIE, O_BOMB = R.OUTCOME_TRUE, R.OUTCOME_LIE, R.OUTCOME_BOMB
+DEAL, OPENER = rng.Stream.DEAL, rng.Stream.OPENER
+
+I1, I2, I4, U1 = np.int8, np.int16, np.int32, np.uint8
+HOT_DTYPE = np.dtype([
+    ("seed", np.uint64), ("num_decisions", I4), ("num_rounds", I4),
+    ("current_player", I1), ("phase", I1), ("terminated", U1), ("truncated", U1),
+    ("round_over", U1), ("mask", U1, (A,)),
+], align=True)
+STATE_DTYPE = np.dtype([
+    ("draw_ptr", I2), ("draw_len", I2), ("fd_count", I2),
+    ("reshuffles", I1), ("last_owner", I1), ("last_card", I1), ("last_called", I1),
+    ("called", I1), ("direction", I1), ("after_reverse", U1), ("pending", I1),
+    ("placements", I1, (P_MAX,)), ("hand_sizes", I2, (P_MAX,)),
+    ("hands", I1, (P_MAX, T)), ("discard", I1, (T,)), ("discard_revealed", I1, (T,)),
+    ("face_up", I1, (T,)), ("fd_by_owner", I1, (P_MAX, T)), ("fd_claims", I2, (P_MAX, V)),
+    ("last_reveal", I2, (6,)), ("revealed_total", I4, (T,)),
+    ("my_discard", I1, (P_MAX, T)), ("reshuffled_known", I1, (P_MAX, T)),
+    ("accused_tally", I4, (P_MAX, 3)), ("accuser_tally", I4, (P_MAX, 3)),
+    ("shown_tally", I4, (P_MAX, 4)), ("drawn_tally", I4, (P_MAX,)), ("bomb_taken", I4, (P_MAX,)),
+    ("taken_known", I4, (P_MAX, P_MAX, T)),
+    ("draw", I1, (W_MAX,)),
+], align=True)
+
+# the rules of one game object, plus scratch space for the shuffles
+RULES_DTYPE = np.dtype([
+    ("num_players", np.int64), ("hand_size", np.int64), ("deck_size", np.int64),
+    ("total_cards", np.int64), ("action_lie_penalty", np.int64), ("first_player", np.int64),
+    ("max_turns", np.int64), ("reverse_alone", np.int64),
+    ("deck", I1, (W_MAX,)), ("cards", I1, (W_MAX,)), ("perm", np.int64, (W_MAX,)),
+    ("keys", np.uint64, (W_MAX,)), ("tmp", np.uint64, (W_MAX,)),
+    ("counts", np.int64, (rn.BUCKETS + 1,)), ("score", np.int64, (P_MAX,)),
+], align=True)
+
+POINTS = np.asarray(R.CARD_POINTS, dtype=np.int64)
+
+
+def rules_record(rules: R.Rules) -> np.ndarray:
+    """A one-element ``RULES_DTYPE`` array holding ``rules`` (pass it to the kernels)."""
+    if rules.total_cards > W_MAX or rules.num_players > P_MAX:
+        raise ValueError("legumes rules exceed the compiled engine's maximum sizes")
+    r = np.zeros(1, RULES_DTYPE)
+    for name in ("num_players", "hand_size", "deck_size", "total_cards", "action_lie_penalty",
+                 "first_player", "max_turns"):
+        r[name] = getattr(rules, name)
+    r["reverse_alone"] = int(rules.reverse_alone)
+    r["deck"][0, :rules.deck_size] = rules.deck
+    return r
+
+
+def blank_hot(rules: R.Rules) -> np.ndarray:
+    """A 0-d ``HOT_DTYPE`` record of a new game before its deal (seed 0)."""
+    return np.zeros((), HOT_DTYPE)
+
+
+def blank_record(rules: R.Rules) -> np.ndarray:
+    """A 0-d ``STATE_DTYPE`` record of a new game before its deal (``empty_state`` values)."""
+    g = np.zeros((), STATE_DTYPE)
+    g["draw"][:] = -1
+    g["last_owner"] = g["last_card"] = g["last_called"] = -1
+    g["called"] = -1
+    g["direction"] = 1
+    g["pending"] = -1
+    g["last_reveal"][:] = -1
+    return g
+
+
+# ===================================================================== set-up
+@njit(cache=True)
+def new_game(g, h, r):
+    """Each player: 4 action cards and ``hand_size`` dealt vegetables; the rest is the pile."""
+    p = r.num_players
+    hs = r.hand_size
+    d = r.deck_size
+    perm = r.perm
+    rn.permutation_into(h.seed, DEAL, 0, d, r.keys, r.tmp, r.counts, perm)
+    for s in range(p):
+        g.hands[s, BOMB] += 1
+        g.hands[s, CHOICE] += 1
+        g.hands[s, REVERSE] += 1
+        g.hands[s, DOUBLE] += 1
+        for i in range(hs):
+            g.hands[s, r.deck[perm[s * hs + i]]] += 1
+        g.hand_sizes[s] = hs + 4
+    for i in range(d - p * hs):
+        g.draw[i] = r.deck[perm[p * hs + i]]
+    g.draw_len = d - p * hs
+    if r.first_player >= 0:
+        h.current_player = r.first_player
+    else:
+        h.current_player = rn.below(rn.word(h.seed, OPENER, 0, 0), p)
+
+
+# ===================================================================== plays
+@njit(cache=True)
+def pass_turn(g, h, r):
+    """The next player in the current direction decides."""
+    h.current_player = (np.int64(h.current_player) + g.direction) % r.num_players
+
+
+@njit(cache=True)
+def play(g, h, r, card):
+    """Put a card face down, claiming it is the called vegetable."""
+    me = np.int64(h.current_player)
+    g.hands[me, card] -= 1
+    g.hand_sizes[me] -= 1
+    g.fd_by_owner[me, card] += 1
+    g.fd_count += 1
+    g.last_owner = me
+    g.last_card = card
+    g.last_called = g.called
+    g.fd_claims[me, np.int64(g.called)] += 1
+    g.after_reverse = 0
+    pass_turn(g, h, r)
+
+
+@njit(cache=True)
+def face_up_card(g, h, card):
+    """An action card from the current hand goes face up among the round's cards (shown)."""
+    me = np.int64(h.current_player)
+    g.hands[me, card] -= 1
+    g.hand_sizes[me] -= 1
+    g.face_up[card] += 1
+    g.shown_tally[me, card - BOMB] += 1
+
+
+@njit(cache=True)
+def open_round(g, h, r, card, veg):
+    """The opener puts a card face down and calls the round's vegetable."""
+    g.called = veg
+    h.phase = PH_PLAY
+    play(g, h, r, card)
+
+
+@njit(cache=True)
+def vegetable_choice(g, h, r, veg):
+    """Vegetable choice face up: a new called vegetable; no other card is played."""
+    face_up_card(g, h, CHOICE)
+    g.called = veg
+    g.after_reverse = 0
+    pass_turn(g, h, r)
+
+
+@njit(cache=True)
+def reverse(g, h, r):
+    """Reverse face up alone: the order reverses and the next player may not accuse."""
+    face_up_card(g, h, REVERSE)
+    g.direction = -g.direction
+    g.after_reverse = 1
+    pass_turn(g, h, r)
+
+
+@njit(cache=True)
+def reverse_with_card(g, h, r, card):
+    """Reverse face up with ``card`` face down: the order reverses and the next player,
+    in the new direction, may not accuse that card."""
+    face_up_card(g, h, REVERSE)
+    g.direction = -g.direction
+    play(g, h, r, card)
+    g.after_reverse = 1
+
+
+# ===================================================================== reveal
+@njit(cache=True)
+def clear_round(g, h, r):
+    """No face-down or face-up cards on the table any more."""
+    for s in range(r.num_players):
+        for t in range(T):
+            g.fd_by_owner[s, t] = 0
+        for v in range(V):
+            g.fd_claims[s, v] = 0
+    for t in range(T):
+        g.face_up[t] = 0
+    g.fd_count = 0
+    g.last_owner = -1
+    g.last_card = -1
+    g.last_called = -1
+
+
+@njit(cache=True)
+def bomb(g, h, r, accuser, owner):
+    """The accuser takes the discard pile and every card of this round; returns the count.
+    Each other seat knows the public cards among them, the Bomb and its own cards."""
+    p = r.num_players
+    for s in range(p):
+        for t in range(T):
+            if s == accuser:
+                n = np.int64(g.discard[t]) + g.face_up[t]
+                for o in range(p):
+                    n += g.fd_by_owner[o, t]
+            else:
+                n = (np.int64(g.discard_revealed[t]) + g.face_up[t] + g.my_discard[s, t]
+                     + g.fd_by_owner[s, t])
+                if t == BOMB and s != owner:
+                    n += 1
+            g.taken_known[s, accuser, t] += n
+    total = 0
+    for t in range(T):
+        n = np.int64(g.discard[t]) + g.face_up[t]
+        for o in range(p):
+            n += g.fd_by_owner[o, t]
+        g.hands[accuser, t] += n
+        total += n
+        g.discard[t] = 0
+        g.discard_revealed[t] = 0
+    g.hand_sizes[accuser] += total
+    g.bomb_taken[accuser] += total
+    for s in range(p):
+        for t in range(T):
+            g.my_discard[s, t] = 0
+    clear_round(g, h, r)
+    return total
+
+
+@njit(cache=True)
+def round_to_discard(g, h, r, card):
+    """This round's cards go on the discard pile; the revealed and face-up ones are known."""
+    p = r.num_players
+    for s in range(p):
+        for t in range(T):
+            g.discard[t] += g.fd_by_owner[s, t]
+            g.my_discard[s, t] += g.fd_by_owner[s, t]
+    g.my_discard[np.int64(g.last_owner), card] -= 1
+    g.discard_revealed[card] += 1
+    for t in range(T):
+        g.discard[t] += g.face_up[t]
+        g.discard_revealed[t] += g.face_up[t]
+    clear_round(g, h, r)
+
+
+@njit(cache=True)
+def reshuffle(g, h, r):
+    """The discard pile, shuffled, becomes the new draw pile."""
+    n = 0
+    for t in range(T):
+        for _ in range(g.discard[t]):
+            r.cards[n] = t
+            n += 1
+    w = r.total_cards
+    rn.shuffle_keys(h.seed, RESHUFFLE_STREAM, 0, n, w, r.keys, r.tmp, r.counts)
+    low = (rn.ONE << np.uint64(rn.index_bits(w))) - rn.ONE
+    for i in range(n):
+        g.draw[i] = r.cards[np.int64(r.keys[i] & low)]
+    for i in range(n, w):
+        g.draw[i] = -1
+    g.draw_ptr = 0
+    g.draw_len = n
+    for s in range(r.num_players):
+        for t in range(T):
+            g.reshuffled_known[s, t] = g.discard_revealed[t] + g.my_discard[s, t]
+            g.my_discard[s, t] = 0
+    for t in range(T):
+        g.discard[t] = 0
+        g.discard_revealed[t] = 0
+    g.reshuffles += 1
+
+
+@njit(cache=True)
+def draw_cards(g, h, r, seat, n):
+    """Draw ``n`` cards; a first exhaustion reshuffles the discard, a second ends the game.
+    Returns True when the game ended."""
+    for _ in range(n):
+        if g.draw_ptr >= g.draw_len:
+            size = 0
+            for t in range(T):
+                size += g.discard[t]
+            if g.reshuffles == 0 and size > 0:
+                reshuffle(g, h, r)
+            else:
+                g.reshuffles += 1
+                finish(g, h, r, False)
+                return True
+        g.hands[seat, np.int64(g.draw[g.draw_ptr])] += 1
+        g.hand_sizes[seat] += 1
+        g.drawn_tally[seat] += 1
+        g.draw_ptr += 1
+    return False
+
+
+@njit(cache=True)
+def next_round(g, h, r, opener):
+    """The player who received cards opens the next round."""
+    g.called = -1
+    h.phase = PH_OPEN
+    g.after_reverse = 0
+    h.current_player = opener
+
+
+@njit(cache=True)
+def set_reveal(lr, accuser, owner, card, double, taker, n):
+    """``last_reveal``: accuser, accused, card, doubled, taker, cards taken."""
+    lr[0] = accuser
+    lr[1] = owner
+    lr[2] = card
+    lr[3] = double
+    lr[4] = taker
+    lr[5] = n
+
+
+@njit(cache=True)
+def accuse(g, h, r, double):
+    """"Menteur !": reveal the last face-down card and settle who takes what."""
+    accuser = np.int64(h.current_player)
+    if double:
+        face_up_card(g, h, DOUBLE)
+    owner = np.int64(g.last_owner)
+    card = np.int64(g.last_card)
+    called = np.int64(g.last_called)
+    g.revealed_total[card] += 1
+    h.num_rounds += 1
+    h.round_over = 1
+    if card == BOMB:
+        outcome = O_BOMB
+    elif card < BOMB and card // 3 == called:
+        outcome = O_TRUE
+    else:
+        outcome = O_LIE
+    g.accused_tally[owner, outcome] += 1
+    g.accuser_tally[accuser, outcome] += 1
+    if card >= BOMB:
+        g.shown_tally[owner, card - BOMB] += 1
+    lr = g.last_reveal
+    if card == BOMB:
+        taken = bomb(g, h, r, accuser, owner)
+        set_reveal(lr, accuser, owner, card, double, accuser, taken)
+        next_round(g, h, r, accuser)
+        return
+    round_to_discard(g, h, r, card)
+    if card < BOMB:
+        loser = accuser if card // 3 == called else owner
+        n = card % 3 + 1
+    else:
+        loser = owner
+        n = r.action_lie_penalty
+    if double:
+        n *= 2
+    set_reveal(lr, accuser, owner, card, double, loser, n)
+    if not draw_cards(g, h, r, loser, n):
+        next_round(g, h, r, loser)
+
+
+# ===================================================================== end
+@njit(cache=True)
+def score(g, s):
+    """Points in hand of seat ``s``: vegetables their number, action cards 10."""
+    total = 0
+    for t in range(T):
+        total += np.int64(g.hands[s, t]) * POINTS[t]
+    return total
+
+
+@njit(cache=True)
+def finish(g, h, r, truncated):
+    """Game over: lowest score first, equal scores share a place."""
+    h.terminated = 0 if truncated else 1
+    h.truncated = 1 if truncated else 0
+    h.phase = PH_OVER
+    h.current_player = -1
+    p = r.num_players
+    sc = r.score
+    for s in range(p):
+        sc[s] = score(g, s)
+    for s in range(p):
+        place = 1
+        for o in range(p):
+            if sc[o] < sc[s]:
+                place += 1
+        g.placements[s] = place
+
+
+@njit(cache=True)
+def check_empty_hands(g, h, r, face_down_by):
+    """An empty hand ends the game at once, unless its only owner's last card just went
+    face down: then the next player accuses or accepts it (``pending``)."""
+    g.pending = -1
+    if h.terminated or h.truncated:
+        return
+    n_empty = 0
+    for s in range(r.num_players):
+        if g.hand_sizes[s] == 0:
+            n_empty += 1
+    if n_empty == 1 and face_down_by >= 0 and g.hand_sizes[face_down_by] == 0:
+        g.pending = face_down_by
+    elif n_empty > 0:
+        finish(g, h, r, False)
+
+
+# ===================================================================== legality
+@njit(cache=True)
+def update_mask(g, h, r):
+    """The legal actions of the current player (none once the game is over)."""
+    m = h.mask
+    for a in range(A):
+        m[a] = 0
+    ph = h.phase
+    if ph == PH_OVER:
+        return
+    cp = max(np.int64(h.current_player), 0)
+    hand = g.hands[cp]
+    if ph == PH_OPEN:
+        for t in range(T):
+            if hand[t] > 0:
+                for v in range(V):
+                    m[OPEN0 + t * V + v] = 1
+        return
+    if ph != PH_PLAY:
+        return
+    facing = g.pending >= 0
+    free = not facing
+    if (g.fd_count > 0 and g.last_owner != h.current_player and not g.after_reverse):
+        m[ACCUSE] = 1
+        if hand[DOUBLE] > 0:
+            m[ACCUSE_DOUBLE] = 1
+    if facing:
+        m[ACCEPT] = 1
+        return
+    if free:
+        for t in range(T):
+            if hand[t] > 0:
+                m[PLAY0 + t] = 1
+        if hand[CHOICE] > 0:
+            for v in range(V):
+                m[CHOICE0 + v] = 1
+        if hand[REVERSE] > 0:
+            if r.reverse_alone or g.hand_sizes[cp] == 1:
+                m[REVERSE_ID] = 1
+            if not r.reverse_alone:
+                for t in range(T):
+                    if (hand[t] >= 2) if t == REVERSE else (hand[t] > 0):
+                        m[REVERSE_PLAY0 + t] = 1
+
+
+# ===================================================================== apply
+@njit(cache=True)
+def apply(g, h, r, a):
+    """Apply one decision of the current player (the game is running, ``a`` is legal)."""
+    h.num_decisions += 1
+    me = np.int64(h.current_player)
+    face_down = a < ACCUSE or a >= REVERSE_PLAY0
+    if a < PLAY0:
+        open_round(g, h, r, (a - OPEN0) // V, (a - OPEN0) % V)
+    elif a < ACCUSE:
+        play(g, h, r, a - PLAY0)
+    elif a < CHOICE0:
+        accuse(g, h, r, 1 if a == ACCUSE_DOUBLE else 0)
+    elif a < REVERSE_ID:
+        vegetable_choice(g, h, r, a - CHOICE0)
+    elif a == REVERSE_ID:
+        reverse(g, h, r)
+    elif a == ACCEPT:
+        finish(g, h, r, False)
+    else:
+        reverse_with_card(g, h, r, a - REVERSE_PLAY0)
+    check_empty_hands(g, h, r, me if face_down else -1)
+    if not (h.terminated or h.truncated) and h.num_decisions >= r.max_turns:
+        finish(g, h, r, True)
+    update_mask(g, h, r)
+
+
+# ===================================================================== batch kernels
+@njit(cache=True)
+def step_kernel(data, hot, rules, actions):
+    """One decision per game; returns the first game whose action is illegal (nothing
+    applied then), or -1.  Finished games ignore their action."""
+    r = rules[0]
+    n = data.shape[0]
+    for b in range(n):
+        h = hot[b]
+        if h.terminated or h.truncated:
+            continue
+        a = actions[b]
+        if a < 0 or a >= A or not h.mask[a]:
+            return b
+    for b in range(n):
+        g = data[b]
+        h = hot[b]
+        h.round_over = 0
+        if h.terminated or h.truncated:
+            continue
+        apply(g, h, r, actions[b])
+    return -1
+
+
+@njit(cache=True)
+def start_kernel(data, hot, rules, idx):
+    """Deal games ``idx`` (fresh records holding their seeds) and set their masks."""
+    r = rules[0]
+    for i in range(idx.shape[0]):
+        g = data[idx[i]]
+        h = hot[idx[i]]
+        new_game(g, h, r)
+        update_mask(g, h, r)
+
+
+@njit(cache=True)
+def mask_kernel(data, hot, rules):
+    """Recompute every game's legal mask (after writing a state from outside)."""
+    r = rules[0]
+    for b in range(data.shape[0]):
+        update_mask(data[b], hot[b], r)
+
+
+# ===================================================================== observation
+# the structured observation (observe.py table): key -> (source record, field, dtype, shape
+# per game as a function of P); the source's first bytes of that field are the
+# observation's (per-seat fields keep the first P seats); source None: computed
+OBS_SPEC = (
+    ("seat", "hot", "current_player", I1, ()), ("phase", "hot", "phase", I1, ()),
+    ("hand", None, "hands", I1, (T,)), ("hand_sizes", "data", "hand_sizes", I2, ("P",)),
+    ("called", "data", "called", I1, ()), ("direction", "data", "direction", I1, ()),
+    ("face_down_count", "data", "fd_count", I2, ()),
+    ("last_owner", "data", "last_owner", I1, ()), ("last_called", "data", "last_called", I1, ()),
+    ("my_face_down", None, "fd_by_owner", I1, (T,)), ("face_up", "data", "face_up", I1, (T,)),
+    ("after_reverse", "data", "after_reverse", np.bool_, ()),
+    ("discard_size", None, "discard", I2, ()),
+    ("discard_revealed", "data", "discard_revealed", I1, (T,)),
+    ("draw_size", None, "draw_len", I2, ()), ("reshuffles", "data", "reshuffles", I1, ()),
+    ("revealed_total", "data", "revealed_total", I4, (T,)),
+    ("last_reveal", "data", "last_reveal", I2, (6,)), ("pending", "data", "pending", I1, ()),
+    ("num_rounds", "hot", "num_rounds", I4, ()),
+    ("my_discard", None, "my_discard", I1, (T,)),
+    ("reshuffled_known", None, "reshuffled_known", I1, (T,)),
+    ("fd_claims", "data", "fd_claims", I2, ("P", V)),
+    ("taken_known", None, "taken_known", I4, ("P", T)),
+    ("accused_tally", "data", "accused_tally", I4, ("P", 3)),
+    ("accuser_tally", "data", "accuser_tally", I4, ("P", 3)),
+    ("shown_tally", "data", "shown_tally", I4, ("P", 4)),
+    ("drawn_tally", "data", "drawn_tally", I4, ("P",)),
+    ("bomb_taken", "data", "bomb_taken", I4, ("P",)),
+)
+
+
+def observation_table(rules: R.Rules) -> tuple[list, np.ndarray]:
+    """(per key: name, dtype, shape per game; int64[keys, 3] rows: source (0 data, 1 hot,
+    -1 computed), byte offset of the field in its record, bytes per game)."""
+    p = rules.num_players
+    keys, rows = [], []
+    for name, source, fld, dtype, shape in OBS_SPEC:
+        shape = tuple(p if d == "P" else d for d in shape)
+        nbytes = int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
+        rec = HOT_DTYPE if source == "hot" else STATE_DTYPE
+        rows.append((-1 if source is None else int(source == "hot"), rec.fields[fld][1], nbytes))
+        keys.append((name, np.dtype(dtype), shape))
+    return keys, np.asarray(rows, dtype=np.int64)
+
+
+@njit(cache=True)
+def observe_kernel(data, hot, rules, hand, my_face_down, discard_size, draw_size, my_discard,
+                   reshuffled_known, taken_known):
+    """The computed keys of the observation: the current player's private rows (zeros once
+    over) and the pile sizes.  The other keys are copies of the first bytes of state fields
+    (``observation_table``; ``vec.LegumesGame.observe``)."""
+    r = rules[0]
+    p = r.num_players
+    for b in range(data.shape[0]):
+        me = np.int64(hot[b].current_player)
+        g = data[b]
+        size = 0
+        for t in range(T):
+            size += g.discard[t]
+            if me >= 0:
+                hand[b, t] = g.hands[me, t]
+                my_face_down[b, t] = g.fd_by_owner[me, t]
+                my_discard[b, t] = g.my_discard[me, t]
+                reshuffled_known[b, t] = g.reshuffled_known[me, t]
+            else:
+                hand[b, t] = 0
+                my_face_down[b, t] = 0
+                my_discard[b, t] = 0
+                reshuffled_known[b, t] = 0
+            for s in range(p):
+                taken_known[b, s, t] = g.taken_known[me, s, t] if me >= 0 else 0
+        discard_size[b] = size
+        draw_size[b] = g.draw_len - g.draw_ptr
+
+
+@njit(cache=True)
+def _one_hot(x, o, value, n):
+    """Set ``x[o + value]`` (when 0 <= value < n); returns the next offset."""
+    if 0 <= value < n:
+        x[o + value] = 1.0
+    return o + n
+
+
+@njit(cache=True)
+def _rel_seat(x, o, seat, me, p):
+    """One-hot relative position of an absolute seat (zeros for -1); next offset."""
+    if seat >= 0:
+        x[o + (seat - me) % p] = 1.0
+    return o + p
+
+
+@njit(cache=True)
+def tensor_kernel(data, hot, rules, out):
+    """The flat observation tensor of every game into ``out`` (zeroed float32[B, D]);
+    layout ``observe.tensor_layout``, the same values as ``observe.to_tensor``."""
+    r = rules[0]
+    p = r.num_players
+    for b in range(data.shape[0]):
+        g = data[b]
+        h = hot[b]
+        x = out[b]
+        seat = np.int64(h.current_player)
+        me = max(seat, 0)
+        mine = seat >= 0
+        o = _one_hot(x, 0, np.int64(h.phase), 3)
+        for t in range(T):
+            x[o + t] = g.hands[seat, t] if mine else 0
+        o += T
+        for j in range(p):
+            x[o + j] = g.hand_sizes[(me + j) % p]
+        o += p
+        o = _one_hot(x, o, np.int64(g.called), V)
+        x[o] = g.direction
+        x[o + 1] = g.fd_count
+        o += 2
+        o = _rel_seat(x, o, np.int64(g.last_owner), me, p)
+        o = _one_hot(x, o, np.int64(g.last_called), V)
+        for t in range(T):
+            x[o + t] = g.fd_by_owner[seat, t] if mine else 0
+            x[o + T + t] = g.face_up[t]
+        o += 2 * T
+        x[o] = g.after_reverse
+        size = 0
+        for t in range(T):
+            size += g.discard[t]
+        x[o + 1] = size
+        o += 2
+        for t in range(T):
+            x[o + t] = g.discard_revealed[t]
+        o += T
+        x[o] = g.draw_len - g.draw_ptr
+        x[o + 1] = g.reshuffles
+        o += 2
+        for t in range(T):
+            x[o + t] = g.revealed_total[t]
+        o += T
+        o = _rel_seat(x, o, np.int64(g.pending), me, p)
+        x[o] = h.num_rounds
+        o += 1
+        for t in range(T):
+            x[o + t] = g.my_discard[seat, t] if mine else 0
+            x[o + T + t] = g.reshuffled_known[seat, t] if mine else 0
+        o += 2 * T
+        for j in range(p):
+            s = (me + j) % p
+            for v in range(V):
+                x[o + j * V + v] = g.fd_claims[s, v]
+        o += p * V
+        for j in range(p):
+            s = (me + j) % p
+            for t in range(T):
+                x[o + j * T + t] = g.taken_known[seat, s, t] if mine else 0
+        o += p * T
+        for j in range(p):
+            s = (me + j) % p
+            for c in range(3):
+                x[o + j * 3 + c] = g.accused_tally[s, c]
+                x[o + p * 3 + j * 3 + c] = g.accuser_tally[s, c]
+        o += 6 * p
+        for j in range(p):
+            s = (me + j) % p
+            for c in range(4):
+                x[o + j * 4 + c] = g.shown_tally[s, c]
+        o += 4 * p
+        for j in range(p):
+            s = (me + j) % p
+            x[o + j] = g.drawn_tally[s]
+            x[o + p + j] = g.bomb_taken[s]
+
+
+# ===================================================================== fused random play
+@njit(cache=True)
+def random_action(g, h, r):
+    """The ``random`` agent's choice in game ``g`` (``agents.random``): the n-th legal action,
+    n = below(first word of stream AGENT + seat at this decision, number of legal actions)."""
+    count = 0
+    for a in range(A):
+        if h.mask[a]:
+            count += 1
+    k = rn.below(rn.agent_word(h.seed, np.int64(h.current_player), np.int64(h.num_decisions), 0),
+                 count)
+    for a in range(A):
+        if h.mask[a]:
+            if k == 0:
+                return a
+            k -= 1
+    return 0
+
+
+@njit(cache=True)
+def play_random_kernel(data, hot, rules, decisions, counts):
+    """Every seat ``random``, game-major: each running game advances up to ``decisions``
+    decisions in a row (stopping when over), exactly as ``decisions`` calls of ``step`` with
+    the random agent would.  ``counts`` gets (decisions made, rounds finished, games ended);
+    ``round_over`` is left set on games whose last round ended during the call."""
+    r = rules[0]
+    made = 0
+    rounds = 0
+    ended = 0
+    for b in range(data.shape[0]):
+        g = data[b]
+        h = hot[b]
+        h.round_over = 0
+        if h.terminated or h.truncated:
+            continue
+        start_rounds = h.num_rounds
+        for _ in range(decisions):
+            apply(g, h, r, random_action(g, h, r))
+            made += 1
+            if h.terminated or h.truncated:
+                ended += 1
+                break
+        rounds += h.num_rounds - start_rounds
+    counts[0] = made
+    counts[1] = rounds
+    counts[2] = ended
