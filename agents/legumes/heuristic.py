@@ -9,11 +9,12 @@ when you hold many of the called vegetable.
   points, among action cards Double, then a second Reverse, then Choice, then
   Bomb, which is kept as a trap); else lie with an action card face down —
   Double, then Choice, then Bomb — and only without one with my cheapest
-  vegetable.  Action cards only cost points (10 each at the end) and a lie
-  with one costs what a lie with a 1 costs (``action_lie_penalty``, one card
-  drawn if accused; a Bomb punishes the accuser instead), so holding them is
-  never worth it: this keeps the heuristic from placing below random at 4–6
-  players (issue 15).  A last card that can go down face up (Reverse alone, Vegetable
+  vegetable.  I lie anyway here, action cards only cost points (10 each at
+  the end) and a lie with one costs what a lie with a 1 costs
+  (``action_lie_penalty``, one card drawn if accused; a Bomb punishes the
+  accuser instead), so I shed them: it costs a few wins (a Bomb kept to the
+  end is a sure finish) and no longer places me below random at 4–6 players
+  (issue 15).  A last card that can go down face up (Reverse alone, Vegetable
   choice) goes down face up: that ends the game with my hand empty;
 - accuse when I hold at least ``accuse_at`` cards of the vegetable the last
   card was played as (with the Double accusation at ``double_at``), and
