@@ -7,8 +7,14 @@ when you hold many of the called vegetable.
   that vegetable; else, holding the Reverse, shed my worst card face down with
   it (``reverse <card>``: the next player may not accuse it; worst = most
   points, among action cards Double, then a second Reverse, then Choice, then
-  Bomb, which is kept as a trap); else my cheapest vegetable card (action cards
-  last).  A last card that can go down face up (Reverse alone, Vegetable
+  Bomb, which is kept as a trap); else lie with an action card face down —
+  Double, then Choice, then Bomb — and only without one with my cheapest
+  vegetable.  I lie anyway here, action cards only cost points (10 each at
+  the end) and a lie with one costs what a lie with a 1 costs
+  (``action_lie_penalty``, one card drawn if accused; a Bomb punishes the
+  accuser instead), so I shed them: it costs a few wins (a Bomb kept to the
+  end is a sure finish) and no longer places me below random at 4–6 players
+  (issue 15).  A last card that can go down face up (Reverse alone, Vegetable
   choice) goes down face up: that ends the game with my hand empty;
 - accuse when I hold at least ``accuse_at`` cards of the vegetable the last
   card was played as (with the Double accusation at ``double_at``), and
@@ -33,6 +39,9 @@ POINTS = np.asarray(R.CARD_POINTS, dtype=np.int64)
 # the card shed with ``reverse <card>``: most points first; among action cards
 # Double, a second Reverse, Choice, then the Bomb (better kept as a trap)
 SHED_RANK = np.concatenate([NUMBER, [10, 12, 13, 14]])
+# the action card played face down as a lie (no Reverse to shed it with): Double, Choice, then
+# the Bomb (a trap, and a sure finish as the last card, so it goes last)
+LIE_RANK = np.asarray([1, 2, 0, 3])
 
 
 class LegumesHeuristic(Agent):
@@ -68,8 +77,12 @@ class LegumesHeuristic(Agent):
         have_called = top[rows, called] >= 0
         play_called = R.PLAY0 + called * 3 + np.maximum(top[rows, called], 0)
         cheap_score = np.where(hand[:, :R.BOMB] > 0, NUMBER[None, :], 99)
-        cheapest = np.where(cheap_score.min(axis=1) < 99, cheap_score.argmax(axis=1) * 0
-                            + cheap_score.argmin(axis=1), hand.argmax(axis=1))
+        cheapest = np.where(cheap_score.min(axis=1) < 99, cheap_score.argmin(axis=1),
+                            hand.argmax(axis=1))
+        # a lie with an action card costs what a lie with a 1 costs (one card drawn) but sheds
+        # 10 points: lie with one first (Double, Choice, Bomb), else the cheapest vegetable
+        act_score = np.where(hand[:, R.BOMB:] > 0, LIE_RANK[None, :], -1)
+        cheapest = np.where(act_score.max(axis=1) >= 0, R.BOMB + act_score.argmax(axis=1), cheapest)
         switch = (~have_called & (hand[:, R.CHOICE] > 0) & (per_veg.max(axis=1) >= 2))
         shed_ok = legal_mask[:, R.REVERSE_PLAY0:]
         worst = np.where(shed_ok, SHED_RANK[None, :], -1).argmax(axis=1)
