@@ -42,6 +42,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 import bluffsim
+from bluffsim import rng
 from bluffsim.api import BluffsimError
 from bluffsim.tournament.config import Experiment
 
@@ -260,8 +261,8 @@ def write_manifest(out: Path, exp: Experiment, timing: dict[str, Any]) -> None:
         "bluffsim_version": bluffsim.__version__,
         "git_hash": git_hash(),
         "config": exp.to_dict(),
-        "seeds": {"master": exp.seed, "scheme": "word(master, 7, deal) (bluffsim.tournament."
-                  "schedule)", "duplicate": exp.duplicate, "rotate": exp.rotate,
+        "seeds": {"master": exp.seed, "scheme": f"word(master, {rng.Stream.SCHEDULE}, deal) "
+                  "(bluffsim.tournament.schedule)", "duplicate": exp.duplicate, "rotate": exp.rotate,
                   "permute": exp.permute},
         "timing": timing,
         "machine": {"python": platform.python_version(), "platform": platform.platform(),
