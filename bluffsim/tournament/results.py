@@ -59,7 +59,7 @@ class ResultsError(BluffsimError, OSError):
 # ever deleted
 RUN_FILES = ("config.json", "manifest.json", "games.parquet", "rounds.parquet", "summary.csv",
              "head_to_head.csv", "ratings.csv", "bluff.csv", "run.log",
-             # the seat-effect and game-shape tables (bluffsim.tournament.experiment.report_tables)
+             # the seat-effect and game-shape tables (bluffsim.analysis.report.report_tables)
              "seats.csv", "lengths.csv", "head_to_head_ci.csv", "placements.csv", "lineups.csv")
 RUN_DIRS = ("shards", "plots")
 SHARD_RE = re.compile(r"games-(\d+)\.parquet")
