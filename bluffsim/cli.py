@@ -15,6 +15,7 @@ import pandas as pd
 
 import bluffsim
 from bluffsim.api import BluffsimError
+from bluffsim.tournament.config import MAX_BATCH, add_run_flags, run_overrides
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -52,11 +53,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("config", help="experiment TOML, e.g. experiments/quickstart.toml")
     r.add_argument("--games", type=int, help="override experiment.games")
     r.add_argument("--seed", type=int, help="override experiment.seed")
-    r.add_argument("--workers", type=int, help="override run.workers")
-    r.add_argument("--batch", type=int, help="override run.batch")
-    r.add_argument("--executor", choices=["local", "dask"], help="override run.executor")
-    r.add_argument("--address", help="dask scheduler address (implies --executor dask)")
-    r.add_argument("--out", help="override run.out (output dir)")
+    add_run_flags(r)   # --batch, --workers, --executor, --address, --out, --no-plots ([run] keys)
     r.add_argument("--resume", action="store_true", help="finish an interrupted run in --out")
     r.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="sets",
                    help="override any config key, value read as TOML: --set rules.jokers=0 "
@@ -65,7 +62,6 @@ def build_parser() -> argparse.ArgumentParser:
                    help="replace a previous run in the output dir (deletes its results)")
     r.add_argument("--keep-shards", action="store_true",
                    help="keep shards/ after the merge (deleted by default)")
-    r.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
     r.add_argument("--quiet", action="store_true", help="no progress bar or config echo")
     r.set_defaults(func=cmd_run)
 
@@ -126,7 +122,6 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-MAX_BATCH = 1 << 20   # as run.batch (bluffsim.tournament.config)
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -138,10 +133,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise BluffsimError("--resume and --force exclude each other: --resume finishes the "
                             "previous run, --force replaces it")
     exp = load_plan(args.config, args.sets)   # --set overrides; an Experiment or a Sweep
-    executor = "dask" if args.address and not args.executor else args.executor
-    exp = exp.with_overrides(games=args.games, seed=args.seed, workers=args.workers,
-                             batch=args.batch, executor=executor, address=args.address,
-                             out=args.out, plots=False if args.no_plots else None)
+    run = run_overrides(args)
+    if run["address"] and not run["executor"]:
+        run["executor"] = "dask"
+    exp = exp.with_overrides(games=args.games, seed=args.seed, **run)
     if isinstance(exp, Sweep):
         if not args.quiet:
             print(exp.describe())

@@ -37,13 +37,23 @@ _OFFSET2 = 0x2545F4914F6CDD1D
 
 
 class Stream:
-    """Stream ids shared across games; games add their own below ``AGENT``."""
+    """Every random-stream id of bluffsim, in one place (values are fixed: they key the results).
 
-    DEAL = 1
-    CHALLENGE_DECK = 2
-    EFFECT = 3
-    OPENER = 4
-    AGENT = 1000  # agents use AGENT + seat
+    Games draw from DEAL..RESHUFFLE, the tournament from SCHEDULE and POOL, agents
+    from ``AGENT + seat``, learning from MIX and RESEED.  A new stream takes a new id.
+    """
+
+    DEAL = 1            # the deal (qdv: per round; legumes, veru: once)
+    CHALLENGE_DECK = 2  # qdv: the challenge deck's shuffle, per round
+    EFFECT = 3          # qdv: challenge effects' picks (reveal, discard)
+    OPENER = 4          # legumes, veru: the first player drawn from the seed
+    JOKER = 5           # veru: which non-ace cards become Jokers
+    RESHUFFLE = 6       # legumes: the discard pile shuffled into a new draw pile
+    SCHEDULE = 7        # tournament: game seed j = word(master, SCHEDULE, j)
+    POOL = 8            # tournament pools: the lineups drawn from the pool
+    AGENT = 1000        # agents use AGENT + seat
+    MIX = 4242          # learn: the mixture member of each (game, seat)
+    RESEED = 4343       # learn (PPO): the env's game seed at each reset
 
 
 # ----------------------------------------------------------------- scalar path

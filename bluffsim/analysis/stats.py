@@ -16,7 +16,7 @@
 
 Every statistic is a sum over games, so ``GameTotals`` and ``RoundTotals``
 accumulate them chunk by chunk: a results dir of any size is summarised in
-memory bounded by the chunk (``bluffsim.tournament.experiment.build_report``).
+memory bounded by the chunk (``bluffsim.analysis.report.build_report``).
 The functions taking a DataFrame are the one-chunk case.
 """
 

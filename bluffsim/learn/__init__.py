@@ -47,7 +47,7 @@ from bluffsim import rng as brng
 from bluffsim.api import BluffsimError
 from bluffsim.rng import AgentRNG
 
-MIX_STREAM = 4242  # picks the mixture member of each (game, seat)
+MIX_STREAM = brng.Stream.MIX  # picks the mixture member of each (game, seat)
 
 
 @dataclass(frozen=True)

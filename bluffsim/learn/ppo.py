@@ -34,7 +34,7 @@ from bluffsim import rng as brng
 from bluffsim.adapters.gymnasium import vector_env
 from bluffsim.learn import MixedOpponent, TrainConfig
 
-RESEED_STREAM = 4343
+RESEED_STREAM = brng.Stream.RESEED
 
 Params = dict[str, list[tuple[jax.Array, jax.Array]]]
 

@@ -45,6 +45,7 @@ import dataclasses
 import json
 import re
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -109,8 +110,9 @@ class Experiment:
     def identity(self) -> dict[str, Any]:
         """The keys that decide the games played (resume refuses a dir made by other values)."""
         d = self.to_dict()
-        for k in ("batch", "workers", "executor", "address", "out", "plots"):
-            d.pop(k)
+        for key in RUN:
+            if not key.identity:
+                d.pop(key.name)
         return d
 
     def to_toml(self) -> str:
@@ -128,11 +130,10 @@ class Experiment:
             params = ", ".join(f"{k} = {json.dumps(v)}" for k, v in s["params"].items())
             lines.append(f"params = {{{params}}}")
         lines.append("\n[run]")
-        for k in ("batch", "workers", "executor", "address", "rotate", "permute", "duplicate",
-                  "shard_games", "out", "plots", "lineups"):
-            v = d[k]
+        for key in RUN:
+            v = d[key.name]
             if v is not None:
-                lines.append(f"{k} = {json.dumps(v)}")
+                lines.append(f"{key.name} = {json.dumps(v)}")
         return "\n".join(lines) + "\n"
 
     def with_overrides(self, **overrides: Any) -> Experiment:
@@ -155,10 +156,88 @@ MAX_SHARDS = 100_000
 ADDRESS_RE = re.compile(r"(?:(?:tcp|tls|ucx|ws|wss)://)?(?:[A-Za-z0-9_.-]+|\[[0-9A-Fa-f:.]+\])"
                         r"(?::\d{1,5})?")
 EXPERIMENT_KEYS = {"name", "game", "players", "games", "seed"}
-RUN_KEYS = {"batch", "workers", "executor", "address", "rotate", "duplicate", "shard_games",
-            "permute", "out", "plots", "lineups"}
 SEAT_KEYS = {"agent", "label", "params"}
 EXECUTORS = ("local", "dask")
+MAX_BATCH = 1 << 20   # games in one batch: a batch's state is held in memory at once
+
+
+@dataclass(frozen=True)
+class RunKey:
+    """One ``[run]`` key declared once: validation, the resolved-config dump and the CLI derive from it.
+
+    ``check(value)`` is True for a valid value, ``allowed`` the error's "allowed"
+    text; ``identity`` keys decide the games played (``--resume`` compares them);
+    ``flag`` is the ``bluffsim run`` option overriding the key (``flag_kwargs`` for
+    argparse; a ``store_true`` flag sets the key to ``flag_value``).
+    """
+
+    name: str
+    default: Any
+    check: Callable[[Any], bool]
+    allowed: str
+    meaning: str
+    identity: bool = False
+    flag: str = ""
+    flag_kwargs: dict[str, Any] = field(default_factory=dict)
+    flag_value: Any = None
+
+
+def _bool_key(name: str, default: bool, meaning: str, identity: bool = False, **kw: Any) -> RunKey:
+    return RunKey(name, default, lambda v: isinstance(v, bool), "true | false", meaning, identity, **kw)
+
+
+# in the order of the resolved config's [run] table
+RUN: tuple[RunKey, ...] = (
+    RunKey("batch", 1024, lambda v: _is_int(v) and 1 <= v <= MAX_BATCH, f"an integer 1..{MAX_BATCH}",
+           "games played side by side per process", flag="--batch",
+           flag_kwargs={"type": int, "help": "override run.batch"}),
+    RunKey("workers", 1, lambda v: _is_int(v) and 1 <= v <= 256, "an integer 1..256",
+           "processes (local) or dask workers (dask, no address)", flag="--workers",
+           flag_kwargs={"type": int, "help": "override run.workers"}),
+    RunKey("executor", "local", lambda v: v in EXECUTORS, " | ".join(EXECUTORS), "local | dask",
+           flag="--executor", flag_kwargs={"choices": list(EXECUTORS), "help": "override run.executor"}),
+    RunKey("address", "", lambda v: isinstance(v, str) and (v == "" or bool(ADDRESS_RE.fullmatch(v))),
+           "a dask scheduler address such as \"tcp://10.0.0.5:8786\", or \"\"",
+           "dask scheduler address; empty = start a LocalCluster", flag="--address",
+           flag_kwargs={"help": "dask scheduler address (implies --executor dask)"}),
+    _bool_key("rotate", True, "rotate the lineup so every agent sits in every seat equally", True),
+    _bool_key("permute", False, "cycle through all P! seatings instead (neighbour order balanced too)",
+              True),
+    _bool_key("duplicate", False, "replay each deal under every rotation (variance reduction)", True),
+    RunKey("shard_games", 5000, lambda v: _is_int(v) and v >= 1, "an integer >= 1",
+           "games per shard (unit of parallel work, writing and resume)", identity=True),
+    RunKey("out", "", lambda v: isinstance(v, str), "a directory path",
+           "output dir; default results/<name>", flag="--out",
+           flag_kwargs={"help": "override run.out (output dir)"}),
+    _bool_key("plots", True, "write PNG plots at the end", flag="--no-plots",
+              flag_kwargs={"action": "store_true", "help": "skip the PNG plots"}, flag_value=False),
+    RunKey("lineups", None, lambda v: True, "\"combinations\" or a number of lineups (with a [[pool]])",
+           "pools: \"combinations\" | int; none = no pool (checked by tournament.pool)", identity=True),
+)
+RUN_KEYS = {k.name for k in RUN}
+_RUN_FIELDS = {f.name: f.default for f in dataclasses.fields(Experiment) if f.name in RUN_KEYS}
+if _RUN_FIELDS != {k.name: k.default for k in RUN}:
+    raise TypeError(f"Experiment's [run] fields {_RUN_FIELDS} differ from the declared RUN keys")
+
+
+def add_run_flags(parser: Any) -> None:
+    """Add the ``bluffsim run`` options that override ``[run]`` keys (from ``RUN``)."""
+    for key in RUN:
+        if key.flag:
+            kw = dict(key.flag_kwargs)
+            if kw.get("action") != "store_true" and "choices" not in kw:
+                kw["metavar"] = key.name.upper()
+            parser.add_argument(key.flag, dest=f"run_{key.name}", **kw)
+
+
+def run_overrides(args: Any) -> dict[str, Any]:
+    """The ``[run]`` overrides given on the command line (``None`` = keep the config's)."""
+    out = {}
+    for key in RUN:
+        if key.flag:
+            value = getattr(args, f"run_{key.name}")
+            out[key.name] = (key.flag_value if value else None) if key.flag_value is not None else value
+    return out
 
 
 def load_config(path: str | Path) -> Experiment:
@@ -282,21 +361,9 @@ def _validate_experiment(exp: Experiment) -> None:
 
 
 def _validate_run(exp: Experiment) -> None:
-    _check(_is_int(exp.batch) and 1 <= exp.batch <= 1 << 20, "run.batch", exp.batch,
-           "an integer 1..1048576")
-    _check(_is_int(exp.workers) and 1 <= exp.workers <= 256, "run.workers", exp.workers,
-           "an integer 1..256")
-    _check(exp.executor in EXECUTORS, "run.executor", exp.executor, " | ".join(EXECUTORS))
-    _check(isinstance(exp.address, str) and (exp.address == "" or bool(
-        ADDRESS_RE.fullmatch(exp.address))), "run.address", exp.address,
-        "a dask scheduler address such as \"tcp://10.0.0.5:8786\", or \"\"")
-    _check(isinstance(exp.rotate, bool), "run.rotate", exp.rotate, "true | false")
-    _check(isinstance(exp.duplicate, bool), "run.duplicate", exp.duplicate, "true | false")
-    _check(isinstance(exp.permute, bool), "run.permute", exp.permute, "true | false")
-    _check(isinstance(exp.plots, bool), "run.plots", exp.plots, "true | false")
-    _check(_is_int(exp.shard_games) and exp.shard_games >= 1, "run.shard_games",
-           exp.shard_games, "an integer >= 1")
-    _check(isinstance(exp.out, str), "run.out", exp.out, "a directory path")
+    for key in RUN:
+        value = getattr(exp, key.name)
+        _check(key.check(value), f"run.{key.name}", value, key.allowed)
 
 
 def _table(raw: dict[str, Any], key: str, source: str, required: bool = True) -> dict[str, Any]:

@@ -27,7 +27,7 @@ import numpy as np
 
 from bluffsim import rng
 
-POOL_STREAM = 8
+POOL_STREAM = rng.Stream.POOL
 MAX_LINEUPS = 100_000
 MAX_POOL = 200
 

@@ -42,6 +42,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 import bluffsim
+from bluffsim import rng
 from bluffsim.api import BluffsimError
 from bluffsim.tournament.config import Experiment
 
@@ -58,7 +59,7 @@ class ResultsError(BluffsimError, OSError):
 # ever deleted
 RUN_FILES = ("config.json", "manifest.json", "games.parquet", "rounds.parquet", "summary.csv",
              "head_to_head.csv", "ratings.csv", "bluff.csv", "run.log",
-             # the seat-effect and game-shape tables (bluffsim.tournament.experiment.report_tables)
+             # the seat-effect and game-shape tables (bluffsim.analysis.report.report_tables)
              "seats.csv", "lengths.csv", "head_to_head_ci.csv", "placements.csv", "lineups.csv")
 RUN_DIRS = ("shards", "plots")
 SHARD_RE = re.compile(r"games-(\d+)\.parquet")
@@ -260,8 +261,8 @@ def write_manifest(out: Path, exp: Experiment, timing: dict[str, Any]) -> None:
         "bluffsim_version": bluffsim.__version__,
         "git_hash": git_hash(),
         "config": exp.to_dict(),
-        "seeds": {"master": exp.seed, "scheme": "word(master, 7, deal) (bluffsim.tournament."
-                  "schedule)", "duplicate": exp.duplicate, "rotate": exp.rotate,
+        "seeds": {"master": exp.seed, "scheme": f"word(master, {rng.Stream.SCHEDULE}, deal) "
+                  "(bluffsim.tournament.schedule)", "duplicate": exp.duplicate, "rotate": exp.rotate,
                   "permute": exp.permute},
         "timing": timing,
         "machine": {"python": platform.python_version(), "platform": platform.platform(),

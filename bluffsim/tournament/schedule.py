@@ -34,7 +34,7 @@ import numpy as np
 
 from bluffsim import rng
 
-SCHEDULE_STREAM = 7
+SCHEDULE_STREAM = rng.Stream.SCHEDULE
 
 
 @dataclass(frozen=True)

@@ -1,16 +1,9 @@
 """Rules object of ``legumes`` (Menteur, vegetable cheat with action cards).
 
-Options (keyword arguments of ``bluffsim.make("legumes", num_players, ...)``):
+Options (keyword arguments of ``bluffsim.make("legumes", num_players, ...)``), declared
+once in ``OPTIONS`` below (validation, ``bluffsim games`` and this table derive from it):
 
-| option               | default       | allowed                                              |
-|----------------------|---------------|------------------------------------------------------|
-| `num_players`        | 4             | 2..6                                                 |
-| `numbers`            | (5, 4, 3)     | cards printed 1, 2, 3 per vegetable (each 0..8)      |
-| `hand_size`          | 8             | vegetable cards dealt to each player (1..12)         |
-| `action_lie_penalty` | 1             | cards drawn for an action card played face down (0..5) |
-| `first_player`       | 0             | a seat, or -1 = drawn at random from the seed        |
-| `max_turns`          | 5000          | decisions before the game is truncated (1..100000)   |
-| `reverse_alone`      | False         | True: the previous reading, Reverse replaces the play  |
+{options}
 
 Card types (index / meaning): ``3*v + (n-1)`` is vegetable ``v`` printed ``n``
 (``carrot-1`` … ``pea-3``); 18 ``bomb``, 19 ``choice`` (Vegetable choice), 20
@@ -97,7 +90,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from bluffsim.api import RulesError, rules_from_options
+from bluffsim.api import rules_from_options
+from bluffsim.options import (
+    Option,
+    bool_option,
+    declare_options,
+    int_option,
+    is_int,
+    options_table,
+    validate_options,
+)
 
 VEGETABLES = ("carrot", "tomato", "leek", "cabbage", "radish", "pea")
 NUM_VEG = 6
@@ -119,17 +121,46 @@ OUTCOME_TRUE, OUTCOME_LIE, OUTCOME_BOMB = 0, 1, 2
 PHASE_OPEN, PHASE_PLAY, PHASE_OVER = 0, 1, 2
 
 
-def _is_int(v: Any) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
+def _check_numbers(numbers: Any, rules: Any) -> str | None:
+    ok = (isinstance(numbers, tuple) and len(numbers) == 3
+          and all(is_int(x) and 0 <= x <= 8 for x in numbers))
+    return None if ok else "three counts (of 1s, 2s, 3s), each 0..8"
 
 
-def _fail(option: str, value: Any, allowed: str) -> RulesError:
-    return RulesError(f"legumes option {option}={value!r} is invalid; allowed: {allowed}")
+def _check_hand_size(hand_size: Any, rules: Any) -> str | None:
+    if not is_int(hand_size) or not 1 <= hand_size <= 12:
+        return "1..12"
+    p = rules.num_players
+    if hand_size * p > rules.deck_size:
+        return f"at most {rules.deck_size // p} with {p} players and this deck"
+    return None
 
 
+OPTIONS: tuple[Option, ...] = (
+    int_option("num_players", 4, 2, 6, "players at the table"),
+    Option("numbers", (5, 4, 3), "cards printed 1, 2, 3 per vegetable (each 0..8)",
+           "1s, 2s, 3s per vegetable", _check_numbers,
+           at=lambda r: ((0, 0, 1), (8, 8, 8)),
+           past=lambda r: ((9, 0, 0), (0, 0, -1), (1, 1), (1, 1, 1, 1), [5, 4, 3], (5.0, 4, 3))),
+    Option("hand_size", 8, "vegetable cards dealt to each player (1..12)",
+           "1..12 vegetable cards dealt", _check_hand_size,
+           at=lambda r: (1, min(12, r.deck_size // r.num_players)),
+           past=lambda r: (0, 13, r.deck_size // r.num_players + 1, 8.0)),
+    int_option("action_lie_penalty", 1, 0, 5, "cards drawn for an action card played face down"),
+    int_option("first_player", 0, -1, lambda r: r.num_players - 1,
+               "the first player: a seat, or -1 = drawn at random from the seed",
+               allowed="-1 (random) or a seat",
+               refusal=lambda r: f"-1 (random) or a seat 0..{r.num_players - 1}"),
+    int_option("max_turns", 5000, 1, 100_000, "decisions before the game is truncated"),
+    bool_option("reverse_alone", False, "true: the previous reading, Reverse replaces the play",
+                allowed="true: Reverse replaces the play (previous reading)"),
+)
+
+
+@declare_options("legumes", OPTIONS)
 @dataclass(frozen=True)
 class Rules:
-    """Validated options of one ``legumes`` game (module table)."""
+    """Validated options of one ``legumes`` game (``OPTIONS``)."""
 
     num_players: int = 4
     numbers: tuple[int, int, int] = (5, 4, 3)
@@ -139,26 +170,7 @@ class Rules:
     max_turns: int = 5000
     reverse_alone: bool = False
 
-    def __post_init__(self) -> None:
-        p = self.num_players
-        if not _is_int(p) or not 2 <= p <= 6:
-            raise _fail("num_players", p, "2..6")
-        if (not isinstance(self.numbers, tuple) or len(self.numbers) != 3
-                or not all(_is_int(x) and 0 <= x <= 8 for x in self.numbers)):
-            raise _fail("numbers", self.numbers, "three counts (of 1s, 2s, 3s), each 0..8")
-        if not _is_int(self.hand_size) or not 1 <= self.hand_size <= 12:
-            raise _fail("hand_size", self.hand_size, "1..12")
-        if self.hand_size * p > self.deck_size:
-            raise _fail("hand_size", self.hand_size,
-                        f"at most {self.deck_size // p} with {p} players and this deck")
-        if not _is_int(self.action_lie_penalty) or not 0 <= self.action_lie_penalty <= 5:
-            raise _fail("action_lie_penalty", self.action_lie_penalty, "0..5")
-        if not _is_int(self.first_player) or not -1 <= self.first_player < p:
-            raise _fail("first_player", self.first_player, f"-1 (random) or a seat 0..{p - 1}")
-        if not _is_int(self.max_turns) or not 1 <= self.max_turns <= 100_000:
-            raise _fail("max_turns", self.max_turns, "1..100000")
-        if not isinstance(self.reverse_alone, bool):
-            raise _fail("reverse_alone", self.reverse_alone, "true or false")
+    __post_init__ = validate_options
 
     @classmethod
     def from_options(cls, num_players: int = 4, **options: Any) -> Rules:
@@ -189,12 +201,5 @@ class Rules:
                 + tuple(f"choice {v}" for v in VEGETABLES) + ("reverse", "accept")
                 + tuple(f"reverse {c}" for c in CARD_NAMES))
 
-    @classmethod
-    def describe(cls) -> list[tuple[str, str, str]]:
-        """(option, default, allowed) rows for ``bluffsim games``."""
-        return [("num_players", "4", "2..6"), ("numbers", "(5, 4, 3)", "1s, 2s, 3s per vegetable"),
-                ("hand_size", "8", "1..12 vegetable cards dealt"),
-                ("action_lie_penalty", "1", "0..5"),
-                ("first_player", "0", "-1 (random) or a seat"),
-                ("max_turns", "5000", "1..100000"),
-                ("reverse_alone", "false", "true: Reverse replaces the play (previous reading)")]
+
+__doc__ = __doc__.replace("{options}", options_table(OPTIONS))

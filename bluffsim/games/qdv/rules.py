@@ -1,17 +1,9 @@
 """Rules object of ``qdv`` (Qui dit vrai ?): options, defaults, validation, deck and actions.
 
-Options (all keyword arguments of ``bluffsim.make("qdv", num_players, ...)``):
+Options (all keyword arguments of ``bluffsim.make("qdv", num_players, ...)``), declared
+once in ``OPTIONS`` below (validation, ``bluffsim games`` and this table derive from it):
 
-| option                 | default                      | allowed                                   |
-|------------------------|------------------------------|-------------------------------------------|
-| `num_players`          | 4                            | 2..6                                      |
-| `starting_tokens`      | seed table: 2p 9 … 6p 5      | 1..60                                     |
-| `fruit_multipliers`    | (1, 1, 1, 1, 1, 2, 2, 3)     | 1..12 values in 1..3, the cards per fruit |
-| `salads`               | 4                            | 0..8 Fruit salad jokers                   |
-| `challenge_deck`       | two of each of the 6 effects | 0..60 effect names (empty = no challenges)|
-| `challenge_on_landing` | True                         | bool; False = only passing beyond triggers|
-| `max_rounds`           | 300                          | 1..100000 rounds before truncation        |
-| `first_dealer`         | 0                            | a seat                                    |
+{options}
 
 Card kinds (index / meaning): ``3*f + (m-1)`` is fruit ``f`` with multiplier
 ``m`` (names ``strawberry``, ``strawberry x2``, ``strawberry x3``); 18 is
@@ -80,11 +72,20 @@ Issue 12 (RULES.md §1 revised; the seed settles the first three points):
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from bluffsim.api import RulesError, rules_from_options
+from bluffsim.api import rules_from_options
+from bluffsim.options import (
+    Option,
+    bool_option,
+    declare_options,
+    int_option,
+    is_int,
+    options_table,
+    validate_options,
+)
 
 FRUITS = ("strawberry", "grape", "watermelon", "apricot", "cherry", "banana")
 NUM_FRUITS = len(FRUITS)
@@ -135,55 +136,62 @@ def _default_challenges() -> tuple[str, ...]:
     return tuple(e for e in EFFECTS for _ in range(2))
 
 
-def _fail(option: str, value: Any, allowed: str) -> RulesError:
-    return RulesError(f"qdv option {option}={value!r} is invalid; allowed: {allowed}")
+def _check_multipliers(fm: Any, rules: Any) -> str | None:
+    ok = (isinstance(fm, tuple) and 1 <= len(fm) <= 12
+          and all(is_int(m) and 1 <= m <= MAX_MULT for m in fm))
+    return None if ok else "a tuple of 1..12 multipliers, each 1..3"
 
 
+def _check_challenges(cd: Any, rules: Any) -> str | None:
+    ok = (isinstance(cd, tuple) and len(cd) <= 60
+          and all(isinstance(e, str) and e in EFFECTS for e in cd))
+    return None if ok else f"up to 60 names among {', '.join(EFFECTS)}"
+
+
+OPTIONS: tuple[Option, ...] = (
+    int_option("num_players", 4, 2, 6, "players at the table"),
+    int_option("starting_tokens", None, 1, 60, "tokens each player starts with",
+               refusal="1..60 (default: seed table)",
+               default_text="seed table 2p:9 3p:8 4p:7 5p:6 6p:5",
+               derive=lambda r: SEED_TOKENS[r.num_players]),
+    Option("fruit_multipliers", (1, 1, 1, 1, 1, 2, 2, 3), "the cards of each fruit, by multiplier",
+           "1..12 values in 1..3", _check_multipliers,
+           at=lambda r: ((1,), (3,) * 12),
+           past=lambda r: ((), (3,) * 13, (0,), (4,), [1], (1.0,))),
+    int_option("salads", 4, 0, 8, "Fruit salad jokers in the deck"),
+    Option("challenge_deck", _default_challenges(), "the challenge cards (empty = no challenges)",
+           "up to 60 effect names", _check_challenges,
+           default_text="2 x each of " + "/".join(EFFECTS),
+           at=lambda r: ((), EFFECTS * 10),
+           past=lambda r: (EFFECTS * 10 + ("token",), ("joker",), ["token"], (0,))),
+    bool_option("challenge_on_landing", True,
+                "a challenge on landing on its fruit; false = only passing beyond triggers"),
+    int_option("max_rounds", 300, 1, 100_000, "rounds before the game is truncated"),
+    int_option("first_dealer", 0, 0, lambda r: r.num_players - 1, "the seat dealing the first round",
+               allowed="a seat", refusal=lambda r: f"a seat 0..{r.num_players - 1}"),
+)
+
+
+@declare_options("qdv", OPTIONS)
 @dataclass(frozen=True)
 class Rules:
-    """Validated options of one ``qdv`` game; see the module table for meaning and ranges."""
+    """Validated options of one ``qdv`` game; ``OPTIONS`` gives meaning and ranges."""
 
     num_players: int = 4
     starting_tokens: int | None = None
     fruit_multipliers: tuple[int, ...] = (1, 1, 1, 1, 1, 2, 2, 3)
     salads: int = 4
-    challenge_deck: tuple[str, ...] = field(default_factory=_default_challenges)
+    challenge_deck: tuple[str, ...] = _default_challenges()
     challenge_on_landing: bool = True
     max_rounds: int = 300
     first_dealer: int = 0
 
-    def __post_init__(self) -> None:
-        self._validate()
+    __post_init__ = validate_options
 
     @classmethod
     def from_options(cls, num_players: int = 4, **options: Any) -> Rules:
         """Build rules from keyword options; unknown names raise ``RulesError``."""
         return rules_from_options(cls, "qdv", num_players, options)
-
-    def _validate(self) -> None:
-        p = self.num_players
-        if not _is_int(p) or not 2 <= p <= 6:
-            raise _fail("num_players", p, "2..6")
-        if self.starting_tokens is None:
-            object.__setattr__(self, "starting_tokens", SEED_TOKENS[p])
-        elif not _is_int(self.starting_tokens) or not 1 <= self.starting_tokens <= 60:
-            raise _fail("starting_tokens", self.starting_tokens, "1..60 (default: seed table)")
-        fm = self.fruit_multipliers
-        if (not isinstance(fm, tuple) or not 1 <= len(fm) <= 12
-                or not all(_is_int(m) and 1 <= m <= MAX_MULT for m in fm)):
-            raise _fail("fruit_multipliers", fm, "a tuple of 1..12 multipliers, each 1..3")
-        if not _is_int(self.salads) or not 0 <= self.salads <= 8:
-            raise _fail("salads", self.salads, "0..8")
-        cd = self.challenge_deck
-        if (not isinstance(cd, tuple) or len(cd) > 60
-                or not all(isinstance(e, str) and e in EFFECTS for e in cd)):
-            raise _fail("challenge_deck", cd, f"up to 60 names among {', '.join(EFFECTS)}")
-        if not isinstance(self.challenge_on_landing, bool):
-            raise _fail("challenge_on_landing", self.challenge_on_landing, "true or false")
-        if not _is_int(self.max_rounds) or not 1 <= self.max_rounds <= 100_000:
-            raise _fail("max_rounds", self.max_rounds, "1..100000")
-        if not _is_int(self.first_dealer) or not 0 <= self.first_dealer < p:
-            raise _fail("first_dealer", self.first_dealer, f"a seat 0..{p - 1}")
 
     # ------------------------------------------------------------ derived
     @cached_property
@@ -236,20 +244,5 @@ class Rules:
         """Action id of ``punish 1``."""
         return self.gain_id + 1
 
-    @classmethod
-    def describe(cls) -> list[tuple[str, str, str]]:
-        """(option, default, allowed) rows for ``bluffsim games``."""
-        return [
-            ("num_players", "4", "2..6"),
-            ("starting_tokens", "seed table 2p:9 3p:8 4p:7 5p:6 6p:5", "1..60"),
-            ("fruit_multipliers", "(1, 1, 1, 1, 1, 2, 2, 3)", "1..12 values in 1..3"),
-            ("salads", "4", "0..8"),
-            ("challenge_deck", "2 x each of " + "/".join(EFFECTS), "up to 60 effect names"),
-            ("challenge_on_landing", "true", "true/false"),
-            ("max_rounds", "300", "1..100000"),
-            ("first_dealer", "0", "a seat"),
-        ]
 
-
-def _is_int(v: Any) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
+__doc__ = __doc__.replace("{options}", options_table(OPTIONS))

@@ -22,7 +22,7 @@ from bluffsim.games.refbase import ReferenceBase, RefStateBase
 from bluffsim.games.veru import rules as R
 from bluffsim.games.veru.rules import Rules
 
-JOKER_STREAM = 5
+JOKER_STREAM = rng.Stream.JOKER
 
 
 def _zeros(p: int) -> list[list[int]]:

@@ -1,19 +1,9 @@
 """Rules object of ``veru`` (Верю — не верю): options, validation, cards and action ids.
 
-Options (keyword arguments of ``bluffsim.make("veru", num_players, ...)``):
+Options (keyword arguments of ``bluffsim.make("veru", num_players, ...)``), declared once
+in ``OPTIONS`` below (validation, ``bluffsim games`` and this table derive from it):
 
-| option            | default  | allowed                                                         |
-|-------------------|----------|-----------------------------------------------------------------|
-| `num_players`     | 4        | 3..6                                                            |
-| `jokers`          | 2        | 0..48 non-ace cards replaced by Jokers at the deal (0 = classic)|
-| `endgame_limit`   | 200      | 1..100000 decisions once two players are left                   |
-| `max_turns`       | 5000     | 1..100000 decisions before the game is truncated (safety cap)   |
-| `joker_swaps`     | 2        | 0..10 `swap` gadget uses per game                               |
-| `joker_swap_seats`| ()       | seats with the Joker-swap gadget                                |
-| `check_seats`     | ()       | seats with the Check gadget (see the checked cards at every check) |
-| `ace_hint_seats`  | ()       | seats with the 4-Aces gadget (see where the aces are)           |
-| `first_opener`    | -1       | a seat, or -1 = drawn at random from the seed                   |
-| `turn_order`      | "clockwise" | "clockwise" or "counterclockwise"                            |
+{options}
 
 Card types (index / meaning): 0..12 = ranks 2, 3, …, 10, J, Q, K, A; 13 = Joker.
 Announceable ranks are 0..11 (never the ace).
@@ -86,7 +76,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from bluffsim.api import RulesError, rules_from_options
+from bluffsim.api import rules_from_options
+from bluffsim.options import (
+    Option,
+    choice_option,
+    declare_options,
+    int_option,
+    options_table,
+    seats_option,
+    validate_options,
+)
 
 RANKS = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
 ACE = 12
@@ -102,17 +101,32 @@ NUM_ACTIONS = 42
 PHASE_ANNOUNCE, PHASE_PUT, PHASE_RESPOND, PHASE_OVER = 0, 1, 2, 3
 
 
-def _fail(option: str, value: Any, allowed: str) -> RulesError:
-    return RulesError(f"veru option {option}={value!r} is invalid; allowed: {allowed}")
+OPTIONS: tuple[Option, ...] = (
+    int_option("num_players", 4, 3, 6, "players at the table"),
+    int_option("jokers", 2, 0, 48, "non-ace cards replaced by Jokers at the deal (0 = classic)",
+               refusal="0..48 (the non-ace cards)"),
+    int_option("endgame_limit", 200, 1, 100_000, "decisions once two players are left",
+               allowed="decisions once 2 players are left", refusal="1..100000 decisions"),
+    int_option("max_turns", 5000, 1, 100_000, "decisions before the game is truncated (safety cap)",
+               allowed="decisions before truncation", refusal="1..100000 decisions"),
+    int_option("joker_swaps", 2, 0, 10, "`swap` gadget uses per game", allowed="0..10 per game"),
+    seats_option("joker_swap_seats", "seats with the Joker-swap gadget", "seats with the Joker gadget"),
+    seats_option("check_seats", "seats with the Check gadget (see the checked cards at every check)",
+                 "seats with the Check gadget"),
+    seats_option("ace_hint_seats", "seats with the 4-Aces gadget (see where the aces are)",
+                 "seats with the 4-Aces gadget"),
+    int_option("first_opener", -1, -1, lambda r: r.num_players - 1,
+               "the first opener: a seat, or -1 = drawn at random from the seed",
+               allowed="-1 or a seat", default_text="-1 (random)",
+               refusal=lambda r: f"-1 (random) or a seat 0..{r.num_players - 1}"),
+    choice_option("turn_order", "clockwise", ("clockwise", "counterclockwise"), "the turn order"),
+)
 
 
-def _is_int(v: Any) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
-
-
+@declare_options("veru", OPTIONS)
 @dataclass(frozen=True)
 class Rules:
-    """Validated options of one ``veru`` game (module table)."""
+    """Validated options of one ``veru`` game (``OPTIONS``)."""
 
     num_players: int = 4
     jokers: int = 2
@@ -125,27 +139,7 @@ class Rules:
     first_opener: int = -1
     turn_order: str = "clockwise"
 
-    def __post_init__(self) -> None:
-        p = self.num_players
-        if not _is_int(p) or not 3 <= p <= 6:
-            raise _fail("num_players", p, "3..6")
-        if not _is_int(self.jokers) or not 0 <= self.jokers <= 48:
-            raise _fail("jokers", self.jokers, "0..48 (the non-ace cards)")
-        if not _is_int(self.endgame_limit) or not 1 <= self.endgame_limit <= 100_000:
-            raise _fail("endgame_limit", self.endgame_limit, "1..100000 decisions")
-        if not _is_int(self.max_turns) or not 1 <= self.max_turns <= 100_000:
-            raise _fail("max_turns", self.max_turns, "1..100000 decisions")
-        if not _is_int(self.joker_swaps) or not 0 <= self.joker_swaps <= 10:
-            raise _fail("joker_swaps", self.joker_swaps, "0..10")
-        for name in ("joker_swap_seats", "check_seats", "ace_hint_seats"):
-            seats = getattr(self, name)
-            if (not isinstance(seats, tuple) or len(set(seats)) != len(seats)
-                    or not all(_is_int(x) and 0 <= x < p for x in seats)):
-                raise _fail(name, seats, f"distinct seats in 0..{p - 1}")
-        if not _is_int(self.first_opener) or not -1 <= self.first_opener < p:
-            raise _fail("first_opener", self.first_opener, f"-1 (random) or a seat 0..{p - 1}")
-        if self.turn_order not in ("clockwise", "counterclockwise"):
-            raise _fail("turn_order", self.turn_order, "clockwise | counterclockwise")
+    __post_init__ = validate_options
 
     @classmethod
     def from_options(cls, num_players: int = 4, **options: Any) -> Rules:
@@ -164,15 +158,5 @@ class Rules:
                 + tuple(f"put {c}" for c in CARD_NAMES) + ("done", "believe", "disbelieve")
                 + tuple(f"swap {r}" for r in RANKS[:ANNOUNCEABLE]) + ("timeout",))
 
-    @classmethod
-    def describe(cls) -> list[tuple[str, str, str]]:
-        """(option, default, allowed) rows for ``bluffsim games``."""
-        return [("num_players", "4", "3..6"), ("jokers", "2", "0..48"),
-                ("endgame_limit", "200", "decisions once 2 players are left"),
-                ("max_turns", "5000", "decisions before truncation"),
-                ("joker_swaps", "2", "0..10 per game"),
-                ("joker_swap_seats", "()", "seats with the Joker gadget"),
-                ("check_seats", "()", "seats with the Check gadget"),
-                ("ace_hint_seats", "()", "seats with the 4-Aces gadget"),
-                ("first_opener", "-1 (random)", "-1 or a seat"),
-                ("turn_order", "clockwise", "clockwise | counterclockwise")]
+
+__doc__ = __doc__.replace("{options}", options_table(OPTIONS))
