@@ -20,7 +20,7 @@ from bluffsim.games.legumes import rules as R
 from bluffsim.games.legumes.rules import Rules
 from bluffsim.games.refbase import ReferenceBase, RefStateBase
 
-RESHUFFLE_STREAM = 6
+RESHUFFLE_STREAM = rng.Stream.RESHUFFLE
 
 
 def _zeros() -> list[int]:

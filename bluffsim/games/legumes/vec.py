@@ -160,6 +160,7 @@ class LegumesGame(Game):
     # ================================================================ step
     def step(self, st: LegumesState, actions: Any) -> LegumesState:
         """Apply one decision per game (in place); finished games ignore their action."""
+        self.check_state(st)
         a = np.asarray(actions)
         if a.shape != (st.batch_size,) or not np.issubdtype(a.dtype, np.integer):
             raise IllegalActionError(
