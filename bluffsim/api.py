@@ -97,7 +97,7 @@ def rules_from_options(cls: Any, game_id: str, num_players: int, options: dict[s
     Unknown option names raise ``RulesError`` listing the allowed ones; the
     dataclass validates the values.
     """
-    known = {f.name for f in fields(cls)}
+    known = {f.name for f in fields(cls)} - {"num_players"}   # given apart, never an option
     clean = {}
     for name, value in options.items():
         if name not in known:

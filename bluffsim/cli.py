@@ -224,6 +224,9 @@ def cmd_play(args: argparse.Namespace) -> int:
         name, sep, value = item.partition("=")
         if not sep:
             raise BluffsimError(f"--rule {item!r}: write NAME=VALUE, e.g. starting_tokens=3")
+        if name.strip() == "num_players":
+            raise BluffsimError(f"--rule {item!r}: the number of players is the number of "
+                                "--seats (e.g. --seats human,counting,random), not a rule")
         try:
             options[name.strip()] = tomllib.loads(f"v = {value}")["v"]
         except tomllib.TOMLDecodeError:

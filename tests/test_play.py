@@ -309,6 +309,7 @@ def test_the_display_words_reverse_with_a_card_and_accept():
     (["play", "qdv", "--seats", "human,random", "--rule", "starting_tokens=0"], "starting_tokens"),
     (["play", "qdv", "--seats", "human,random", "--seed", str(2**64)], "--seed 18446744073709551616"),
     (["play", "qdv", "--seats", "human,random", "--seed", "-1"], "0..18446744073709551615"),
+    (["play", "qdv", "--watch", "--rule", "num_players=3"], "number of --seats"),
     (["play", "qdv", "--watch", "--seats", "human,random"], "every seat must be an agent"),
     (["play", "qdv", "--watch", "--seats", "heuristic:zzz=1,random"], "unknown parameter(s) zzz"),
 ])
