@@ -144,6 +144,9 @@ def cmd_run(args: argparse.Namespace) -> int:
                               keep_shards=args.keep_shards), exp.out_dir)
         return 0
     if not args.quiet:
+        from bluffsim.tournament.results import check_output
+
+        check_output(exp, args.resume, args.force)   # a bad --out fails before the config shows
         print(f"# resolved config (saved to {exp.out_dir}/config.json)\n{exp.to_toml()}")
     summary = run_experiment(exp, resume=args.resume, progress=not args.quiet, force=args.force,
                              keep_shards=args.keep_shards)

@@ -144,6 +144,20 @@ def test_out_pointing_at_a_file_is_a_one_line_error(tmp_path, target):
         assert out.read_text() == "keep me"
 
 
+@pytest.mark.parametrize("target", ["file", "previous run"])
+def test_a_refused_out_dir_prints_no_config_saying_it_was_saved(tmp_path, capsys, target):
+    out = tmp_path / "o"
+    if target == "file":
+        out.write_text("keep me")
+    else:
+        assert main(["run", str(toml(tmp_path)), "--out", str(out), "--quiet"]) == 0
+        capsys.readouterr()
+    assert main(["run", str(toml(tmp_path)), "--out", str(out)]) == 2
+    captured = capsys.readouterr()
+    assert "saved to" not in captured.out and captured.out.strip() == "", captured.out
+    assert len(captured.err.strip().splitlines()) == 1
+
+
 @pytest.mark.parametrize("damage", ["corrupt games", "missing rounds", "corrupt rounds"])
 def test_report_on_a_damaged_results_dir_is_a_one_line_error(tmp_path, damage):
     out = tmp_path / "r"

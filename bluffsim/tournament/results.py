@@ -92,24 +92,8 @@ def prepare_output(exp: Experiment, resume: bool, force: bool = False) -> Path:
     out = exp.out_dir
     cfg = out / "config.json"
     try:
-        if out.exists() and not out.is_dir():
-            raise OutputError(f"output dir {str(out)!r} is a file, not a directory; give a "
-                              "directory (--out or run.out)")
-        if out.is_dir() and any(out.iterdir()):
-            if not cfg.is_file():
-                raise OutputError(f"output dir {str(out)!r} is not empty and holds no bluffsim run "
-                                  "(no config.json); choose another dir with --out")
-            saved = _read_json(cfg).get("identity")
-            if force or not has_results(out):
-                clear_run(out)
-            elif not resume:
-                raise OutputError(f"output dir {str(out)!r} is not empty: it holds a previous "
-                                  "run; pass --resume to finish it, --force to replace it, or "
-                                  "--out to choose another dir")
-            elif saved != _jsonable(exp.identity()):
-                raise OutputError(f"--resume: {str(out)!r} was made by a different config (game, "
-                                  "rules, lineup, games, seed or schedule differ); pass --force to "
-                                  "replace it")
+        if check_output(exp, resume, force):
+            clear_run(out)
         (out / "shards").mkdir(parents=True, exist_ok=True)
         remove_temporaries(out)
         write_json(cfg, {"identity": _jsonable(exp.identity()), "config": exp.to_dict()})
@@ -119,6 +103,37 @@ def prepare_output(exp: Experiment, resume: bool, force: bool = False) -> Path:
         raise OutputError(f"cannot write to output dir {str(out)!r}: "
                           f"{e.strerror or e}") from None
     return out
+
+
+def check_output(exp: Experiment, resume: bool, force: bool = False) -> bool:
+    """Raise ``OutputError`` if the run may not use its output dir (writes nothing); returns
+    whether a previous run's files are to be cleared first."""
+    out = exp.out_dir
+    cfg = out / "config.json"
+    try:
+        if out.exists() and not out.is_dir():
+            raise OutputError(f"output dir {str(out)!r} is a file, not a directory; give a "
+                              "directory (--out or run.out)")
+        if out.is_dir() and any(out.iterdir()):
+            if not cfg.is_file():
+                raise OutputError(f"output dir {str(out)!r} is not empty and holds no bluffsim run "
+                                  "(no config.json); choose another dir with --out")
+            saved = _read_json(cfg).get("identity")
+            if force or not has_results(out):
+                return True
+            if not resume:
+                raise OutputError(f"output dir {str(out)!r} is not empty: it holds a previous "
+                                  "run; pass --resume to finish it, --force to replace it, or "
+                                  "--out to choose another dir")
+            elif saved != _jsonable(exp.identity()):
+                raise OutputError(f"--resume: {str(out)!r} was made by a different config (game, "
+                                  "rules, lineup, games, seed or schedule differ); pass --force to "
+                                  "replace it")
+    except OSError as e:
+        if isinstance(e, BluffsimError):
+            raise
+        raise OutputError(f"cannot use output dir {str(out)!r}: {e.strerror or e}") from None
+    return False
 
 
 def clear_run(out: Path) -> None:
