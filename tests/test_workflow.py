@@ -171,6 +171,20 @@ def test_report_on_a_damaged_results_dir_is_a_one_line_error(tmp_path, damage):
     assert_one_line_error(code, err, name)
 
 
+def test_the_advice_for_a_missing_parquet_works(tmp_path):
+    out = tmp_path / "r"
+    assert main(["run", str(toml(tmp_path)), "--out", str(out), "--quiet"]) == 0
+    (out / "rounds.parquet").unlink()
+    code, err = cli("report", str(out))
+    assert_one_line_error(code, err, "rounds.parquet", "--force")
+    # --resume of a complete run (shards deleted) cannot rebuild it: the error must not send
+    # the user there; --force does
+    code, err = cli("run", str(toml(tmp_path)), "--out", str(out), "--resume", "--quiet")
+    assert code == 2 and "--resume to" not in err
+    assert main(["run", str(toml(tmp_path)), "--out", str(out), "--force", "--quiet"]) == 0
+    assert (out / "rounds.parquet").is_file()
+
+
 def test_bench_batches_are_capped_like_run_batch(tmp_path):
     code, err = cli("bench", "--games", "qdv", "--batches", "100000000", "--out",
                     str(tmp_path / "b"))

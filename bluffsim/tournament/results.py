@@ -260,8 +260,8 @@ def iter_chunks(path: Path, columns: list[str] | None = None, rows: int = 1 << 2
 
 def _check_readable(path: Path) -> None:
     if not path.is_file():
-        raise ResultsError(f"{str(path)!r} is missing; rerun the experiment with --resume to "
-                           "rebuild it (or --force to start over)")
+        raise ResultsError(f"{str(path)!r} is missing; rerun the experiment with --force to "
+                           "rebuild it (--resume only rebuilds the report of a complete run)")
 
 
 def _unreadable(path: Path, e: Exception) -> str:
