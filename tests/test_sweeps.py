@@ -237,6 +237,22 @@ def test_report_rebuilds_a_sweep(tmp_path, capsys):
     assert (out / "plots" / "sweep_rules.jokers.png").is_file()
 
 
+@pytest.mark.parametrize("damage", ["garbage", "[]"])
+def test_report_and_resume_on_a_corrupt_sweep_json_are_one_line_errors(tmp_path, capsys, damage):
+    conf = tmp_path / "s.toml"
+    conf.write_text(SWEEP)
+    out = tmp_path / "o"
+    assert run(conf, out, "--no-plots") == 0
+    (out / "sweep.json").write_text(damage)
+    capsys.readouterr()
+    assert main(["report", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "sweep.json" in err and len(err.strip().splitlines()) == 1, err
+    assert run(conf, out, "--no-plots", "--resume") == 2
+    err = capsys.readouterr().err
+    assert "--force" in err and len(err.strip().splitlines()) == 1, err
+
+
 @pytest.mark.parametrize("name, key, values", [
     ("sweep_veru_jokers", "rules.jokers", [0, 1, 2, 3, 4]),
     ("sweep_legumes_hand_size", "rules.hand_size", [4, 6, 8, 10, 12]),

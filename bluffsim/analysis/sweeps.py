@@ -37,12 +37,30 @@ def point_tables(point_dir: str | Path) -> tuple[pd.DataFrame, pd.DataFrame]:
     return summ[["agent", *COLUMNS, "chance"]], seat
 
 
+def read_meta(root: str | Path) -> dict[str, Any]:
+    """``sweep.json`` of a sweep dir; a missing, corrupt or foreign file is a one-line
+    ``ResultsError`` naming it."""
+    from bluffsim.tournament.results import ResultsError
+
+    path = Path(root) / "sweep.json"
+    try:
+        meta = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise ResultsError(f"cannot read {str(path)!r} ({type(e).__name__}: {e}); rerun the "
+                           "sweep with --force") from None
+    if not (isinstance(meta, dict) and isinstance(meta.get("points"), list)
+            and isinstance(meta.get("keys"), list)):
+        raise ResultsError(f"{str(path)!r} is not a bluffsim sweep.json (no points and keys); "
+                           "rerun the sweep with --force")
+    return meta
+
+
 def load_sweep(root: str | Path) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The sweep table (point, keys..., agent, games, wins, shared_wins, win_rate, ci_low,
     ci_high, win_share, mean_placement, mean_decisions, truncated_share, chance = 1/P) and the seat table
     (point, keys..., seat, games, wins, ..., chance) of a sweep dir."""
     root = Path(root)
-    meta = json.loads((root / "sweep.json").read_text())
+    meta = read_meta(root)
     keys = list(meta["keys"])
     agents, seat_rows = [], []
     cells = {k: _cells([pt["values"][k] for pt in meta["points"]]) for k in keys}
@@ -70,7 +88,7 @@ def agent_order(table: pd.DataFrame) -> list[str]:
 def sweep_title(root: str | Path) -> str:
     """"<name> · <game>, <P> players, <N> games per point" (sweep plot titles)."""
     root = Path(root)
-    meta = json.loads((root / "sweep.json").read_text())
+    meta = read_meta(root)
     try:
         cfg = json.loads((root / meta["points"][0]["dir"] / "config.json").read_text())["config"]
         games = {json.loads((root / p["dir"] / "config.json").read_text())["config"]["games"]

@@ -192,7 +192,7 @@ def run_sweep(sw: Sweep, resume: bool = False, progress: bool = True, force: boo
             raise OutputError(f"output dir {str(root)!r} is not empty: it holds a previous sweep; "
                               "pass --resume to finish it, --force to replace it, or --out to "
                               "choose another dir")
-        elif json.loads(marker.read_text()).get("identity") != _jsonable(sw.identity()):
+        elif _read_identity(marker) != _jsonable(sw.identity()):
             raise OutputError(f"--resume: {str(root)!r} was made by a different sweep config; "
                               "pass --force to replace it")
     try:
@@ -251,6 +251,14 @@ def point_finished(exp: Experiment) -> bool:
             and saved.get("identity") == _jsonable(exp.identity()))
 
 
+def _read_identity(marker: Path) -> Any:
+    try:
+        data = json.loads(marker.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None   # unreadable: not this sweep (--resume then asks for --force)
+    return data.get("identity") if isinstance(data, dict) else None
+
+
 def _jsonable(d: Any) -> Any:
     return json.loads(json.dumps(d, default=str))
 
@@ -270,7 +278,7 @@ def build_sweep_report(root: str | Path, plots_too: bool = True,
     from bluffsim.tournament.results import OutputError
 
     root = Path(root)
-    meta = json.loads((root / "sweep.json").read_text())
+    meta = sweeps.read_meta(root)
     for pt in meta["points"]:
         if not (root / pt["dir"] / "games.parquet").is_file():
             raise OutputError(f"{str(root / pt['dir'])!r} holds no games.parquet: the sweep is "
