@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from bluffsim import rng
 
 
@@ -21,13 +23,19 @@ def test_every_module_stream_constant_is_a_named_id() -> None:
     from bluffsim import learn, rng_nb
     from bluffsim.games.legumes import reference as legumes_ref
     from bluffsim.games.veru import reference as veru_ref
-    from bluffsim.learn import ppo
     from bluffsim.tournament import pool, schedule
 
     assert schedule.SCHEDULE_STREAM == rng.Stream.SCHEDULE
     assert pool.POOL_STREAM == rng.Stream.POOL
     assert learn.MIX_STREAM == rng.Stream.MIX
-    assert ppo.RESEED_STREAM == rng.Stream.RESEED
     assert veru_ref.JOKER_STREAM == rng.Stream.JOKER
     assert legumes_ref.RESHUFFLE_STREAM == rng.Stream.RESHUFFLE
     assert rng_nb.AGENT == rng.Stream.AGENT
+
+
+def test_the_training_stream_constant_is_a_named_id() -> None:
+    """PPO's reseed stream (the ``learn`` extra: skipped without JAX) is ``Stream.RESEED``."""
+    pytest.importorskip("jax")
+    from bluffsim.learn import ppo
+
+    assert ppo.RESEED_STREAM == rng.Stream.RESEED
