@@ -23,6 +23,7 @@ from bluffsim.games.legumes import observe as O
 from bluffsim.games.legumes import rules as R
 from bluffsim.games.legumes.reference import RefState
 from bluffsim.games.legumes.rules import Rules
+from bluffsim.games.records import RecordState
 
 POINTS = np.asarray(R.CARD_POINTS, dtype=np.int64)
 _BOOL = {"terminated", "truncated", "after_reverse", "round_over", "legal_action_mask"}
@@ -36,7 +37,7 @@ _SEAT_AXES = {"placements": 1, "hand_sizes": 1, "hands": 1, "fd_by_owner": 1, "f
 
 
 @dataclass
-class LegumesState(State):
+class LegumesState(RecordState, State):
     """Batch of legumes games.  Game-specific fields (B games, P seats, T = 22 types, W cards):"""
 
     seed: np.ndarray             # uint64[B] game seed
@@ -95,28 +96,6 @@ class LegumesState(State):
                 v = v[:, :w]
             views[f.name] = v.view(np.bool_) if f.name in _BOOL else v
         return cls(**views, data=data, hot=hot, rules=rules)
-
-    def copy(self) -> LegumesState:
-        """A deep snapshot: later steps on ``self`` do not change it."""
-        return self.from_data(self.data.copy(), self.hot.copy(), self.rules)
-
-    def __deepcopy__(self, memo: dict) -> LegumesState:
-        return self.copy()
-
-    def __getstate__(self) -> dict:
-        return {"data": self.data, "hot": self.hot, "rules": self.rules}
-
-    def __setstate__(self, state: dict) -> None:
-        self.__dict__.update(vars(self.from_data(state["data"], state["hot"], state["rules"])))
-
-    def take(self, index: Any) -> LegumesState:
-        """The sub-batch at ``index`` (a copy), e.g. ``state.take([3])`` for game 3 alone."""
-        return self.from_data(np.atleast_1d(self.data[index]).copy(),
-                              np.atleast_1d(self.hot[index]).copy(), self.rules)
-
-    def nbytes(self) -> int:
-        """Bytes held by the state (its two record arrays)."""
-        return int(self.data.nbytes + self.hot.nbytes)
 
 
 class LegumesGame(Game):

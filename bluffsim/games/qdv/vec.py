@@ -23,6 +23,7 @@ from bluffsim.games.qdv import observe as O
 from bluffsim.games.qdv import rules as R
 from bluffsim.games.qdv.reference import RefState
 from bluffsim.games.qdv.rules import Rules
+from bluffsim.games.records import RecordState
 
 # sizes of the public views of a record: name -> per-game slice builder from the rules
 _BOOL = {"terminated", "truncated", "in_round", "chal_ready", "round_over", "legal_action_mask"}
@@ -32,7 +33,7 @@ _HOT = {"seed", "num_decisions", "num_rounds", "current_player", "phase", "termi
 
 
 @dataclass
-class QdvState(State):
+class QdvState(RecordState, State):
     """Batch of qdv games.  Game-specific fields (B games, P seats, K kinds, D deck, C challenges):"""
 
     seed: np.ndarray            # uint64[B] game seed (all randomness derives from it)
@@ -101,28 +102,6 @@ class QdvState(State):
                 v = v[:, :cut[f.name]]
             views[f.name] = v.view(np.bool_) if f.name in _BOOL else v
         return cls(**views, data=data, hot=hot, rules=rules)
-
-    def copy(self) -> QdvState:
-        """A deep snapshot: later steps on ``self`` do not change it."""
-        return self.from_data(self.data.copy(), self.hot.copy(), self.rules)
-
-    def __deepcopy__(self, memo: dict) -> QdvState:
-        return self.copy()
-
-    def __getstate__(self) -> dict:
-        return {"data": self.data, "hot": self.hot, "rules": self.rules}
-
-    def __setstate__(self, state: dict) -> None:
-        self.__dict__.update(vars(self.from_data(state["data"], state["hot"], state["rules"])))
-
-    def take(self, index: Any) -> QdvState:
-        """The sub-batch at ``index`` (a copy), e.g. ``state.take([3])`` for game 3 alone."""
-        return self.from_data(np.atleast_1d(self.data[index]).copy(),
-                              np.atleast_1d(self.hot[index]).copy(), self.rules)
-
-    def nbytes(self) -> int:
-        """Bytes held by the state (its two record arrays)."""
-        return int(self.data.nbytes + self.hot.nbytes)
 
 
 LAST_ROUND = R.LAST_ROUND
