@@ -18,7 +18,6 @@ Training (PPO in JAX) lives in ``bluffsim.learn``; it writes files in this forma
 
 from __future__ import annotations
 
-import importlib
 import json
 from pathlib import Path
 from typing import Any
@@ -96,8 +95,7 @@ class LearnedAgent(Agent):
         super().__init__(game, **params)
         import bluffsim
 
-        package = bluffsim.game_module(game.game_id)
-        self.observe = importlib.import_module(f"{package.__name__}.observe")
+        self.observe = bluffsim.spec(game.game_id).observation
         obs_size = int(self.observe.tensor_size(game.rules))
         if layers is not None:
             self.layers, self.meta = layers, {"game": game.game_id, "num_players": game.num_players}
@@ -121,7 +119,7 @@ class LearnedAgent(Agent):
                     f"{self.meta.get('num_players')} players, not {game.game_id} with "
                     f"{game.num_players}")
             trained = self.meta.get("rules")
-            if trained is not None and package.Rules.from_options(
+            if trained is not None and bluffsim.spec(game.game_id).rules.from_options(
                     num_players=game.num_players, **trained) != game.rules:
                 raise BluffsimError(
                     f"agent 'learned': {path} was trained with rules options {trained or 'default'}, "

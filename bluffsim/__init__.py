@@ -1,14 +1,19 @@
 """bluffsim: a research simulator and agent benchmark for bluffing card games.
 
-``make(game_id, num_players, **options)`` builds a vectorised game;
-``list_games()`` lists the ids.  See ``bluffsim.api`` for the game contract.
+``make(game_id, num_players, **options)`` builds a game's fast engine;
+``list_games()`` lists the ids; ``spec(game_id)`` is a game's declaration
+(``bluffsim.games.spec.GameSpec``).  A game is a subpackage of ``bluffsim.games``
+that defines ``SPEC``: nothing else lists the games.  See ``bluffsim.api`` for the
+engine contract.
 """
 
 from __future__ import annotations
 
+import functools
 import importlib
+import pkgutil
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bluffsim.api import (
     BluffsimError,
@@ -19,29 +24,42 @@ from bluffsim.api import (
     State,
 )
 
+if TYPE_CHECKING:
+    from bluffsim.games.spec import GameSpec
+
 __version__ = "0.1.0"
 
-_GAMES = {"qdv": "bluffsim.games.qdv", "legumes": "bluffsim.games.legumes",
-          "veru": "bluffsim.games.veru"}
 
 __all__ = [
     "BluffsimError", "Game", "IllegalActionError", "RulesError", "SeedError", "State",
-    "__version__", "game_module", "list_games", "make",
+    "__version__", "game_module", "list_games", "make", "spec",
 ]
 
 
+@functools.cache
+def _game_ids() -> tuple[str, ...]:
+    import bluffsim.games
+
+    return tuple(sorted(m.name for m in pkgutil.iter_modules(bluffsim.games.__path__) if m.ispkg))
+
+
 def list_games() -> list[str]:
-    """Ids of the games bluffsim implements, e.g. ``['qdv']``."""
-    return list(_GAMES)
+    """Ids of the games bluffsim implements (the subpackages of ``bluffsim.games``), sorted."""
+    return list(_game_ids())
 
 
 def game_module(game_id: str) -> ModuleType:
     """The package of a game (``bluffsim.games.<id>``); unknown ids raise ``RulesError``."""
-    if game_id not in _GAMES:
-        raise RulesError(f"unknown game {game_id!r}; available: {', '.join(_GAMES)}")
-    return importlib.import_module(_GAMES[game_id])
+    if game_id not in _game_ids():
+        raise RulesError(f"unknown game {game_id!r}; available: {', '.join(_game_ids())}")
+    return importlib.import_module(f"bluffsim.games.{game_id}")
+
+
+def spec(game_id: str) -> GameSpec:
+    """The declaration of ``game_id`` (its package's ``SPEC``); unknown ids raise ``RulesError``."""
+    return game_module(game_id).SPEC
 
 
 def make(game_id: str, num_players: int = 4, **options: Any) -> Game:
-    """Build the vectorised engine of ``game_id`` with validated rules options."""
-    return game_module(game_id).make_game(num_players=num_players, **options)
+    """Build the fast engine of ``game_id`` with validated rules options."""
+    return spec(game_id).make(num_players, **options)

@@ -23,7 +23,6 @@ With several humans at one terminal the log is worded for the first human seat.
 
 from __future__ import annotations
 
-import importlib
 import os
 import random
 import sys
@@ -36,6 +35,7 @@ from typing import Any, TextIO
 import numpy as np
 
 import agents as agent_registry
+import bluffsim
 from bluffsim.adapters.single import SingleGame
 from bluffsim.api import BluffsimError
 
@@ -246,8 +246,8 @@ class GameDisplay:
 
 def display_for(game_id: str, rules: Any, labels: list[str], viewer: int,
                 omniscient: bool = False) -> GameDisplay:
-    """The display of ``game_id`` (module ``bluffsim.games.<id>.display``, class ``DISPLAY``)."""
-    module = importlib.import_module(f"bluffsim.games.{game_id}.display")
+    """The display of ``game_id`` (its spec's ``display`` module, class ``DISPLAY``)."""
+    module = bluffsim.spec(game_id).display_module()
     return module.DISPLAY(rules, labels, viewer, omniscient)
 
 

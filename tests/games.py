@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,7 +14,7 @@ from bluffsim.rng import AgentRNG
 
 @dataclass(frozen=True)
 class Case:
-    """One game at one table size, with its reference module."""
+    """One game at one table size (from its spec's ``test_tables``), with its reference module."""
 
     game_id: str
     num_players: int
@@ -29,17 +28,16 @@ class Case:
         return bluffsim.make(self.game_id, self.num_players, **{**dict(self.options), **options})
 
     @property
+    def spec(self) -> Any:
+        return bluffsim.spec(self.game_id)
+
+    @property
     def reference(self) -> Any:
-        return importlib.import_module(f"bluffsim.games.{self.game_id}.reference")
+        return self.spec.reference
 
 
-GADGETS = (("joker_swap_seats", (0, 2, 4)), ("check_seats", (1, 2)), ("ace_hint_seats", (0, 3)),
-           ("endgame_limit", 30), ("turn_order", "counterclockwise"), ("jokers", 6))
-CASES = [Case("qdv", 2), Case("qdv", 4), Case("qdv", 6),
-         Case("veru", 3), Case("veru", 4), Case("veru", 6), Case("veru", 5, GADGETS, "gadgets"),
-         Case("legumes", 2), Case("legumes", 4), Case("legumes", 6),
-         Case("legumes", 3, (("numbers", (2, 2, 1)), ("action_lie_penalty", 0),
-                             ("first_player", -1)), "small")]
+CASES = [Case(gid, players, options, tag) for gid in bluffsim.list_games()
+         for players, options, tag in bluffsim.spec(gid).test_tables]
 CASE_IDS = [str(c) for c in CASES]
 
 

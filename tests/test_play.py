@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import copy
-import importlib
 import io
 import re
 import subprocess
@@ -13,6 +12,7 @@ import sys
 import numpy as np
 import pytest
 
+import bluffsim
 from bluffsim.api import BluffsimError
 from bluffsim.play import Event, SeatSpec, TerminalGame, display_for, parse_seats
 
@@ -135,7 +135,7 @@ def test_what_a_human_reads_depends_only_on_their_information_set(game_id, seats
 
     p = len(seats.split(","))
     single = SingleGame(game_id, p, **options)
-    reference = importlib.import_module(f"bluffsim.games.{game_id}.reference")
+    reference = bluffsim.spec(game_id).reference
     display = display_for(game_id, single.rules, ["human"] + ["agent"] * (p - 1), viewer=0)
     agents = __import__("agents")
     bots = {i: agents.make("random", single.vectorised()) for i in range(p)}

@@ -36,7 +36,7 @@ def cfg(**changes):
 
 # ------------------------------------------------------------------ config validation
 @pytest.mark.parametrize("changes, message", [
-    ({"experiment__game": "poker"}, r"experiment.game = 'poker' is invalid; allowed: qdv"),
+    ({"experiment__game": "poker"}, r"experiment.game = 'poker' is invalid; allowed: legumes \| qdv \| veru"),
     ({"experiment__games": 0}, r"experiment.games = 0 is invalid"),
     ({"experiment__colour": 1}, r"unknown key in \[experiment\] 'colour'"),
     ({"run__executor": "slurm"}, r"run.executor = 'slurm' is invalid; allowed: local \| dask"),

@@ -43,8 +43,6 @@ import pyspiel
 import bluffsim
 from bluffsim.adapters.single import SingleGame
 
-PLAYERS = {"qdv": (2, 6, 2), "veru": (3, 6, 3), "legumes": (2, 6, 2)}  # min, max, default
-
 
 def short_name(game_id: str) -> str:
     """The OpenSpiel name of a bluffsim game."""
@@ -52,7 +50,7 @@ def short_name(game_id: str) -> str:
 
 
 def _game_type(game_id: str) -> pyspiel.GameType:
-    lo, hi, default = PLAYERS[game_id]
+    lo, hi, _ = bluffsim.spec(game_id).players   # OpenSpiel's default: the smallest table
     return pyspiel.GameType(
         short_name=short_name(game_id), long_name=f"bluffsim {game_id}",
         dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
@@ -63,16 +61,13 @@ def _game_type(game_id: str) -> pyspiel.GameType:
         max_num_players=hi, min_num_players=lo,
         provides_information_state_string=True, provides_information_state_tensor=True,
         provides_observation_string=True, provides_observation_tensor=True,
-        parameter_specification={"players": default, "deals": 16, "seed": 0, "options": "",
+        parameter_specification={"players": lo, "deals": 16, "seed": 0, "options": "",
                                  "cache_tree": False})
 
 
 def max_game_length(single: SingleGame) -> int:
     """An upper bound on the decisions of one game under these rules (its safety caps)."""
-    r = single.rules
-    if single.game_id == "qdv":  # start, at most max_count + 1 bids, call, salads, reward
-        return r.max_rounds * (r.max_count + single.num_players + 5)
-    return r.max_turns
+    return bluffsim.spec(single.game_id).max_game_length(single.rules)
 
 
 class BluffsimGame(pyspiel.Game):
@@ -297,7 +292,7 @@ def _game_class(game_id: str) -> type[BluffsimGame]:
     return type(f"Bluffsim{game_id.capitalize()}Game", (BluffsimGame,), {"__init__": __init__})
 
 
-GAME_CLASSES = {game_id: _game_class(game_id) for game_id in PLAYERS}
+GAME_CLASSES = {game_id: _game_class(game_id) for game_id in bluffsim.list_games()}
 
 
 def _register() -> None:

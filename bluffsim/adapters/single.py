@@ -12,7 +12,6 @@ So rewards lie in [-1, 1] and sum to zero (zero-sum, as OpenSpiel declares).
 from __future__ import annotations
 
 import copy
-import importlib
 from dataclasses import fields
 from typing import Any
 
@@ -26,12 +25,11 @@ class SingleGame:
     """A game id plus rules, played one state at a time on the reference engine."""
 
     def __init__(self, game_id: str, num_players: int = 4, **options: Any):
-        package = bluffsim.game_module(game_id)  # unknown ids raise RulesError
+        spec = bluffsim.spec(game_id)  # unknown ids raise RulesError
         self.game_id = game_id
-        self.rules = package.Rules.from_options(num_players=num_players, **options)
-        reference = importlib.import_module(f"{package.__name__}.reference")
-        self.observe_module = importlib.import_module(f"{package.__name__}.observe")
-        self.engine = reference.ReferenceGame(self.rules)
+        self.rules = spec.make_rules(num_players, **options)
+        self.observe_module = spec.observation
+        self.engine = spec.make_reference(self.rules)
         self.num_players = num_players
         self.action_names: tuple[str, ...] = self.rules.action_names
         self.num_actions = len(self.action_names)

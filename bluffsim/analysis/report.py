@@ -30,7 +30,7 @@ def build_report(out: Path, games: pd.DataFrame | None = None,
     out = Path(out)
     game_chunks = (iter_chunks(out / "games.parquet", GAME_COLUMNS) if games is None
                    else [games])
-    round_chunks = (iter_chunks(out / "rounds.parquet", seats.BluffTotals.COLUMNS,
+    round_chunks = (iter_chunks(out / "rounds.parquet", seats.BluffTotals.columns(),
                                 whole_games=False) if rounds is None else [rounds])
     tables = report_tables(game_chunks, round_chunks)
     try:

@@ -24,6 +24,7 @@ DataFrame are the one-chunk case.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -238,9 +239,10 @@ class BluffTotals:
     ``claimant_agent``, ``accused_agent``, ``bidder_agent``).
     """
 
-    COLUMNS = ["caller", "caller_agent", "call", "call_right", "claimant", "claimant_agent",
-               "accused", "accused_agent", "bidder", "bidder_agent", "bid_count", "bidder_own",
-               "true_count"]
+    @staticmethod
+    def columns() -> list[str]:
+        """The rounds.parquet columns these totals read (from the games' specs)."""
+        return _round_columns()
 
     def __init__(self) -> None:
         self.sums = pd.DataFrame(dtype=float)
@@ -256,15 +258,11 @@ class BluffTotals:
         right = r["call_right"].astype(bool)
         parts = [pd.DataFrame({"calls": right.groupby(r["caller_agent"]).size(),
                                "calls_right": right.groupby(r["caller_agent"]).sum()})]
-        who = next((c for c in ("claimant", "accused", "bidder") if f"{c}_agent" in r), None)
-        if who is not None:
+        spec = _claim_spec(r)
+        if spec is not None:
+            who = spec.claim_seat
             rc = r[r[who].astype(np.int64) >= 0]
-            if who == "claimant":       # veru: believe is right iff the claim was true
-                false = (rc["call"].astype(str) == "believe") != rc["call_right"].astype(bool)
-            elif who == "accused":      # legumes: an accusation is right iff the card was a lie
-                false = rc["call_right"].astype(bool)
-            else:                       # qdv: the final bid was above the true count
-                false = rc["true_count"] < rc["bid_count"]
+            false = spec.claim_false(rc)
             parts.append(pd.DataFrame({"claims_checked": false.groupby(rc[f"{who}_agent"]).size(),
                                        "claims_false": false.groupby(rc[f"{who}_agent"]).sum()}))
         if "bidder_own" in rounds:
@@ -308,15 +306,49 @@ class BluffTotals:
 def bluff_table(rounds: pd.DataFrame | Iterable[pd.DataFrame],
                 games: pd.DataFrame | None = None) -> pd.DataFrame:
     """Per-agent checks and claims (see ``BluffTotals``).  Rounds written before the runner
-    named the accused's agent (legumes) get it from ``games`` when given."""
-    if (isinstance(rounds, pd.DataFrame) and games is not None and not rounds.empty
-            and "accused" in rounds and "accused_agent" not in rounds):
-        key = games[["game", "seat", "agent"]].rename(columns={"seat": "accused",
-                                                               "agent": "accused_agent"})
-        seats = rounds[["game", "accused"]].astype({"accused": "int64"})
-        agent = seats.merge(key.astype({"accused": "int64"}), on=["game", "accused"], how="left")
-        rounds = rounds.assign(accused_agent=agent["accused_agent"].to_numpy())
+    named every seat column's agent (e.g. legumes' ``accused``) get them from ``games``."""
+    if isinstance(rounds, pd.DataFrame) and games is not None and not rounds.empty:
+        rounds = with_seat_agents(rounds, games)
     return BluffTotals.of(rounds).table()
+
+
+def with_seat_agents(rounds: pd.DataFrame, games: pd.DataFrame) -> pd.DataFrame:
+    """``rounds`` with an ``<column>_agent`` column for every seat column of the games' specs
+    that lacks one, looked up in ``games`` (one row per game and seat)."""
+    for col in _seat_columns():
+        if col not in rounds or f"{col}_agent" in rounds:
+            continue
+        key = games[["game", "seat", "agent"]].rename(columns={"seat": col, "agent": f"{col}_agent"})
+        seats = rounds[["game", col]].astype({col: "int64"})
+        agent = seats.merge(key.astype({col: "int64"}), on=["game", col], how="left")
+        rounds = rounds.assign(**{f"{col}_agent": agent[f"{col}_agent"].to_numpy()})
+    return rounds
+
+
+def _specs() -> list:
+    import bluffsim
+
+    return [bluffsim.spec(g) for g in bluffsim.list_games()]
+
+
+def _seat_columns() -> list[str]:
+    """Every seat column of every game's round records, once each, in declaration order."""
+    return list(dict.fromkeys(c for s in _specs() for c in s.seat_columns))
+
+
+def _round_columns() -> list[str]:
+    """The rounds.parquet columns ``BluffTotals`` reads (from the games' specs)."""
+    cols = ["call", "call_right", "bid_count", "bidder_own"]
+    for s in _specs():
+        cols += [c for seat in s.seat_columns for c in (seat, f"{seat}_agent")]
+        cols += list(s.claim_columns)
+    return list(dict.fromkeys(cols))
+
+
+def _claim_spec(rounds: pd.DataFrame) -> Any:
+    """The spec of the game whose claim columns these rounds carry (None if none does)."""
+    return next((s for s in _specs() if f"{s.claim_seat}_agent" in rounds
+                 and all(c in rounds for c in s.claim_columns)), None)
 
 
 def agent_order(summary: pd.DataFrame) -> list[str]:

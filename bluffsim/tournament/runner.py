@@ -51,6 +51,7 @@ def play_shard(exp: Experiment, shard: int,
     games = np.asarray(sched.shard_range(shard), dtype=np.int64)
     seeds, lineup_of = sched.seeds(games), sched.seat_lineup(games)
     game = bluffsim.make(exp.game, exp.players, **exp.rules)
+    seat_columns = bluffsim.spec(exp.game).seat_columns  # each gets an <column>_agent column
     lineup = [agent_registry.make(s.agent, game, **s.params) for s in exp.seats]
     need_obs = any(a.traits.get("uses_observation", True) for a in lineup)
     b = min(exp.batch, games.size)
@@ -77,7 +78,7 @@ def play_shard(exp: Experiment, shard: int,
             rec = game.round_record(st, ended)
             rec["game"] = games[slot[ended]]
             labels = np.asarray(exp.labels + ("",), dtype=object)
-            for seat_key in ("caller", "bidder", "claimant", "accused", "taker"):
+            for seat_key in seat_columns:
                 if seat_key in rec:
                     s = rec[seat_key].astype(np.int64)
                     rec[f"{seat_key}_agent"] = labels[np.where(
