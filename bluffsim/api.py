@@ -19,6 +19,17 @@ Shared state fields (batch-first, B games, P seats, A actions):
 | `placements`        | int8[B, P]      | 1 = best, ties share; 0 until the game is over  |
 | `num_decisions`     | int32[B]        | decisions applied so far                        |
 | `num_rounds`        | int32[B]        | rounds completed so far                         |
+| `round_over`        | bool[B]         | a round ended during the last step              |
+| `seed`              | uint64[B]       | the game's seed (all its randomness derives from it) |
+
+The fast-engine contract is ``FastEngine`` (a typed Protocol): every game's
+fast engine satisfies it, and the conformance suite (``tests/test_conformance.py``)
+takes any engine that does.  ``Game.step`` is the one template step: it checks
+the state and the action array, then runs the game's ``transition`` — which, per
+game, checks the action against the legal mask, counts the decision, applies
+the game's rules, applies the safety cap and computes the next legal mask, in
+that order — and raises for the first illegal action.  Rewards come from
+placements (``placement_rewards``), the same in every adapter.
 """
 
 from __future__ import annotations
@@ -27,7 +38,7 @@ import copy
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -64,6 +75,12 @@ class State:
     num_decisions: np.ndarray
     num_rounds: np.ndarray
 
+    # every game also has (declared per game, after its own fields, as dataclass order needs):
+    #   seed: uint64[B], phase: int8[B], round_over: bool[B]
+    seed: ClassVar[Any]
+    phase: ClassVar[Any]
+    round_over: ClassVar[Any]
+
     @property
     def done(self) -> np.ndarray:
         """bool[B]: the game is over (terminated or truncated)."""
@@ -89,6 +106,25 @@ class State:
     def nbytes(self) -> int:
         """Bytes held by the state's arrays (all games)."""
         return sum(v.nbytes for v in vars(self).values() if isinstance(v, np.ndarray))
+
+
+REWARD_KINDS = ("zero_sum", "win")
+
+
+def placement_rewards(placements: np.ndarray, kind: str = "zero_sum") -> np.ndarray:
+    """float32[B, P] rewards of finished games from their placements int[B, P] (1 = best).
+
+    ``zero_sum``: seat ``i`` scores ``sum_j sign(place_j - place_i) / (P - 1)`` — +1 per
+    seat it beat, -1 per seat that beat it, 0 for a shared place — so rewards lie in
+    [-1, 1] and sum to zero.  ``win``: 1.0 for a (shared) first place, else 0.0.
+    """
+    place = np.asarray(placements).astype(np.int64)
+    if kind == "win":
+        return (place == 1).astype(np.float32)
+    if kind != "zero_sum":
+        raise ValueError(f"unknown reward kind {kind!r}; allowed: {', '.join(REWARD_KINDS)}")
+    beats = np.sign(place[:, None, :] - place[:, :, None]).sum(axis=2)
+    return (beats / (place.shape[1] - 1)).astype(np.float32)
 
 
 def rules_from_options(cls: Any, game_id: str, num_players: int, options: dict[str, Any]) -> Any:
@@ -205,6 +241,36 @@ class Game:
                                      f"not made by this game ({problem}); step a state with the "
                                      "game whose init made it")
 
+    def step(self, state: State, actions: Any) -> State:
+        """Apply one decision per game, in place (the template step, module docstring);
+        finished games ignore their action.  Returns ``state``."""
+        self.check_state(state)
+        a = self.action_array(state, actions)
+        bad = self.transition(state, a)
+        if bad >= 0:
+            raise IllegalActionError(self.describe_illegal(state, bad, int(a[bad])))
+        return state
+
+    def action_array(self, state: State, actions: Any) -> np.ndarray:
+        """``actions`` as int64[B]; anything else raises ``IllegalActionError`` (one line)."""
+        a = np.asarray(actions)
+        if a.shape != (state.batch_size,) or not np.issubdtype(a.dtype, np.integer):
+            raise IllegalActionError(
+                f"actions must be an integer array of shape ({state.batch_size},); "
+                f"got {a.dtype} {a.shape}")
+        return a.astype(np.int64, copy=False)
+
+    def transition(self, state: State, actions: np.ndarray) -> int:
+        """The game's part of ``step``: per live game, legality, decision count, rules, safety
+        cap and legal mask; returns the first batch index whose action was illegal (nothing
+        applied there or after it need be trusted), or -1."""
+        raise NotImplementedError
+
+    def rewards(self, state: State, kind: str = "zero_sum") -> np.ndarray:
+        """float32[B, P] placement rewards (``placement_rewards``); zeros for running games."""
+        return np.where(state.done[:, None], placement_rewards(state.placements, kind),
+                        np.float32(0.0)).astype(np.float32)
+
     @staticmethod
     def copy_shared_fields(st: State, b: int, s: Any) -> None:
         """Copy the shared fields (and the phase) of a reference state ``s`` into row ``b``."""
@@ -212,7 +278,7 @@ class Game:
         st.terminated[b], st.truncated[b] = s.terminated, s.truncated
         st.placements[b] = s.placements
         st.num_decisions[b], st.num_rounds[b] = s.num_decisions, s.num_rounds
-        st.phase[b] = s.phase  # type: ignore[attr-defined]
+        st.phase[b] = s.phase
 
     def describe_illegal(self, state: State, b: int, action: int) -> str:
         """One-line message for an illegal action at batch index ``b``."""
@@ -222,3 +288,46 @@ class Game:
             f"illegal {self.game_id} action {action} ({name}) at batch index {b} "
             f"for seat {int(state.current_player[b])}; legal: {', '.join(legal)}"
         )
+
+
+@runtime_checkable
+class FastEngine(Protocol):
+    """The contract of a game's fast batched engine: what the runner, the adapters, the agents
+    and the conformance suite rely on (module docstring).  ``Game`` implements the shared part."""
+
+    game_id: str
+    rules: Any
+    action_names: tuple[str, ...]
+    observation_size: int
+
+    @property
+    def num_players(self) -> int:
+        """Seats at the table."""
+
+    @property
+    def num_actions(self) -> int:
+        """Size of the action space."""
+
+    def init(self, seeds: Any) -> State:
+        """New games, one per seed (uint64[B]); the same seed always gives the same game."""
+
+    def step(self, state: State, actions: Any) -> State:
+        """Apply int[B] actions in place (finished games ignore theirs); illegal ones raise."""
+
+    def reset_games(self, state: State, idx: np.ndarray, seeds: Any) -> None:
+        """Restart games ``idx`` in place with ``seeds``: equal to ``init(seeds)`` for them."""
+
+    def observe(self, state: State) -> dict[str, np.ndarray]:
+        """The current player's information set, batch-first (the game's observation table)."""
+
+    def observation_tensor(self, state: State) -> np.ndarray:
+        """float32[B, observation_size]: the flat encoding of ``observe`` (``tensor_layout``)."""
+
+    def final_score(self, state: State, idx: np.ndarray) -> np.ndarray:
+        """int[len(idx), P]: the results' ``score`` column of finished games ``idx``."""
+
+    def round_record(self, state: State, idx: np.ndarray) -> dict[str, np.ndarray]:
+        """One ``rounds.parquet`` row per game of ``idx`` whose round just ended."""
+
+    def rewards(self, state: State, kind: str = "zero_sum") -> np.ndarray:
+        """float32[B, P] placement rewards of finished games, zeros for running ones."""

@@ -52,24 +52,19 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 
 import bluffsim
+from bluffsim import api
 from bluffsim import rng as brng
 from bluffsim.api import State
 from bluffsim.rng import AgentRNG
 from bluffsim.tournament.schedule import SCHEDULE_STREAM
 
 Opponent = Any  # an agent name, an ``agents.Agent`` or a callable on the flat tensor
-REWARDS = ("zero_sum", "win")
+REWARDS = api.REWARD_KINDS
 
 
 def placement_rewards(placements: np.ndarray, seats: np.ndarray, kind: str = "zero_sum") -> np.ndarray:
     """float32[B]: the reward of ``seats`` in finished games with ``placements`` int[B, P] (module doc)."""
-    place = placements.astype(np.int64)
-    rows = np.arange(place.shape[0])
-    mine = place[rows, seats]
-    if kind == "win":
-        return (mine == 1).astype(np.float32)
-    beats = np.sign(place - mine[:, None]).sum(axis=1)
-    return (beats / (place.shape[1] - 1)).astype(np.float32)
+    return api.placement_rewards(placements, kind)[np.arange(placements.shape[0]), seats]
 
 
 def put(state: State, idx: np.ndarray, sub: State) -> None:

@@ -36,6 +36,7 @@ from pettingzoo import AECEnv
 
 import bluffsim
 from bluffsim.adapters.single import SingleGame
+from bluffsim.api import placement_rewards
 
 BACKENDS = ("reference", "fast")
 
@@ -132,8 +133,7 @@ class BluffsimAECEnv(AECEnv):
         """Placement rewards of the finished game (``bluffsim.adapters.single``)."""
         if self.fast is None:
             return self.game.rewards(self.state)
-        place = self.state.placements[0].astype(np.int64)
-        return np.sign(place[None, :] - place[:, None]).sum(axis=1) / (self.num_agents - 1)
+        return placement_rewards(self.state.placements[:1])[0].astype(np.float64)
 
     def step(self, action: int | None) -> None:
         """Apply the selected agent's action; a finished agent must step ``None``."""

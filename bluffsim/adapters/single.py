@@ -12,12 +12,12 @@ So rewards lie in [-1, 1] and sum to zero (zero-sum, as OpenSpiel declares).
 from __future__ import annotations
 
 import copy
-from dataclasses import fields
 from typing import Any
 
 import numpy as np
 
 import bluffsim
+from bluffsim.api import placement_rewards
 from bluffsim.rng import AgentRNG
 
 
@@ -70,15 +70,12 @@ class SingleGame:
         """float64[P]: placement rewards (module docstring); zeros while the game runs."""
         if not state.done:
             return np.zeros(self.num_players)
-        place = np.asarray(state.placements, dtype=np.int64)
-        beats = np.sign(place[None, :] - place[:, None]).sum(axis=1)
-        return beats / (self.num_players - 1)
+        return placement_rewards(np.asarray([state.placements]))[0].astype(np.float64)
 
     def vectorised(self) -> bluffsim.Game:
         """The vectorised engine of the same rules (agents read its observation format)."""
         if self._vec is None:
-            self._vec = bluffsim.game_module(self.game_id).make_game(
-                num_players=self.num_players, **_options_of(self.rules))
+            self._vec = bluffsim.spec(self.game_id).engine(self.rules)
         return self._vec
 
     def agent_action(self, agent: Any, state: Any, seed: int) -> int:
@@ -89,8 +86,3 @@ class SingleGame:
         mask[0, self.legal_actions(state)] = True
         rng = AgentRNG(np.array([seed]), np.array([seat]), np.array([state.num_decisions]))
         return int(agent.act(obs, mask, rng)[0])
-
-
-def _options_of(rules: Any) -> dict[str, Any]:
-    """The option values of a rules dataclass (everything but ``num_players``)."""
-    return {f.name: getattr(rules, f.name) for f in fields(rules) if f.name != "num_players"}

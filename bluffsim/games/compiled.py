@@ -1,0 +1,124 @@
+"""The shared base of the compiled fast engines: one record-backed engine, written once.
+
+A compiled game keeps each batch in two numpy record arrays (``kernels.HOT_DTYPE``:
+the fields read at every decision; ``kernels.STATE_DTYPE``: the rest) and runs
+numba kernels over the games of the batch.  ``CompiledGame`` implements the
+``bluffsim.api.FastEngine`` contract on top of a game's ``kernels`` module, which
+provides, with these exact names and signatures:
+
+| kernels name                                 | what it does                                          |
+|----------------------------------------------|-------------------------------------------------------|
+| `STATE_DTYPE`, `HOT_DTYPE`                   | the record layouts                                    |
+| `rules_record(rules)`                        | the rules as an int array the kernels read            |
+| `blank_record(rules)`, `blank_hot(rules)`    | one new game's records before its deal               |
+| `start_kernel(data, hot, rec, idx)`          | deal games ``idx`` (their ``hot["seed"]`` set)        |
+| `step_kernel(data, hot, rec, actions)`       | the transition of ``Game.step``; first illegal index or -1 |
+| `mask_kernel(data, hot, rec)`                | recompute every legal mask                            |
+| `tensor_kernel(data, hot, rec, out)`         | the flat observation tensor                           |
+| `observation_table(rules)`                   | (keys, table) for ``observe``: per key its source bytes |
+| `observe_kernel(data, hot, rec, *arrays)`    | fill the observation keys that are not plain copies   |
+| `play_random_kernel(data, hot, rec, n, counts)` | the fused all-``random`` loop                      |
+
+A game's engine subclass sets ``kernels``, ``state_type`` (its ``RecordState``
+whose ``from_data`` builds the public field views) and ``computed_keys`` (the
+observation keys ``observe_kernel`` fills, in its argument order), and adds only
+``final_score``, ``round_record`` and ``from_reference``.
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Any, ClassVar
+
+import numpy as np
+
+from bluffsim.api import Game, State, check_seeds
+
+
+class CompiledGame(Game):
+    """A fast engine over a game's compiled ``kernels`` (module docstring)."""
+
+    kernels: ClassVar[ModuleType]
+    state_type: ClassVar[type]
+    observation: ClassVar[ModuleType]
+    computed_keys: ClassVar[tuple[str, ...]]
+
+    def __init__(self, rules: Any):
+        kn = self.kernels
+        self.rules = rules
+        self.action_names = rules.action_names
+        self.observation_size = int(self.observation.tensor_size(rules))
+        self._rec = kn.rules_record(rules)
+        self._blank = kn.blank_record(rules)
+        self._blank_hot = kn.blank_hot(rules)
+        self._obs_keys, self._obs_table = kn.observation_table(rules)
+
+    def state_class(self) -> type:
+        """The state class ``init`` returns."""
+        return self.state_type
+
+    # ================================================================ set-up
+    def empty_state(self, seeds: np.ndarray) -> Any:
+        """New-game records for ``len(seeds)`` games, before the deal."""
+        data = np.full(len(seeds), self._blank, dtype=self.kernels.STATE_DTYPE)
+        hot = np.full(len(seeds), self._blank_hot, dtype=self.kernels.HOT_DTYPE)
+        hot["seed"] = seeds
+        return self.state_type.from_data(data, hot, self.rules)
+
+    def init(self, seeds: Any) -> Any:
+        """New games, one per seed, dealt."""
+        st = self.empty_state(check_seeds(seeds))
+        self.kernels.start_kernel(st.data, st.hot, self._rec, np.arange(st.batch_size))
+        return st
+
+    def reset_games(self, st: Any, idx: np.ndarray, seeds: Any) -> None:
+        """Restart games ``idx`` in place as new games with ``seeds`` (autoreset): the same
+        records as ``init`` gives for those seeds."""
+        idx = np.asarray(idx, dtype=np.int64)
+        seeds = check_seeds(seeds)
+        st.data[idx] = self._blank
+        st.hot[idx] = self._blank_hot
+        st.hot["seed"][idx] = seeds
+        self.kernels.start_kernel(st.data, st.hot, self._rec, idx)
+
+    # ================================================================ step
+    def transition(self, st: State, actions: np.ndarray) -> int:
+        """The compiled transition (``kernels.step_kernel``)."""
+        return int(self.kernels.step_kernel(st.data, st.hot, self._rec, actions))
+
+    def play_random(self, st: Any, decisions: int) -> tuple[int, int, int]:
+        """Every seat ``random``, fused with the engine in one compiled loop: each running game
+        plays up to ``decisions`` decisions in a row, the same game as ``decisions`` steps with
+        the ``random`` agent.  Returns (decisions made, rounds finished, games ended)."""
+        counts = np.zeros(3, np.int64)
+        self.kernels.play_random_kernel(st.data, st.hot, self._rec, int(decisions), counts)
+        return int(counts[0]), int(counts[1]), int(counts[2])
+
+    def update_legal_mask(self, st: Any) -> None:
+        """Recompute the legal masks (after fields were written from outside)."""
+        self.kernels.mask_kernel(st.data, st.hot, self._rec)
+
+    # ================================================================ observation
+    def observe(self, st: Any) -> dict[str, np.ndarray]:
+        """The current player's information set, batch-first (the game's ``observe.py`` table):
+        plain fields copied byte-wise from the records, the rest filled by ``observe_kernel``."""
+        b = st.batch_size
+        step = (b * self._obs_table[:, 2] + 7) // 8 * 8  # each key's array 8-byte aligned
+        offsets = np.cumsum(step) - step
+        out = np.empty(int(step.sum()), np.uint8)
+        raw = (st.data.view(np.uint8).reshape(b, -1), st.hot.view(np.uint8).reshape(b, -1))
+        obs = {}
+        for (name, dtype, shape), (src, off, n), dst in zip(self._obs_keys, self._obs_table,
+                                                             offsets, strict=True):
+            if src >= 0:  # the first n bytes of the field, game by game
+                np.copyto(np.ndarray((b, n), np.uint8, out, int(dst)), raw[src][:, off:off + n])
+            obs[name] = np.ndarray((b, *shape), dtype, out, int(dst))
+        self.kernels.observe_kernel(st.data, st.hot, self._rec,
+                                    *(obs[k] for k in self.computed_keys))
+        return obs
+
+    def observation_tensor(self, st: Any) -> np.ndarray:
+        """float32[B, D] flat observation; layout in the game's ``observe.tensor_layout``."""
+        out = np.zeros((st.batch_size, self.observation_size), np.float32)
+        self.kernels.tensor_kernel(st.data, st.hot, self._rec, out)
+        return out
