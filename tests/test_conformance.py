@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st_
 
 import bluffsim
-from bluffsim.api import IllegalActionError, SeedError
+from bluffsim.api import FastEngine, IllegalActionError, SeedError
 from tests.games import CASE_IDS, CASES, Case, play_random_both, random_actions
 
 pytestmark = pytest.mark.parametrize("case", CASES, ids=CASE_IDS)
@@ -24,6 +24,58 @@ def play_to_end(game, st, max_steps=20_000):
         log.append(a)
         game.step(st, a)
     raise AssertionError("games did not end")
+
+
+def test_the_engine_satisfies_the_contract(case: Case) -> None:
+    """The spec's engine is what ``bluffsim.make`` returns, and it has every ``FastEngine``
+    member (the contract the runner, adapters and this suite rely on)."""
+    game = case.make()
+    assert isinstance(game, FastEngine) and type(game) is case.spec.engine
+    assert game.game_id == case.game_id and game.rules.num_players == case.num_players
+
+
+def test_reset_games_equals_a_fresh_init(case: Case) -> None:
+    """Autoreset: restarted slots hold exactly what ``init`` gives for their seeds (every state
+    field), and then play on exactly as fresh games."""
+    game = case.make()
+    st = game.init(np.arange(40))
+    for _ in range(120):
+        game.step(st, random_actions(game, st))
+    slots, seeds = np.array([0, 7, 8, 39]), np.array([500, 501, 3, 2**40])
+    game.reset_games(st, slots, seeds)
+    fresh = game.init(seeds)
+
+    def same() -> bool:
+        return all(np.array_equal(getattr(st, f)[slots], getattr(fresh, f))
+                   for f in vars(fresh) if isinstance(getattr(fresh, f), np.ndarray)
+                   and getattr(fresh, f).dtype.names is None)
+
+    assert same()
+    np.testing.assert_array_equal(game.observation_tensor(st)[slots], game.observation_tensor(fresh))
+    for _ in range(150):
+        a, b = random_actions(game, fresh), random_actions(game, st)
+        assert (b[slots] == a).all()  # the random agent's stream is keyed by the game's seed
+        game.step(fresh, a)
+        game.step(st, b)
+        assert same()
+
+
+def test_rewards_come_from_placements(case: Case) -> None:
+    """Rewards: zero while a game runs; at the end zero-sum, in [-1, 1], ordered like the
+    placements (a better place never earns less); ``win`` rewards the shared first place."""
+    game = case.make()
+    st = game.init(np.arange(60))
+    play_to_end(game, st)
+    r, w = game.rewards(st), game.rewards(st, "win")
+    assert r.dtype == np.float32 and r.shape == (60, game.num_players)
+    np.testing.assert_allclose(r.sum(axis=1), 0, atol=1e-6)
+    assert (np.abs(r) <= 1).all()
+    place = st.placements.astype(int)
+    better = place[:, :, None] < place[:, None, :]
+    assert (r[:, :, None] > r[:, None, :])[better].all()
+    assert ((w == 1) == (place == 1)).all()
+    fresh = game.init(np.arange(3))
+    assert (game.rewards(fresh) == 0).all()
 
 
 def test_shapes_and_dtypes(case: Case) -> None:
