@@ -1,6 +1,6 @@
 """Agents for bluffsim games: ``make(name, game, **params)`` and the registry.
 
-An agent is a small class with ``name``, a ``traits`` dict and one batched
+An agent is a small class with ``name``, typed ``traits`` and one batched
 method ``act(obs, legal_mask, rng) -> int[B]``; it sees observations only,
 never the state.  ``rng`` is a ``bluffsim.rng.AgentRNG`` keyed by
 (game seed, seat, decision index), so an agent's choices do not depend on the
@@ -9,29 +9,26 @@ batch it plays in.
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 from typing import Any
 
-from agents.base import Agent, AgentError, AgentParamError, Param
+from agents.base import REGISTRY, Agent, AgentError, AgentParamError, Param, Traits, register_agent
 from agents.custom import AgentContractError, register
-from agents.learned import LearnedAgent
-from agents.legumes.counting import LegumesCounting
-from agents.legumes.heuristic import LegumesHeuristic
-from agents.qdv.counting import QdvCounting
-from agents.qdv.heuristic import QdvHeuristic
-from agents.random import RandomAgent
-from agents.veru.counting import VeruCounting
-from agents.veru.heuristic import VeruHeuristic
 
-# name -> {game id -> class}
-REGISTRY: dict[str, dict[str, type[Agent]]] = {
-    "random": {g: RandomAgent for g in RandomAgent.games},
-    "heuristic": {"qdv": QdvHeuristic, "veru": VeruHeuristic, "legumes": LegumesHeuristic},
-    "counting": {"qdv": QdvCounting, "veru": VeruCounting, "legumes": LegumesCounting},
-    "learned": {g: LearnedAgent for g in LearnedAgent.games},
-}
+
+def _import_agent_modules() -> None:
+    """Import every module of the ``agents`` package, so each ``@register_agent`` runs."""
+    for info in pkgutil.walk_packages(__path__, f"{__name__}."):
+        importlib.import_module(info.name)
+
+
+_import_agent_modules()
+from agents.random import RandomAgent  # noqa: E402  (re-exported)
 
 __all__ = ["REGISTRY", "Agent", "AgentContractError", "AgentError", "AgentParamError", "Param",
-           "RandomAgent", "check_name", "describe", "list_agents", "make", "register"]
+           "RandomAgent", "Traits", "check_name", "describe", "list_agents", "make", "register",
+           "register_agent"]
 
 
 def list_agents() -> list[str]:

@@ -11,14 +11,24 @@ its type and range, one line each::
 parameter without a spec must have its default's type: a finite real, an
 integer or a bool), so a bad value fails when the agent is built — for a
 config, when it is loaded, before anything is written.
+
+Registration: a built-in agent class is decorated ``@register_agent("qdv")`` (the
+games it plays; none = every game) and is found by ``agents.make`` because
+``agents/__init__.py`` imports every module of the ``agents`` package — a new
+agent file needs no other edit.  ``traits`` is a typed ``Traits`` (Axelrod's
+classifier idea): the runner, the benchmark and the adapters read it.  An agent
+returns legal actions or the run fails naming it (``AgentFailure``): no agent
+quietly replaces an illegal choice with another (that hid bugs and made the
+legality test pass by construction).
 """
 
 from __future__ import annotations
 
 import math
 import os
-from dataclasses import dataclass
-from typing import Any, ClassVar
+from collections.abc import Callable
+from dataclasses import dataclass, fields
+from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 
@@ -32,6 +42,52 @@ class AgentError(BluffsimError, ValueError):
 
 class AgentParamError(AgentError):
     """An agent parameter is unknown or out of its declared type and range."""
+
+
+@dataclass(frozen=True)
+class Traits:
+    """What kind of player an agent is (read by the runner, ``bench`` and the adapters)."""
+
+    stochastic: bool = True        # its choices draw on its AgentRNG
+    uses_observation: bool = True  # reads the observation (False: the runner may skip observe)
+    uses_history: bool = False     # reads the memory fields and per-seat tallies of the game
+    learned: bool = False          # its policy was trained from play (weights file)
+
+    @classmethod
+    def of(cls, value: Any) -> Traits:
+        """``value`` as ``Traits``: a ``Traits``, or a dict of its fields (custom agents may
+        give one); unknown keys or non-bool values raise ``AgentError`` naming them."""
+        if isinstance(value, Traits):
+            return value
+        if not isinstance(value, dict):
+            raise AgentError(f"traits must be agents.Traits(...) or a dict of its fields; got "
+                             f"{type(value).__name__}")
+        known = {f.name for f in fields(cls)}
+        bad = sorted(k for k, v in value.items() if k not in known or not isinstance(v, bool))
+        if bad:
+            raise AgentError(f"traits {', '.join(map(repr, bad))} invalid; allowed: "
+                             f"{', '.join(sorted(known))} (true/false)")
+        return cls(**value)
+
+
+# name -> {game id -> class}: every agent ``agents.make`` knows (built-in and registered)
+REGISTRY: dict[str, dict[str, type]] = {}
+A = TypeVar("A", bound=type)
+
+
+def register_agent(*games: str) -> Callable[[A], A]:
+    """Class decorator: register the agent under its ``name`` for ``games`` (none: every game);
+    sets the class's ``games``."""
+
+    def add(cls: A) -> A:
+        import bluffsim
+
+        plays = games or tuple(bluffsim.list_games())
+        cls.games = plays
+        REGISTRY.setdefault(cls.name, {}).update({g: cls for g in plays})
+        return cls
+
+    return add
 
 
 @dataclass(frozen=True)
@@ -119,7 +175,7 @@ class Agent:
 
     name: ClassVar[str] = ""
     games: ClassVar[tuple[str, ...]] = ()
-    traits: ClassVar[dict[str, Any]] = {}
+    traits: ClassVar[Traits] = Traits()
     params: ClassVar[dict[str, Any]] = {}
     spec: ClassVar[dict[str, Param]] = {}
 

@@ -6,7 +6,7 @@ the instance has
 | attribute | meaning |
 |---|---|
 | ``name`` | a non-empty ``str`` |
-| ``traits`` | a ``dict`` (``stochastic``, ``uses_history``, ``uses_observation``, ...) |
+| ``traits`` | ``agents.Traits(...)`` or a dict of its fields (``stochastic``, ``uses_history``, ... |
 | ``act(obs, legal_mask, rng)`` | returns ``int[B]``: one legal action id per game of the batch |
 
 ``check_agent`` builds the agent and plays one decision of two fresh games with
@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import AgentError
+from agents.base import AgentError, Traits
 
 SPEC_SEP = ":"
 
@@ -99,9 +99,13 @@ def check_agent(label: str, cls: type, game: Any, params: dict[str, Any]) -> Any
     name = getattr(agent, "name", None)
     if not isinstance(name, str) or not name:
         raise AgentContractError(f"agent {label!r}: needs a `name` attribute (a non-empty str)")
-    if not isinstance(getattr(agent, "traits", None), dict):
-        raise AgentContractError(f"agent {label!r}: needs a `traits` attribute (a dict, e.g. "
-                                 "{\"stochastic\": True})")
+    if not hasattr(agent, "traits"):
+        raise AgentContractError(f"agent {label!r}: needs a `traits` attribute (agents.Traits(...) "
+                                 "or a dict of its fields, e.g. {\"stochastic\": True})")
+    try:
+        Traits.of(agent.traits)
+    except AgentError as e:
+        raise AgentContractError(f"agent {label!r}: {e}") from None
     if not callable(getattr(agent, "act", None)):
         raise AgentContractError(f"agent {label!r}: needs a method act(obs, legal_mask, rng) -> int[B]")
     _probe(label, agent, game)

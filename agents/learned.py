@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import Agent, Param
+from agents.base import Agent, Param, Traits, register_agent
 from bluffsim.api import BluffsimError
 from bluffsim.rng import AgentRNG
 
@@ -77,12 +77,12 @@ def save_weights(path: str | Path, layers: list[tuple[np.ndarray, np.ndarray]], 
     np.savez(path, meta=np.array(json.dumps(meta)), **arrays)
 
 
+@register_agent()
 class LearnedAgent(Agent):
     """Samples from a trained masked-softmax MLP over the flat observation (module docstring)."""
 
     name = "learned"
-    games = ("qdv", "legumes", "veru")
-    traits = {"stochastic": True, "uses_history": True, "uses_observation": True, "learned": True}
+    traits = Traits(stochastic=True, uses_history=True, learned=True)
     params = {"weights": None, "greedy": False}
     spec = {
         "weights": Param(str, doc="weights file (.npz); None: the shipped file for this game "

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from agents.base import Agent
+from agents.base import Agent, Traits, register_agent
 from bluffsim import rng_nb as rn
 from bluffsim.rng import AgentRNG
 
@@ -37,12 +37,12 @@ def random_kernel(mask, seeds, streams, decisions, out) -> None:
                 k -= 1
 
 
+@register_agent()
 class RandomAgent(Agent):
     """Picks each legal action with equal probability."""
 
     name = "random"
-    games = ("qdv", "legumes", "veru")
-    traits = {"stochastic": True, "uses_history": False, "uses_observation": False}
+    traits = Traits(stochastic=True, uses_observation=False)
 
     def act(self, obs: dict[str, np.ndarray], legal_mask: np.ndarray, rng: AgentRNG) -> np.ndarray:
         """Uniform legal action per game (rows without a legal action get 0)."""

@@ -88,7 +88,7 @@ class VectorisedLoop:
                  fused: bool = False):
         self.game = bluffsim.make(game_id, players)
         self.agent = agents.make(agent_name, self.game)
-        self.needs_obs = self.agent.traits.get("uses_observation", True)
+        self.needs_obs = agents.Traits.of(self.agent.traits).uses_observation
         self.batch = batch
         self.st = self.game.init(np.arange(batch))
         self.next_seed = batch

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.base import Agent, probability, real
+from agents.base import Agent, probability, real, register_agent
 from agents.combinatorics import log_choose
 from agents.legumes.heuristic import LegumesHeuristic
 from bluffsim.games.legumes import rules as R
@@ -58,11 +58,11 @@ def truth_probability(obs: dict[str, np.ndarray], rules: R.Rules) -> np.ndarray:
     return np.clip(1.0 - p_none, 0.0, 1.0)
 
 
+@register_agent("legumes")
 class LegumesCounting(Agent):
     """Expected-cards legumes player (see the module docstring)."""
 
     name = "counting"
-    games = ("legumes",)
     traits = {"stochastic": True, "uses_history": True, "uses_observation": True}
     params = {"spite": 0.6, "margin": 0.0, "double_below": 0.25}
     spec = {

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.base import Agent, integer, probability
+from agents.base import Agent, integer, probability, register_agent
 from bluffsim.games.legumes import rules as R
 from bluffsim.rng import AgentRNG
 
@@ -44,11 +44,11 @@ SHED_RANK = np.concatenate([NUMBER, [10, 12, 13, 14]])
 LIE_RANK = np.asarray([1, 2, 0, 3])
 
 
+@register_agent("legumes")
 class LegumesHeuristic(Agent):
     """Rule-of-thumb legumes player (see the module docstring)."""
 
     name = "heuristic"
-    games = ("legumes",)
     traits = {"stochastic": True, "uses_history": False, "uses_observation": True}
     params = {"accuse_at": 3, "double_at": 5, "accuse_rate": 0.15}
     spec = {

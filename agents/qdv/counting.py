@@ -78,7 +78,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import Agent, Param, probability, real
+from agents.base import Agent, Param, Traits, probability, real, register_agent
 from agents.combinatorics import log_choose
 from agents.qdv.common import VALUE, deck_counts, visible
 from agents.qdv.heuristic import declare_salads
@@ -491,12 +491,12 @@ COUNTED_KEYS = ("seat", "phase", "hand", "hand_sizes", "tokens", "in_round", "di
                 "discarded", "bid_tally", "call_tally")
 
 
+@register_agent("qdv")
 class QdvCounting(Agent):
     """Expected-value player over a bid-conditioned count posterior (module docstring)."""
 
     name = "counting"
-    games = ("qdv",)
-    traits = {"stochastic": False, "uses_history": True, "uses_observation": True}
+    traits = Traits(stochastic=False, uses_history=True)
     params = {"spite": 1.0, "token_risk": None, "elim_cost": 3.0, "evidence": True}
     spec = {
         "spite": real(0, doc="weight of the tokens my exact call makes an opponent lose"),

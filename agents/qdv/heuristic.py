@@ -19,18 +19,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.base import Agent, probability, real
+from agents.base import Agent, Traits, probability, real, register_agent
 from agents.qdv.common import VALUE, visible
 from bluffsim.games.qdv import rules as R
 from bluffsim.rng import AgentRNG
 
 
+@register_agent("qdv")
 class QdvHeuristic(Agent):
     """Rule-of-thumb qdv player (see the module docstring)."""
 
     name = "heuristic"
-    games = ("qdv",)
-    traits = {"stochastic": True, "uses_history": False, "uses_observation": True}
+    traits = Traits(stochastic=True)
     params = {"call_margin": 1.0, "exact_window": 0.3, "bluff": 0.1, "switch_gain": 1.0,
               "salad_weight": 0.5}
     spec = {
@@ -82,9 +82,7 @@ class QdvHeuristic(Agent):
         out = np.where(phase == R.PHASE_SALADS, declare_salads(obs), out)
         # --- exact-call reward
         out = np.where(phase == R.PHASE_REWARD, self.game.rules.gain_id, out)
-        # safety: never return an illegal action
-        ok = legal_mask[rows, out]
-        return np.where(ok, out, legal_mask.argmax(axis=1))
+        return out
 
 
 def declare_salads(obs: dict[str, np.ndarray]) -> np.ndarray:

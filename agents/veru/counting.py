@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.base import Agent, probability, real
+from agents.base import Agent, probability, real, register_agent
 from agents.combinatorics import hypergeom_pmf
 from agents.veru.heuristic import VeruHeuristic
 from bluffsim.games.veru import rules as R
@@ -128,11 +128,11 @@ def next_holds_fitting(obs: dict[str, np.ndarray], rules: R.Rules, step: int) ->
     return 1.0 - smooth_pmf(pool, good, hand, 0)
 
 
+@register_agent("veru")
 class VeruCounting(Agent):
     """Expected-value veru responder over the posterior of the claim (module docstring)."""
 
     name = "counting"
-    games = ("veru",)
     traits = {"stochastic": True, "uses_history": True, "uses_observation": True}
     params = {"pad_above": 0.5, "open_value": 1.0, "add_margin": 0.0}
     spec = {

@@ -17,16 +17,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.base import Agent, integer, probability
+from agents.base import Agent, integer, probability, register_agent
 from bluffsim.games.veru import rules as R
 from bluffsim.rng import AgentRNG
 
 
+@register_agent("veru")
 class VeruHeuristic(Agent):
     """Rule-of-thumb veru player (see the module docstring)."""
 
     name = "heuristic"
-    games = ("veru",)
     traits = {"stochastic": True, "uses_history": False, "uses_observation": True}
     params = {"bluff": 0.5, "trust": 0.6, "joker_slack": 0}
     spec = {

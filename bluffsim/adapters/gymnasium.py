@@ -79,15 +79,15 @@ class _Opponent:
     """One opponent: an ``Agent`` (reads the structured observation) or a tensor callable."""
 
     def __init__(self, spec: Opponent, game: bluffsim.Game):
-        if isinstance(spec, str):
-            import agents
+        import agents
 
+        if isinstance(spec, str):
             spec = agents.make(spec, game)
         self.spec = spec
         self.is_agent = hasattr(spec, "act")
         if not self.is_agent and not callable(spec):
             raise TypeError(f"opponent {spec!r}: give an agent name, an Agent or a callable")
-        self.needs_obs = self.is_agent and spec.traits.get("uses_observation", True)
+        self.needs_obs = self.is_agent and agents.Traits.of(spec.traits).uses_observation
 
     def act(self, obs: dict[str, np.ndarray] | None, x: np.ndarray | None, mask: np.ndarray,
             rng: AgentRNG) -> np.ndarray:

@@ -43,6 +43,7 @@ from typing import Any
 
 import numpy as np
 
+from agents.base import Traits
 from bluffsim import rng as brng
 from bluffsim.api import BluffsimError
 from bluffsim.rng import AgentRNG
@@ -145,7 +146,7 @@ class MixedOpponent:
     """
 
     name = "mixture"
-    traits = {"stochastic": True, "uses_observation": True}
+    traits = Traits(stochastic=True)
 
     def __init__(self, members: list[Any], weights: list[float]):
         self.members, self.weights = list(members), list(weights)

@@ -53,7 +53,7 @@ def play_shard(exp: Experiment, shard: int,
     game = bluffsim.make(exp.game, exp.players, **exp.rules)
     seat_columns = bluffsim.spec(exp.game).seat_columns  # each gets an <column>_agent column
     lineup = [agent_registry.make(s.agent, game, **s.params) for s in exp.seats]
-    need_obs = any(a.traits.get("uses_observation", True) for a in lineup)
+    need_obs = any(agent_registry.Traits.of(a.traits).uses_observation for a in lineup)
     b = min(exp.batch, games.size)
     st = game.init(seeds[:b])
     slot = np.arange(b)            # index into `games` of the game in each slot
