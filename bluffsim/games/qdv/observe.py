@@ -5,41 +5,7 @@ reference engine returns the same keys without the batch axis).  ``P`` seats,
 ``K = 19`` card kinds, ``F = 6`` fruits, ``E = 6`` challenge effects, ``H`` =
 ``rules.history_len``.  Seats are absolute (clockwise numbering).
 
-| key               | dtype / shape | meaning                                                         |
-|-------------------|---------------|-----------------------------------------------------------------|
-| `seat`            | int8          | the observing seat (the current player; -1 once over)          |
-| `phase`           | int8          | 0 start choice, 1 bidding, 2 salad declarations, 3 reward, 4 over |
-| `hand`            | int8[K]       | my cards in hand by kind (discarded cards excluded)             |
-| `hand_sizes`      | int8[P]       | cards in hand per seat                                          |
-| `tokens`          | int32[P]      | tokens per seat                                                 |
-| `in_round`        | bool[P]       | seat still plays this round (False once eliminated, at once)    |
-| `dealer`          | int8          | dealer seat                                                     |
-| `direction`       | int8          | +1 clockwise, -1 after an odd number of `reverse` challenges     |
-| `centre`          | int8          | kind of the face-up centre card                                 |
-| `start`           | int8          | start fruit of the circle (-1 while the dealer chooses)         |
-| `bid_count`       | int8          | count of the standing bid (the centre card's before any bid)    |
-| `bid_fruit`       | int8          | fruit of the standing bid = position marker (-1 while choosing) |
-| `bidder`          | int8          | seat of the standing bid (-1: the initial bid)                  |
-| `num_bids`        | int8          | bids made this round                                            |
-| `bid_history`     | int8[H, 3]    | this round's bids in order: (seat, count, fruit); -1 padding    |
-| `revealed`        | int8[P, K]    | face-up cards still in hand (`reveal` challenges)               |
-| `discarded`       | int8[P, K]    | face-up discarded cards (`discard` challenges)                  |
-| `drawn`           | int8[P]       | cards drawn secretly this round (`draw` challenges)             |
-| `challenges`      | int8[E]       | challenge cards turned this round, per effect                   |
-| `challenge_left`  | int8          | challenge cards left in the deck                                |
-| `undealt_left`    | int8          | fruit cards left in the undealt deck                            |
-| `call`            | int8          | this round's call: -1 none, 0 vrai, 1 menteur                   |
-| `caller`          | int8          | seat that called (-1 none)                                      |
-| `showdown_hands`  | int8[P, K]    | hands shown at the most recent showdown (this round's if under way) |
-| `declared`        | int8[P]       | salads declared at that showdown (-1 none)                      |
-| `showdown_count`  | int8          | the called fruit's count so far at that showdown (-1 none)      |
-| `num_rounds`      | int32         | rounds completed                                                |
-| `last_round`      | int16[10]     | the last showdown, in `rules.LAST_ROUND` order (below); -1 none |
-| `last_bid_history`| int8[H, 3]    | that showdown's round's bids (seat, count, fruit); -1 padding   |
-| `bid_tally`       | int32[P, 5]   | per seat, bids of rounds that reached a showdown (below)        |
-| `call_tally`      | int32[P, 4]   | per seat, calls made: vrai right/wrong, menteur right/wrong     |
-| `called_tally`    | int32[P, 4]   | per seat, calls against their bid, same columns                 |
-| `token_tally`     | int32[P, 5]   | per seat, tokens lost and gained, punish given (below)          |
+{fields}
 
 ``last_round`` columns: caller, call, bidder, bid_count, bid_fruit, true_count
 (declared salads included), loser (the seat due to lose tokens, or the punished
@@ -78,19 +44,54 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from bluffsim.games.encoding import Relative, layout, layout_size, one_hot
+from bluffsim.games.encoding import one_hot
+from bluffsim.games.obsspec import Block, Context, Field, ObservationSpec
 from bluffsim.games.qdv import rules as R
 from bluffsim.games.qdv.rules import Rules
 
 if TYPE_CHECKING:
     from bluffsim.games.qdv.reference import RefState
 
-OBS_KEYS = (
-    "seat", "phase", "hand", "hand_sizes", "tokens", "in_round", "dealer", "direction",
-    "centre", "start", "bid_count", "bid_fruit", "bidder", "num_bids", "bid_history",
-    "revealed", "discarded", "drawn", "challenges", "challenge_left", "undealt_left",
-    "call", "caller", "showdown_hands", "declared", "showdown_count", "num_rounds",
-    "last_round", "last_bid_history", "bid_tally", "call_tally", "called_tally", "token_tally",
+FIELDS = (
+    Field("seat", "int8", (), "the observing seat (the current player; -1 once over)"),
+    Field("phase", "int8", (), "0 start choice, 1 bidding, 2 salad declarations, 3 reward, 4 over"),
+    Field("hand", "int8", ("K",), "my cards in hand by kind (discarded cards excluded)"),
+    Field("hand_sizes", "int8", ("P",), "cards in hand per seat"),
+    Field("tokens", "int32", ("P",), "tokens per seat"),
+    Field("in_round", "bool", ("P",), "seat still plays this round (False once eliminated, at once)"),
+    Field("dealer", "int8", (), "dealer seat"),
+    Field("direction", "int8", (), "+1 clockwise, -1 after an odd number of `reverse` challenges"),
+    Field("centre", "int8", (), "kind of the face-up centre card"),
+    Field("start", "int8", (), "start fruit of the circle (-1 while the dealer chooses)"),
+    Field("bid_count", "int8", (), "count of the standing bid (the centre card's before any bid)"),
+    Field("bid_fruit", "int8", (), "fruit of the standing bid = position marker (-1 while choosing)"),
+    Field("bidder", "int8", (), "seat of the standing bid (-1: the initial bid)"),
+    Field("num_bids", "int8", (), "bids made this round"),
+    Field("bid_history", "int8", ("H", 3), "this round's bids in order: (seat, count, fruit); -1 padding"),
+    Field("revealed", "int8", ("P", "K"), "face-up cards still in hand (`reveal` challenges)"),
+    Field("discarded", "int8", ("P", "K"), "face-up discarded cards (`discard` challenges)"),
+    Field("drawn", "int8", ("P",), "cards drawn secretly this round (`draw` challenges)"),
+    Field("challenges", "int8", ("E",), "challenge cards turned this round, per effect"),
+    Field("challenge_left", "int8", (), "challenge cards left in the deck"),
+    Field("undealt_left", "int8", (), "fruit cards left in the undealt deck"),
+    Field("call", "int8", (), "this round's call: -1 none, 0 vrai, 1 menteur"),
+    Field("caller", "int8", (), "seat that called (-1 none)"),
+    Field("showdown_hands", "int8", ("P", "K"),
+          "hands shown at the most recent showdown (this round's if under way)"),
+    Field("declared", "int8", ("P",), "salads declared at that showdown (-1 none)"),
+    Field("showdown_count", "int8", (), "the called fruit's count so far at that showdown (-1 none)"),
+    Field("num_rounds", "int32", (), "rounds completed"),
+    Field("last_round", "int16", (len(R.LAST_ROUND),),
+          "the last showdown, in `rules.LAST_ROUND` order (below); -1 none"),
+    Field("last_bid_history", "int8", ("H", 3),
+          "that showdown's round's bids (seat, count, fruit); -1 padding"),
+    Field("bid_tally", "int32", ("P", R.BID_TALLY),
+          "per seat, bids of rounds that reached a showdown (below)"),
+    Field("call_tally", "int32", ("P", R.CALL_TALLY),
+          "per seat, calls made: vrai right/wrong, menteur right/wrong"),
+    Field("called_tally", "int32", ("P", R.CALL_TALLY), "per seat, calls against their bid, same columns"),
+    Field("token_tally", "int32", ("P", R.TOKEN_TALLY),
+          "per seat, tokens lost and gained, punish given (below)"),
 )
 
 
@@ -145,117 +146,114 @@ def bid_array(rules: Rules, bids: list[tuple[int, int, int]]) -> np.ndarray:
     return hist
 
 
+def sizes(rules: Rules) -> dict[str, int]:
+    """The named sizes of the tables: P seats, K kinds, F fruits, E effects, H bid history."""
+    return {"P": rules.num_players, "K": R.NUM_KINDS, "F": R.NUM_FRUITS, "E": R.NUM_EFFECTS,
+            "H": rules.history_len}
+
+
+def _last(c: Context, name: str) -> np.ndarray:
+    """int64[B]: one column of ``last_round``."""
+    return c.obs["last_round"][:, R.LAST_ROUND.index(name)].astype(np.int64)
+
+
+def _last_count(c: Context, name: str) -> np.ndarray:
+    """float32[B, 1]: a count column of ``last_round`` (0 when none)."""
+    return np.maximum(_last(c, name), 0).astype(np.float32)[:, None]
+
+
+def _one_hot(c: Context, name: str, n: int) -> np.ndarray:
+    return one_hot(c.obs[name].astype(np.int64), n)
+
+
+BLOCKS = (
+    Block("phase", (5,), "one-hot phase: start, bid, salads, reward, over",
+          lambda c: _one_hot(c, "phase", 5)),
+    Block("hand", ("K",), "my cards per kind", lambda c: c.obs["hand"]),
+    Block("hand_sizes", ("P",), "cards in hand per relative seat", lambda c: c.seats(c.obs["hand_sizes"])),
+    Block("tokens", ("P",), "tokens per relative seat", lambda c: c.seats(c.obs["tokens"])),
+    Block("in_round", ("P",), "1 if the relative seat plays this round",
+          lambda c: c.seats(c.obs["in_round"])),
+    Block("dealer", ("P",), "one-hot relative seat of the dealer", lambda c: c.seat(c.obs["dealer"])),
+    Block("direction", (1,), "+1 clockwise, -1 reversed", lambda c: c.col("direction")),
+    Block("centre", ("K",), "one-hot kind of the centre card", lambda c: _one_hot(c, "centre", R.NUM_KINDS)),
+    Block("start", ("F",), "one-hot start fruit (zeros while the dealer chooses)",
+          lambda c: _one_hot(c, "start", R.NUM_FRUITS)),
+    Block("bid_count", (1,), "count of the standing bid", lambda c: c.col("bid_count")),
+    Block("bid_fruit", ("F",), "one-hot fruit of the standing bid",
+          lambda c: _one_hot(c, "bid_fruit", R.NUM_FRUITS)),
+    Block("bidder", ("P",), "one-hot relative seat of the standing bid (zeros: initial bid)",
+          lambda c: c.seat(c.obs["bidder"])),
+    Block("num_bids", (1,), "bids this round", lambda c: c.col("num_bids")),
+    Block("bid_table", ("P", "F"), "[seat][fruit] highest count that seat bid on that fruit this round",
+          lambda c: c.seats(bid_table(c.obs["bid_history"], c.sizes["P"]))),
+    Block("revealed", ("P", "K"), "[seat][kind] face-up cards in hand", lambda c: c.seats(c.obs["revealed"])),
+    Block("discarded", ("P", "K"), "[seat][kind] discarded face-up cards",
+          lambda c: c.seats(c.obs["discarded"])),
+    Block("drawn", ("P",), "cards drawn secretly this round per relative seat",
+          lambda c: c.seats(c.obs["drawn"])),
+    Block("challenges", ("E",), "challenge cards turned this round per effect",
+          lambda c: c.obs["challenges"]),
+    Block("challenge_left", (1,), "challenge cards left", lambda c: c.col("challenge_left")),
+    Block("undealt_left", (1,), "undealt fruit cards left", lambda c: c.col("undealt_left")),
+    Block("call", (2,), "one-hot call of this round: vrai, menteur", lambda c: _one_hot(c, "call", 2)),
+    Block("caller", ("P",), "one-hot relative seat of the caller", lambda c: c.seat(c.obs["caller"])),
+    Block("showdown_hands", ("P", "K"), "[seat][kind] hands at the most recent showdown",
+          lambda c: c.seats(c.obs["showdown_hands"])),
+    Block("declared", ("P",), "salads declared at that showdown + 1 (0 = none)",
+          lambda c: c.seats(c.obs["declared"].astype(np.int64) + 1)),
+    Block("showdown_count", (1,), "called fruit's count at that showdown (0 if none)",
+          lambda c: np.maximum(c.obs["showdown_count"], 0).astype(np.float32)[:, None]),
+    Block("num_rounds", (1,), "rounds completed", lambda c: c.col("num_rounds")),
+    Block("last_call", (2,), "one-hot call at the last showdown: vrai, menteur",
+          lambda c: one_hot(_last(c, "call"), 2)),
+    Block("last_caller", ("P",), "one-hot relative seat of its caller", lambda c: c.seat(_last(c, "caller"))),
+    Block("last_bidder", ("P",), "one-hot relative seat of its bidder (zeros: the initial bid)",
+          lambda c: c.seat(_last(c, "bidder"))),
+    Block("last_bid_count", (1,), "its bid's count (0 if none)", lambda c: _last_count(c, "bid_count")),
+    Block("last_bid_fruit", ("F",), "one-hot fruit of its bid",
+          lambda c: one_hot(_last(c, "bid_fruit"), R.NUM_FRUITS)),
+    Block("last_true_count", (1,), "its count, declared salads included (0 if none)",
+          lambda c: _last_count(c, "true_count")),
+    Block("last_loser", ("P",), "one-hot relative seat that lost tokens there (or was punished)",
+          lambda c: c.seat(_last(c, "loser"))),
+    Block("last_amount", (1,), "tokens due from that seat (0 if none)", lambda c: _last_count(c, "amount")),
+    Block("last_gainer", ("P",), "one-hot relative seat that gained a token there",
+          lambda c: c.seat(_last(c, "gainer"))),
+    Block("last_centre_value", (1,), "what its centre card added to the called fruit",
+          lambda c: _last_count(c, "centre_value")),
+    Block("last_bid_table", ("P", "F"), "[seat][fruit] highest count that seat bid on that fruit in the "
+                                        "last showdown's round",
+          lambda c: c.seats(bid_table(c.obs["last_bid_history"], c.sizes["P"]))),
+    Block("bid_tally", ("P", R.BID_TALLY), "[seat][5] bids shown, above / equal to the card count, "
+                                           "sum(bid - card count), sum of own card value",
+          lambda c: c.seats(c.obs["bid_tally"])),
+    Block("call_tally", ("P", R.CALL_TALLY), "[seat][4] calls made: vrai right, vrai wrong, menteur "
+                                             "right, menteur wrong", lambda c: c.seats(c.obs["call_tally"])),
+    Block("called_tally", ("P", R.CALL_TALLY), "[seat][4] calls against the seat's bid, same columns",
+          lambda c: c.seats(c.obs["called_tally"])),
+    Block("token_tally", ("P", R.TOKEN_TALLY), "[seat][5] tokens lost to challenges, at showdowns, to "
+                                               "punish; gained; punish rewards given",
+          lambda c: c.seats(c.obs["token_tally"])),
+)
+
+SPEC = ObservationSpec(FIELDS, BLOCKS, sizes)
+OBS_KEYS = SPEC.keys
+
+
 def tensor_layout(rules: Rules) -> list[tuple[str, int, int, str]]:
     """Index / meaning table of the flat tensor: (name, first index, width, meaning)."""
-    p, k, f, e = rules.num_players, R.NUM_KINDS, R.NUM_FRUITS, R.NUM_EFFECTS
-    blocks = [
-        ("phase", 5, "one-hot phase: start, bid, salads, reward, over"),
-        ("hand", k, "my cards per kind"),
-        ("hand_sizes", p, "cards in hand per relative seat"),
-        ("tokens", p, "tokens per relative seat"),
-        ("in_round", p, "1 if the relative seat plays this round"),
-        ("dealer", p, "one-hot relative seat of the dealer"),
-        ("direction", 1, "+1 clockwise, -1 reversed"),
-        ("centre", k, "one-hot kind of the centre card"),
-        ("start", f, "one-hot start fruit (zeros while the dealer chooses)"),
-        ("bid_count", 1, "count of the standing bid"),
-        ("bid_fruit", f, "one-hot fruit of the standing bid"),
-        ("bidder", p, "one-hot relative seat of the standing bid (zeros: initial bid)"),
-        ("num_bids", 1, "bids this round"),
-        ("bid_table", p * f, "[seat][fruit] highest count that seat bid on that fruit this round"),
-        ("revealed", p * k, "[seat][kind] face-up cards in hand"),
-        ("discarded", p * k, "[seat][kind] discarded face-up cards"),
-        ("drawn", p, "cards drawn secretly this round per relative seat"),
-        ("challenges", e, "challenge cards turned this round per effect"),
-        ("challenge_left", 1, "challenge cards left"),
-        ("undealt_left", 1, "undealt fruit cards left"),
-        ("call", 2, "one-hot call of this round: vrai, menteur"),
-        ("caller", p, "one-hot relative seat of the caller"),
-        ("showdown_hands", p * k, "[seat][kind] hands at the most recent showdown"),
-        ("declared", p, "salads declared at that showdown + 1 (0 = none)"),
-        ("showdown_count", 1, "called fruit's count at that showdown (0 if none)"),
-        ("num_rounds", 1, "rounds completed"),
-        ("last_call", 2, "one-hot call at the last showdown: vrai, menteur"),
-        ("last_caller", p, "one-hot relative seat of its caller"),
-        ("last_bidder", p, "one-hot relative seat of its bidder (zeros: the initial bid)"),
-        ("last_bid_count", 1, "its bid's count (0 if none)"),
-        ("last_bid_fruit", f, "one-hot fruit of its bid"),
-        ("last_true_count", 1, "its count, declared salads included (0 if none)"),
-        ("last_loser", p, "one-hot relative seat that lost tokens there (or was punished)"),
-        ("last_amount", 1, "tokens due from that seat (0 if none)"),
-        ("last_gainer", p, "one-hot relative seat that gained a token there"),
-        ("last_centre_value", 1, "what its centre card added to the called fruit"),
-        ("last_bid_table", p * f, "[seat][fruit] highest count that seat bid on that fruit in the "
-                                  "last showdown's round"),
-        ("bid_tally", p * R.BID_TALLY, "[seat][5] bids shown, above / equal to the card count, "
-                                       "sum(bid - card count), sum of own card value"),
-        ("call_tally", p * R.CALL_TALLY, "[seat][4] calls made: vrai right, vrai wrong, menteur "
-                                         "right, menteur wrong"),
-        ("called_tally", p * R.CALL_TALLY, "[seat][4] calls against the seat's bid, same columns"),
-        ("token_tally", p * R.TOKEN_TALLY, "[seat][5] tokens lost to challenges, at showdowns, to "
-                                           "punish; gained; punish rewards given"),
-    ]
-    return layout(blocks)
+    return SPEC.tensor_layout(rules)
 
 
 def tensor_size(rules: Rules) -> int:
     """Width D of the flat observation tensor."""
-    return layout_size(tensor_layout(rules))
+    return SPEC.tensor_size(rules)
 
 
 def to_tensor(rules: Rules, obs: dict[str, np.ndarray]) -> np.ndarray:
     """Flatten a batch of structured observations to float32[B, D] (see ``tensor_layout``)."""
-    p = rules.num_players
-    rel_ = Relative(obs["seat"], p)
-    rel, rel_seat = rel_.blocks, rel_.seat_one_hot
-    table = bid_table(obs["bid_history"], p)
-    last = obs["last_round"].astype(np.int64)
-    col = {name: last[:, i] for i, name in enumerate(R.LAST_ROUND)}
-    call = obs["call"].astype(np.int64)
-    parts = [
-        one_hot(obs["phase"].astype(np.int64), 5),
-        obs["hand"].astype(np.float32),
-        rel(obs["hand_sizes"]),
-        rel(obs["tokens"]),
-        rel(obs["in_round"]),
-        rel_seat(obs["dealer"]),
-        obs["direction"].astype(np.float32)[:, None],
-        one_hot(obs["centre"].astype(np.int64), R.NUM_KINDS),
-        one_hot(obs["start"].astype(np.int64), R.NUM_FRUITS),
-        obs["bid_count"].astype(np.float32)[:, None],
-        one_hot(obs["bid_fruit"].astype(np.int64), R.NUM_FRUITS),
-        rel_seat(obs["bidder"]),
-        obs["num_bids"].astype(np.float32)[:, None],
-        rel(table),
-        rel(obs["revealed"]),
-        rel(obs["discarded"]),
-        rel(obs["drawn"]),
-        obs["challenges"].astype(np.float32),
-        obs["challenge_left"].astype(np.float32)[:, None],
-        obs["undealt_left"].astype(np.float32)[:, None],
-        one_hot(call, 2),
-        rel_seat(obs["caller"]),
-        rel(obs["showdown_hands"]),
-        rel(obs["declared"].astype(np.int64) + 1),
-        np.maximum(obs["showdown_count"], 0).astype(np.float32)[:, None],
-        obs["num_rounds"].astype(np.float32)[:, None],
-        one_hot(col["call"], 2),
-        rel_seat(col["caller"]),
-        rel_seat(col["bidder"]),
-        np.maximum(col["bid_count"], 0).astype(np.float32)[:, None],
-        one_hot(col["bid_fruit"], R.NUM_FRUITS),
-        np.maximum(col["true_count"], 0).astype(np.float32)[:, None],
-        rel_seat(col["loser"]),
-        np.maximum(col["amount"], 0).astype(np.float32)[:, None],
-        rel_seat(col["gainer"]),
-        np.maximum(col["centre_value"], 0).astype(np.float32)[:, None],
-        rel(bid_table(obs["last_bid_history"], p)),
-        rel(obs["bid_tally"]),
-        rel(obs["call_tally"]),
-        rel(obs["called_tally"]),
-        rel(obs["token_tally"]),
-    ]
-    return np.concatenate(parts, axis=1)
+    return SPEC.to_tensor(rules, obs)
 
 
 def bid_table(history: np.ndarray, num_players: int) -> np.ndarray:
@@ -266,6 +264,8 @@ def bid_table(history: np.ndarray, num_players: int) -> np.ndarray:
     np.maximum.at(table, (bi, hist[bi, hi, 0], hist[bi, hi, 2]), hist[bi, hi, 1])
     return table
 
+
+__doc__ = __doc__.replace("{fields}", SPEC.field_table())
 
 if __name__ == "__main__":  # pragma: no cover - documentation helper
     for row in tensor_layout(Rules()):
