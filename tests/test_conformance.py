@@ -78,6 +78,41 @@ def test_rewards_come_from_placements(case: Case) -> None:
     assert (game.rewards(fresh) == 0).all()
 
 
+def test_observations_match_their_declared_fields(case: Case) -> None:
+    """Both engines' observations have exactly the declared keys, dtypes and shapes (fields of
+    the game's ``ObservationSpec``), the tensor's layout is contiguous and as wide as the
+    engine's, and the Gymnasium space of the fields contains every observation."""
+    game = case.make()
+    spec = case.spec.observation_spec
+    ref = case.spec.make_reference(game.rules)
+    st = game.init(np.arange(6))
+    states = [ref.new_game(s) for s in range(6)]
+    space = None
+    try:
+        space = spec.gym_space(game.rules)
+    except ImportError:  # gymnasium is in the adapters extra
+        pass
+    for step in range(60):
+        obs = game.observe(st)
+        assert spec.problems(game.rules, obs, st.batch_size) == [], step
+        for b, s in enumerate(states):
+            robs = ref.observe(s)
+            assert spec.problems(game.rules, robs, None) == [], (step, b)
+            if space is not None:
+                assert space.contains({k: np.asarray(v) for k, v in robs.items()}), (step, b)
+        a = random_actions(game, st)
+        for b, s in enumerate(states):
+            if not s.done:
+                ref.apply(s, int(a[b]))
+        game.step(st, a)
+    rows = spec.tensor_layout(game.rules)
+    assert [r[1] for r in rows] == list(np.cumsum([0] + [r[2] for r in rows])[:-1])
+    assert spec.tensor_size(game.rules) == game.observation_size == rows[-1][1] + rows[-1][2]
+    assert spec.view(obs).hand is obs["hand"]
+    with pytest.raises(AttributeError, match="no observation field"):
+        _ = spec.view(obs).nonsense
+
+
 def test_shapes_and_dtypes(case: Case) -> None:
     game = case.make()
     st = game.init(np.arange(7))

@@ -163,16 +163,13 @@ class ObservationSpec:
 
     def gym_space(self, rules: Any) -> Any:
         """A ``gymnasium.spaces.Dict`` of the structured observation (one game): a ``Box`` per
-        field, bounded by its dtype (``MultiBinary`` for bool fields)."""
+        field with its dtype and shape, bounded by the dtype's range."""
         from gymnasium import spaces
 
         out = {}
         for name, (dtype, shape) in self.shapes(rules).items():
-            if dtype == np.bool_:
-                out[name] = spaces.MultiBinary(shape if shape else 1)
-            else:
-                info = np.iinfo(dtype)
-                out[name] = spaces.Box(info.min, info.max, shape=shape, dtype=dtype)
+            lo, hi = (0, 1) if dtype == np.bool_ else (np.iinfo(dtype).min, np.iinfo(dtype).max)
+            out[name] = spaces.Box(lo, hi, shape=shape, dtype=dtype)
         return spaces.Dict(out)
 
     def view(self, obs: dict[str, np.ndarray]) -> ObservationView:

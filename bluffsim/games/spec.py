@@ -88,6 +88,11 @@ class GameSpec:
         cannot see dealt anew, consistent with everything ``seat`` knows."""
         return self.reference.redeal_hidden
 
+    @property
+    def observation_spec(self) -> Any:
+        """The observation declared once (``observation.SPEC``, a ``games.obsspec.ObservationSpec``)."""
+        return self.observation.SPEC
+
     def display_module(self) -> ModuleType:
         """The terminal display module (imported on first use; terminal play only)."""
         return importlib.import_module(self.display)
