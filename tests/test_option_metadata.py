@@ -15,7 +15,7 @@ import pytest
 import bluffsim
 from tests.test_option_extremes import EXTREMES, options_for
 
-GAMES = ("qdv", "legumes", "veru")
+GAMES = tuple(bluffsim.list_games())
 
 
 def rules_class(game_id: str) -> Any:
