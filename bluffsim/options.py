@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from bluffsim.api import RulesError
+from bluffsim.api import RulesError, rules_from_options
 
 # a bound of an integer option: a number, or a function of the rules (e.g. the last seat)
 Bound = int | Callable[[Any], int]
@@ -153,7 +153,8 @@ def declare_options(game_id: str, options: tuple[Option, ...],
                     ) -> Callable[[type], type]:
     """Class decorator (above ``@dataclass``): attach the options, derive ``describe``.
 
-    The class sets ``__post_init__ = validate_options``.  ``extra(rules)`` is a
+    The class sets ``__post_init__ = validate_options``; the decorator adds
+    ``describe()`` and ``from_options(num_players, **options)``.  ``extra(rules)`` is a
     check across options run after all of them (``None`` = valid, else
     ``(option, value, allowed)`` of the error).  The dataclass fields must be the
     declared options, in order, with the declared defaults (checked here).
@@ -179,6 +180,13 @@ def declare_options(game_id: str, options: tuple[Option, ...],
         cls.OPTIONS = options  # type: ignore[attr-defined]
         cls.EXTRA_CHECK = staticmethod(extra) if extra else None  # type: ignore[attr-defined]
         cls.describe = classmethod(describe)  # type: ignore[attr-defined]
+
+        def from_options(klass: type, num_players: int = 4, **kwargs: Any) -> Any:
+            """Rules from keyword options (TOML lists become tuples); unknown names raise
+            ``RulesError`` listing the allowed ones."""
+            return rules_from_options(klass, game_id, num_players, kwargs)
+
+        cls.from_options = classmethod(from_options)  # type: ignore[attr-defined]
         return cls
 
     return wrap

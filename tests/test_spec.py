@@ -16,6 +16,17 @@ from bluffsim.tournament import parse_config, play_shard
 GAMES = bluffsim.list_games()
 
 
+def random_shard(game_id: str, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(games, rounds) of 24 all-random games at the game's smallest table."""
+    players = bluffsim.spec(game_id).players[0]
+    exp = parse_config({
+        "experiment": {"name": "t", "game": game_id, "players": players, "games": 24, "seed": seed},
+        "seats": [{"agent": "random", "label": f"s{i}"} for i in range(players)],
+        "run": {"batch": 8, "shard_games": 24, "plots": False},
+    })
+    return play_shard(exp, 0)
+
+
 def test_every_game_package_declares_its_spec_under_its_own_id() -> None:
     assert GAMES == sorted(GAMES) and set(GAMES) >= {"qdv", "legumes", "veru"}
     for gid in GAMES:
@@ -42,13 +53,7 @@ def test_every_seat_column_of_the_round_records_gets_its_agent_column(game_id: s
     """The runner names the agent of every seat column the game's spec declares (qdv's
     ``loser`` and ``gainer`` had none before), and the label matches the games table."""
     spec = bluffsim.spec(game_id)
-    players = spec.players[0]
-    exp = parse_config({
-        "experiment": {"name": "t", "game": game_id, "players": players, "games": 24, "seed": 3},
-        "seats": [{"agent": "random", "label": f"s{i}"} for i in range(players)],
-        "run": {"batch": 8, "shard_games": 24, "plots": False},
-    })
-    games, rounds = play_shard(exp, 0)
+    games, rounds = random_shard(game_id, seed=3)
     assert not rounds.empty
     seat_agent = games.set_index(["game", "seat"])["agent"]
     for col in spec.seat_columns:
@@ -66,13 +71,7 @@ def test_every_seat_column_of_the_round_records_gets_its_agent_column(game_id: s
 def test_rounds_without_agent_columns_get_them_from_the_games_table(game_id: str) -> None:
     """Older results (written before a seat column was named) get the same bluff table."""
     spec = bluffsim.spec(game_id)
-    players = spec.players[0]
-    exp = parse_config({
-        "experiment": {"name": "t", "game": game_id, "players": players, "games": 24, "seed": 4},
-        "seats": [{"agent": "random", "label": f"s{i}"} for i in range(players)],
-        "run": {"batch": 8, "shard_games": 24, "plots": False},
-    })
-    games, rounds = play_shard(exp, 0)
+    games, rounds = random_shard(game_id, seed=4)
     full = seats.bluff_table(rounds, games)
     old = rounds.drop(columns=[f"{c}_agent" for c in spec.seat_columns])
     pd.testing.assert_frame_equal(seats.bluff_table(old, games), full)

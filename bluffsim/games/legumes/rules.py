@@ -90,7 +90,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from bluffsim.api import rules_from_options
 from bluffsim.options import (
     Option,
     bool_option,
@@ -172,10 +171,6 @@ class Rules:
 
     __post_init__ = validate_options
 
-    @classmethod
-    def from_options(cls, num_players: int = 4, **options: Any) -> Rules:
-        """Build rules from keyword options; unknown names raise ``RulesError``."""
-        return rules_from_options(cls, "legumes", num_players, options)
 
     @property
     def deck(self) -> tuple[int, ...]:

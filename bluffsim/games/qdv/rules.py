@@ -76,7 +76,6 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from bluffsim.api import rules_from_options
 from bluffsim.options import (
     Option,
     bool_option,
@@ -188,10 +187,6 @@ class Rules:
 
     __post_init__ = validate_options
 
-    @classmethod
-    def from_options(cls, num_players: int = 4, **options: Any) -> Rules:
-        """Build rules from keyword options; unknown names raise ``RulesError``."""
-        return rules_from_options(cls, "qdv", num_players, options)
 
     # ------------------------------------------------------------ derived
     @cached_property

@@ -74,9 +74,7 @@ Issue 12 (rules as the seed says them; observations as memory):
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
-from bluffsim.api import rules_from_options
 from bluffsim.options import (
     Option,
     choice_option,
@@ -141,10 +139,6 @@ class Rules:
 
     __post_init__ = validate_options
 
-    @classmethod
-    def from_options(cls, num_players: int = 4, **options: Any) -> Rules:
-        """Build rules from keyword options; unknown names raise ``RulesError``."""
-        return rules_from_options(cls, "veru", num_players, options)
 
     @property
     def step(self) -> int:
