@@ -1,6 +1,6 @@
-"""Scripted behaviour of the qdv ``heuristic`` (Axelrod's ``versus_test``): a deal built with
-``scenario(...)``, a few scripted decisions, then the agent's choice from ``observe`` — one test
-per rule of thumb in ``agents/qdv/heuristic.py``'s docstring."""
+"""Scripted behaviour of the qdv ``heuristic`` and ``counting`` agents (Axelrod's ``versus_test``):
+a deal built with ``scenario(...)``, a few scripted decisions, then the agent's choice from
+``observe`` — for the heuristic one test per rule of thumb in its docstring."""
 
 from __future__ import annotations
 
@@ -15,11 +15,11 @@ from bluffsim.rng import AgentRNG
 HANDS = [["banana x3", "banana x2", "salad"], ["strawberry", "grape", "cherry"]]
 
 
-def choice(game: Any, s: Any, **params: Any) -> str:
-    """The heuristic's action name for the player to move in reference state ``s``."""
+def choice(game: Any, s: Any, agent_name: str = "heuristic", **params: Any) -> str:
+    """The agent's action name for the player to move in reference state ``s``."""
     fast = bluffsim.spec("qdv").engine(game.rules)
     st = fast.from_reference([s])
-    agent = agents.make("heuristic", fast, **params)
+    agent = agents.make(agent_name, fast, **params)
     rng = AgentRNG(st.seed, st.current_player, st.num_decisions)
     return game.rules.action_names[int(agent.act(fast.observe(st), st.legal_action_mask, rng)[0])]
 
@@ -70,9 +70,25 @@ def test_whoever_called_menteur_declares_no_salad() -> None:
 def test_an_exact_vrai_takes_the_token_reward() -> None:
     # 3 + 2 bananas in seat 0's hand + the centre's 1 = 6; the salad makes 7 if declared
     game, s = after("+2 banana", "+2 banana", "+1 banana", "vrai")
-    names = game.rules.action_names
-    while s.phase == 2:  # salads: seat 0 declares none, so the count is exactly 6
-        game.apply(s, "salads 0" if "salads 0" in [names[a] for a in game.legal_actions(s)]
-                   else names[game.legal_actions(s)[0]])
+    while s.phase == 2:  # salads: nobody declares, so the count is exactly 6
+        game.apply(s, "salads 0")
     assert s.phase == 3, "an exact vrai leads to the reward choice"
     assert choice(game, s) == "gain"
+
+
+def test_counting_calls_menteur_on_a_bid_it_cannot_see_support_for() -> None:
+    game, s = after("+2 banana", "+2 banana")
+    assert choice(game, s, "counting") == "menteur"
+
+
+def test_counting_holding_the_bananas_never_calls_menteur_on_a_low_banana_bid() -> None:
+    game, s = after("+2 banana")                        # 3 bananas bid; seat 0 holds 6 + a salad
+    assert s.current_player == 0
+    assert choice(game, s, "counting") != "menteur"
+
+
+def test_counting_takes_the_token_after_an_exact_vrai() -> None:
+    game, s = after("+2 banana", "+2 banana", "+1 banana", "vrai")
+    while s.phase == 2:
+        game.apply(s, "salads 0")
+    assert choice(game, s, "counting") == "gain"
