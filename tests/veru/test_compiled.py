@@ -31,7 +31,7 @@ def same_games(x, y, index=slice(None)) -> bool:
     return same_records(x.data[index], y.data) and same_records(x.hot[index], y.hot)
 
 
-@pytest.mark.parametrize("players", [4])
+@pytest.mark.parametrize("players", [3, 4, 6])
 def test_a_batch_of_4096_agrees_with_the_reference(players: int) -> None:
     """Differential test at batch 4096 (seeds include the conformance suite's 300): current
     players, masks and results of every game at every step, observations every 8th step."""
