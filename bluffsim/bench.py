@@ -5,7 +5,7 @@ For each game and agent mix (every seat played by one agent, e.g. ``random`` or
 
 - the vectorised engine at each batch size, finished games autoreset in place
   so the batch stays full: the batched Python loop (agent ``act`` + ``step`` each step);
-- for ``random`` on a game whose engine has ``play_random`` (qdv): the ``fused_*``
+- for ``random`` on a game whose engine has ``play_random`` (all three): the ``fused_*``
   columns of its rows, the engine and the compiled random agent in one compiled
   loop, each game advancing 20 decisions in a row per call (game-major), the same
   games (NaN for other games and agents);

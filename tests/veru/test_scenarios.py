@@ -271,7 +271,8 @@ def test_a_timed_out_player_never_opens_and_players_out_are_skipped():
 
 # ------------------------------------------------------------------ issue 12: out at the deal
 def scripted_deal(monkeypatch, dealt_order: list[int]) -> None:
-    """Make both engines deal ``dealt_order`` (deck positions, card i to seat opener + i)."""
+    """Make the reference deal ``dealt_order`` (deck positions, card i to seat opener + i); the
+    compiled engine deals it with ``scripted_init``."""
     from bluffsim import rng
 
     one, many = rng.permutation, rng.permutations
@@ -286,6 +287,17 @@ def scripted_deal(monkeypatch, dealt_order: list[int]) -> None:
 
     monkeypatch.setattr(rng, "permutation", permutation)
     monkeypatch.setattr(rng, "permutations", permutations)
+
+
+def scripted_init(game: VeruGame, seeds: list[int], dealt_order: list[int]):
+    """``game.init(seeds)`` with the deal ``dealt_order`` instead of the seeds' shuffles (the
+    compiled kernels cannot be monkeypatched: ``kernels.deal_kernel`` takes the order)."""
+    from bluffsim.games.veru import kernels as KN
+
+    st = game.empty_state(np.asarray(seeds, dtype=np.uint64))
+    orders = np.tile(np.asarray(dealt_order, np.int64), (len(seeds), 1))
+    KN.deal_kernel(st.data, st.hot, game._rec, np.arange(len(seeds)), orders)
+    return st
 
 
 def test_a_dealt_hand_of_closed_ranks_is_out_at_the_deal(monkeypatch):
@@ -304,7 +316,7 @@ def test_a_dealt_hand_of_closed_ranks_is_out_at_the_deal(monkeypatch):
     s = ref.new_game(3)
     assert s.out == [False] * 5 + [True] and s.place == [0] * 5 + [1]
     assert s.closed_ranks == ["2", "3"] and sum(s.hand_counts[5]) == 0
-    st = vg.init([3])
+    st = scripted_init(vg, [3], order)
     assert_same_game(vg, ref, st, [s], where="scripted deal")
     assert st.out[0].tolist() == s.out and st.place[0].tolist() == s.place
     # exactly as a scenario with the same hands

@@ -1,0 +1,919 @@
+"""Compiled (numba) kernels of ``veru``: the batch loops and the scalar rule functions.
+
+Layout (the pattern of ``qdv/kernels.py``): a batch is two numpy record arrays,
+``hot[B]`` of ``HOT_DTYPE`` (seed, counters, current player, phase, end flags and
+the legal mask: the fields read at every decision, one 64-byte cache line per
+game) and ``data[B]`` of ``STATE_DTYPE`` (the rest of the game, contiguous per
+game, the per-observer memory last).  Sizes are fixed maxima (``P_MAX`` seats),
+so one compiled version serves every table size and option set; the public
+``VeruState`` fields are views of their columns (``vec.py``).  The rules are one
+record of ``RULES_DTYPE`` (with scratch space for the shuffles).  Kernels loop
+over the games and hand each game's two records (``g``, ``h``) to plain scalar
+rule functions that read like ``reference.py`` (the oracle, bit for bit); a
+record is passed as a pointer, so calling a rule costs nothing per array.
+
+Booleans are stored as ``uint8`` (numba has no boolean sub-arrays in records);
+``vec.py`` exposes them as ``bool`` views.  Every kernel is ``cache=True``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from bluffsim import rng
+from bluffsim import rng_nb as rn
+from bluffsim.games.veru import rules as R
+
+P_MAX = 6
+T = R.NUM_TYPES
+N = R.ANNOUNCEABLE
+A = R.NUM_ACTIONS
+ACE, JOKER = R.ACE, R.JOKER
+ANNOUNCE0, PUT0, DONE, BELIEVE, DISBELIEVE, SWAP0, TIMEOUT = (R.ANNOUNCE0, R.PUT0, R.DONE,
+                                                              R.BELIEVE, R.DISBELIEVE, R.SWAP0,
+                                                              R.TIMEOUT)
+PH_ANNOUNCE, PH_PUT, PH_RESPOND, PH_OVER = (R.PHASE_ANNOUNCE, R.PHASE_PUT, R.PHASE_RESPOND,
+                                            R.PHASE_OVER)
+DECK = 52
+NON_ACE = 48  # the deck is sorted by rank, so the non-ace cards are its first 48
+DEAL, OPENER, JOKER_STREAM = rng.Stream.DEAL, rng.Stream.OPENER, rng.Stream.JOKER
+LC_CHECKER, LC_CLAIMANT, LC_KIND, LC_TRUTH, LC_TAKER = range(5)
+
+I1, I4, U1 = np.int8, np.int32, np.uint8
+# one game, in two records: the fields read every decision by the kernels and by numpy
+# (runner, agents) in one 64-byte cache line (`HOT_DTYPE`), the rest in `STATE_DTYPE`
+HOT_DTYPE = np.dtype([
+    ("seed", np.uint64), ("num_decisions", I4), ("num_rounds", I4),
+    ("current_player", I1), ("phase", I1), ("terminated", U1), ("truncated", U1),
+    ("round_over", U1), ("mask", U1, (A,)),
+], align=True)
+STATE_DTYPE = np.dtype([
+    ("endgame_count", I4),
+    ("table_n", I1), ("claimant", I1), ("claim_rank", I1), ("in_bits", I1),
+    ("opener", I1), ("put_count", I1), ("acted", U1),
+    ("table", I1, (3,)), ("last_check", I1, (5,)),
+    ("placements", I1, (P_MAX,)), ("hand_sizes", I1, (P_MAX,)), ("out", U1, (P_MAX,)),
+    ("place", I1, (P_MAX,)), ("swaps_used", I1, (P_MAX,)), ("swapped_round", U1, (P_MAX,)),
+    ("closed", U1, (N,)), ("discard_seen", I1, (T,)), ("discard_hidden", I1, (T,)),
+    ("last_check_cards", I1, (T,)),
+    ("hands", I1, (P_MAX, T)), ("bank", I1, (P_MAX, T)), ("hidden_out", I1, (P_MAX, T)),
+    ("taken", I4, (P_MAX,)), ("cards_claimed", I4, (P_MAX,)), ("pickups", I4, (P_MAX,)),
+    ("timeouts", I4, (P_MAX,)), ("claims", I4, (P_MAX, 2)), ("claim_checks", I4, (P_MAX, 2)),
+    ("checks", I4, (P_MAX, 4)),
+    ("known", I1, (P_MAX, P_MAX, T)), ("seen_taken", I4, (P_MAX, P_MAX, T)),
+], align=True)
+
+# the rules of one game object, plus scratch space for the deal
+RULES_DTYPE = np.dtype([
+    ("num_players", np.int64), ("step", np.int64), ("jokers", np.int64),
+    ("endgame_limit", np.int64), ("max_turns", np.int64), ("joker_swaps", np.int64),
+    ("first_opener", np.int64), ("any_swap", np.int64),
+    ("swap_seat", U1, (P_MAX,)), ("check_seat", U1, (P_MAX,)), ("ace_seat", U1, (P_MAX,)),
+    ("deck", I1, (DECK,)), ("perm", np.int64, (DECK,)), ("keys", np.uint64, (DECK,)),
+    ("tmp", np.uint64, (DECK,)), ("counts", np.int64, (rn.BUCKETS + 1,)),
+], align=True)
+
+
+def rules_record(rules: R.Rules) -> np.ndarray:
+    """A one-element ``RULES_DTYPE`` array holding ``rules`` (pass it to the kernels)."""
+    if rules.num_players > P_MAX:
+        raise ValueError("veru rules exceed the compiled engine's maximum sizes")
+    r = np.zeros(1, RULES_DTYPE)
+    for name in ("num_players", "step", "jokers", "endgame_limit", "max_turns", "joker_swaps",
+                 "first_opener"):
+        r[name] = getattr(rules, name)
+    r["any_swap"] = int(bool(rules.joker_swap_seats))
+    for fld, seats in (("swap_seat", rules.joker_swap_seats), ("check_seat", rules.check_seats),
+                       ("ace_seat", rules.ace_hint_seats)):
+        for s in seats:
+            r[fld][0, s] = 1
+    return r
+
+
+def blank_hot(rules: R.Rules) -> np.ndarray:
+    """A 0-d ``HOT_DTYPE`` record of a new game before its deal (seed 0)."""
+    return np.zeros((), HOT_DTYPE)
+
+
+def blank_record(rules: R.Rules) -> np.ndarray:
+    """A 0-d ``STATE_DTYPE`` record of a new game before its deal (``reference.blank``)."""
+    g = np.zeros((), STATE_DTYPE)
+    g["table"][:] = -1
+    g["claimant"] = g["claim_rank"] = -1
+    g["in_bits"] = (1 << rules.num_players) - 1
+    g["endgame_count"] = -1
+    g["last_check"][:] = -1
+    return g
+
+
+# ===================================================================== seating
+@njit(cache=True)
+def next_in(g, r, seat, skip):
+    """Next seat in turn order that is not out (nor ``skip``); ``seat`` if none."""
+    p = r.num_players
+    for k in range(1, p + 1):
+        cand = (seat + r.step * k) % p
+        if not g.out[cand] and cand != skip:
+            return cand
+    return seat
+
+
+@njit(cache=True)
+def set_in_bits(g, r):
+    """Cache the seats still playing (``not out``) as a bitmask."""
+    bits = 0
+    for q in range(r.num_players):
+        if not g.out[q]:
+            bits |= 1 << q
+    g.in_bits = bits
+
+
+@njit(cache=True)
+def num_out(g, r):
+    """Seats that have finished."""
+    n = 0
+    for q in range(r.num_players):
+        n += g.out[q]
+    return n
+
+
+@njit(cache=True)
+def claim_count(g, t):
+    """Cards of type ``t`` in the claim on the table."""
+    n = 0
+    for k in range(g.table_n):
+        if g.table[k] == t:
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def bank_count(g, r, t):
+    """Cards of type ``t`` in the Bank (all owners)."""
+    n = 0
+    for q in range(r.num_players):
+        n += g.bank[q, t]
+    return n
+
+
+# ===================================================================== set-up
+@njit(cache=True)
+def new_game(g, h, r):
+    """Jokers in, shuffle, deal everything from the first opener, close quads, open."""
+    build_deck(g, h, r)
+    rn.permutation_into(h.seed, DEAL, 0, DECK, r.keys, r.tmp, r.counts, r.perm)
+    deal(g, h, r, r.perm)
+
+
+@njit(cache=True)
+def build_deck(g, h, r):
+    """``r.deck``: 52 cards (4 of each rank, sorted) with ``jokers`` random non-ace cards made
+    Jokers (``r.perm`` is scratch)."""
+    deck = r.deck
+    for i in range(DECK):
+        deck[i] = i // 4
+    if r.jokers:
+        perm = r.perm
+        rn.permutation_into(h.seed, JOKER_STREAM, 0, NON_ACE, r.keys, r.tmp, r.counts, perm)
+        for j in range(r.jokers):
+            deck[perm[j]] = JOKER
+
+
+@njit(cache=True)
+def deal(g, h, r, order):
+    """Card ``order[i]`` of ``r.deck`` to seat opener + i (in turn order), then ``start``."""
+    p = r.num_players
+    if r.first_opener >= 0:
+        opener = r.first_opener
+    else:
+        opener = rn.below(rn.word(h.seed, OPENER, 0, 0), p)
+    for i in range(DECK):
+        seat = (opener + r.step * i) % p
+        g.hands[seat, r.deck[order[i]]] += 1
+        g.hand_sizes[seat] += 1
+    start(g, h, r, opener)
+
+
+@njit(cache=True)
+def start(g, h, r, opener):
+    """After the deal: close quads, a hand left empty is out at once (place 1), then open."""
+    for seat in range(r.num_players):
+        close_quads(g, r, seat)
+        if g.hand_sizes[seat] == 0:
+            g.out[seat] = 1
+            g.place[seat] = 1
+    set_in_bits(g, r)
+    if check_finished(g, h, r):
+        return
+    open_round(g, h, r, opener, -1)
+    check_all_closed(g, h, r)
+
+
+@njit(cache=True)
+def close_quads(g, r, seat):
+    """Four natural cards of a rank (not aces) in one hand are discarded face up: closed."""
+    for k in range(N):
+        if g.hands[seat, k] == 4:
+            g.hands[seat, k] = 0
+            g.hand_sizes[seat] -= 4
+            g.discard_seen[k] += 4
+            g.closed[k] = 1
+            for o in range(r.num_players):
+                g.known[o, seat, k] = 0
+
+
+@njit(cache=True)
+def open_round(g, h, r, opener, skip):
+    """``opener`` announces the next claim; if out, the next player still in other than
+    ``skip`` (the player who was wrong or timed out never opens)."""
+    if g.out[opener] or opener == skip:
+        opener = next_in(g, r, opener, skip)
+    g.opener = opener
+    h.current_player = opener
+    h.phase = PH_ANNOUNCE
+    g.acted = 0
+    g.put_count = 0
+
+
+# ===================================================================== legality
+@njit(cache=True)
+def can_swap(g, r, seat):
+    """Joker gadget: owned, uses left, not yet this round, not after acting, > 1 card."""
+    return (r.swap_seat[seat] != 0 and not g.acted and g.swaps_used[seat] < r.joker_swaps
+            and not g.swapped_round[seat] and g.hand_sizes[seat] > 1)
+
+
+@njit(cache=True)
+def update_mask(g, h, r):
+    """The legal actions of the current player (``timeout`` never listed; none once over)."""
+    m = h.mask
+    for a in range(A):
+        m[a] = 0
+    ph = h.phase
+    if ph == PH_OVER:
+        return
+    me = np.int64(h.current_player)
+    if ph == PH_ANNOUNCE:
+        for k in range(N):
+            m[ANNOUNCE0 + k] = 0 if g.closed[k] else 1
+    else:
+        for t in range(T):
+            m[PUT0 + t] = 1 if g.hands[me, t] > 0 else 0
+        if ph == PH_PUT:
+            if g.put_count >= 1:
+                m[DONE] = 1
+        else:
+            m[BELIEVE] = 1
+            m[DISBELIEVE] = 1
+    if ph != PH_PUT and r.any_swap and can_swap(g, r, me):
+        for k in range(N):
+            if g.hands[me, k] > 0:
+                m[SWAP0 + k] = 1
+
+
+# ===================================================================== apply
+@njit(cache=True)
+def apply(g, h, r, a):
+    """Apply one decision of the current player (the game is running, ``a`` is legal or
+    ``timeout``), then the endgame clock, the safety cap and the next legal mask."""
+    h.num_decisions += 1
+    if a < PUT0:
+        announce(g, h, a - ANNOUNCE0)
+    elif a < DONE:
+        put(g, h, r, a - PUT0)
+    elif a == DONE:
+        end_claim(g, h, r)
+    elif a == BELIEVE or a == DISBELIEVE:
+        check(g, h, r, a == BELIEVE)
+    elif a < TIMEOUT:
+        swap(g, h, r, a - SWAP0)
+    else:
+        timeout(g, h, r)
+    count_endgame(g, h, r)
+    if not (h.terminated or h.truncated) and h.num_decisions >= r.max_turns:
+        rank_by_cards(g, r)
+        finish(g, h, r, True)
+    update_mask(g, h, r)
+
+
+@njit(cache=True)
+def announce(g, h, rank):
+    """The opener names the round's rank; their cards follow."""
+    g.claim_rank = rank
+    g.claimant = h.current_player
+    h.phase = PH_PUT
+    g.put_count = 0
+    g.acted = 1
+
+
+@njit(cache=True)
+def put(g, h, r, card):
+    """One card face down; a responder's first card sends the last claim to the Bank."""
+    me = np.int64(h.current_player)
+    if h.phase == PH_RESPOND:
+        claim_to_bank(g)
+        g.claimant = me
+        h.phase = PH_PUT
+        g.put_count = 0
+        g.claims[me, 1] += 1
+    elif g.put_count == 0:
+        g.claims[me, 0] += 1
+    g.cards_claimed[me] += 1
+    forget_one_card(g, r, me, T)
+    g.hands[me, card] -= 1
+    g.hand_sizes[me] -= 1
+    g.table[g.table_n] = card
+    g.table_n += 1
+    g.put_count += 1
+    g.acted = 1
+    if g.put_count == 3 or g.hand_sizes[me] == 0:
+        end_claim(g, h, r)
+
+
+@njit(cache=True)
+def forget_one_card(g, r, holder, types):
+    """``holder`` gave up one card of an unknown type among the first ``types``: every other
+    player's lower bound of those types in that hand drops by one."""
+    for o in range(r.num_players):
+        if o != holder:
+            for t in range(types):
+                g.known[o, holder, t] = max(np.int64(g.known[o, holder, t]) - 1, 0)
+
+
+@njit(cache=True)
+def clear_table(g):
+    """No claim on the table."""
+    for k in range(3):
+        g.table[k] = -1
+    g.table_n = 0
+
+
+@njit(cache=True)
+def claim_to_bank(g):
+    """The previous claim's cards join the Bank under their owner, unchecked forever."""
+    owner = np.int64(g.claimant)
+    for k in range(g.table_n):
+        g.bank[owner, g.table[k]] += 1
+    clear_table(g)
+
+
+@njit(cache=True)
+def end_claim(g, h, r):
+    """The claim stands; the next player in turn responds."""
+    h.current_player = next_in(g, r, np.int64(h.current_player), -1)
+    h.phase = PH_RESPOND
+    g.put_count = 0
+    g.acted = 0
+
+
+@njit(cache=True)
+def swap(g, h, r, rank):
+    """Joker gadget: a card of ``rank`` leaves the game unseen, a Joker takes its place."""
+    me = np.int64(h.current_player)
+    forget_one_card(g, r, me, N)
+    g.hands[me, rank] -= 1
+    g.hands[me, JOKER] += 1
+    g.discard_hidden[rank] += 1
+    g.hidden_out[me, rank] += 1
+    g.swaps_used[me] += 1
+    g.swapped_round[me] = 1
+
+
+# ===================================================================== checks
+@njit(cache=True)
+def check(g, h, r, believe):
+    """Believe / disbelieve: the table in RULES.md §3 decides who takes and who opens."""
+    checker = np.int64(h.current_player)
+    claimant = np.int64(g.claimant)
+    rank = np.int64(g.claim_rank)
+    truth = True
+    for k in range(g.table_n):
+        if g.table[k] != rank and g.table[k] != JOKER:
+            truth = False
+    if believe and truth:
+        taker, opener = -1, checker
+    elif truth or believe:  # the checker was wrong
+        taker, opener = checker, claimant
+    else:  # disbelieved a bluff
+        taker, opener = claimant, checker
+    lc = g.last_check
+    lc[LC_CHECKER] = checker
+    lc[LC_CLAIMANT] = claimant
+    lc[LC_KIND] = 0 if believe else 1
+    lc[LC_TRUTH] = 1 if truth else 0
+    lc[LC_TAKER] = taker
+    for t in range(T):
+        g.last_check_cards[t] = claim_count(g, t)
+    g.claim_checks[claimant, 1 if truth else 0] += 1
+    g.checks[checker, (0 if believe else 2) + (1 if taker == checker else 0)] += 1
+    if taker < 0:
+        p = r.num_players
+        for t in range(T):
+            g.discard_seen[t] += g.last_check_cards[t]
+            g.discard_hidden[t] += bank_count(g, r, t)
+            for o in range(p):
+                g.hidden_out[o, t] += g.bank[o, t]
+                g.bank[o, t] = 0
+        clear_table(g)
+    else:
+        take_all(g, r, taker, True)
+    end_round(g, h, r, opener, taker)
+
+
+@njit(cache=True)
+def take_all(g, r, taker, check_seats_see):
+    """``taker`` takes table + Bank into hand; each player notes the cards they know moved.
+
+    The taker knows all of them; every other player knows their own Bank cards, and the
+    claim's cards if they are the claimant or (``check_seats_see``) have the Check gadget.
+    """
+    p = r.num_players
+    claimant = np.int64(g.claimant)
+    moved = 0
+    for t in range(T):
+        claim = claim_count(g, t)
+        total = claim + bank_count(g, r, t)
+        for o in range(p):
+            if o == taker:
+                g.seen_taken[o, taker, t] += total
+            else:
+                sees = o == claimant or (check_seats_see and r.check_seat[o] != 0)
+                known = np.int64(g.bank[o, t]) + (claim if sees else 0)
+                g.seen_taken[o, taker, t] += known
+                g.known[o, taker, t] += known
+        g.hands[taker, t] += total
+        moved += total
+    for o in range(p):
+        for t in range(T):
+            g.bank[o, t] = 0
+    g.hand_sizes[taker] += moved
+    g.taken[taker] += moved
+    g.pickups[taker] += 1
+    clear_table(g)
+    close_quads(g, r, taker)
+
+
+@njit(cache=True)
+def timeout(g, h, r):
+    """A player out of time is wrong: takes table + Bank; the next player opens."""
+    me = np.int64(h.current_player)
+    has_cards = g.table_n > 0
+    for t in range(T):
+        if bank_count(g, r, t) > 0:
+            has_cards = True
+    lc = g.last_check
+    lc[LC_CHECKER] = -1
+    lc[LC_CLAIMANT] = g.claimant
+    lc[LC_KIND] = 2
+    lc[LC_TRUTH] = -1
+    lc[LC_TAKER] = me if has_cards else -1
+    for t in range(T):
+        g.last_check_cards[t] = 0
+    g.timeouts[me] += 1
+    if has_cards:
+        take_all(g, r, me, False)
+    end_round(g, h, r, me, me)
+
+
+# ===================================================================== round end
+@njit(cache=True)
+def end_round(g, h, r, opener, skip):
+    """Players with nothing left go out (same moment, same place); end or reopen.
+
+    ``opener`` guessed right; if they are out the opening passes on, skipping ``skip``
+    (the taker: the wrong guesser, the caught bluffer or the timed-out player).
+    """
+    p = r.num_players
+    g.claimant = -1
+    g.claim_rank = -1
+    h.num_rounds += 1
+    h.round_over = 1
+    place = num_out(g, r) + 1
+    for q in range(p):
+        g.swapped_round[q] = 0
+        if not g.out[q] and g.hand_sizes[q] == 0:
+            g.out[q] = 1
+            g.place[q] = place
+    set_in_bits(g, r)
+    if check_finished(g, h, r):
+        return
+    if check_all_closed(g, h, r):
+        return
+    open_round(g, h, r, opener, skip)
+
+
+@njit(cache=True)
+def check_finished(g, h, r):
+    """One player left holding cards: they take the last place (True: game over)."""
+    p = r.num_players
+    gone = num_out(g, r)
+    remaining = p - gone
+    if remaining > 1:
+        if remaining == 2 and g.endgame_count < 0:
+            g.endgame_count = 0
+        return False
+    for q in range(p):
+        if not g.out[q]:
+            g.place[q] = gone + 1
+    finish(g, h, r, False)
+    return True
+
+
+@njit(cache=True)
+def check_all_closed(g, h, r):
+    """Every announceable rank closed: the rest rank by fewest cards (True: game over)."""
+    for k in range(N):
+        if not g.closed[k]:
+            return False
+    rank_by_cards(g, r)
+    finish(g, h, r, False)
+    return True
+
+
+@njit(cache=True)
+def rank_by_cards(g, r):
+    """The players still in take the next places by fewest cards in hand (ties share)."""
+    p = r.num_players
+    base = num_out(g, r) + 1
+    for q in range(p):
+        if g.out[q]:
+            continue
+        mine = g.hand_sizes[q]
+        fewer = 0
+        for o in range(p):
+            if not g.out[o] and g.hand_sizes[o] < mine:
+                fewer += 1
+        g.place[q] = base + fewer
+
+
+@njit(cache=True)
+def count_endgame(g, h, r):
+    """Two players left: after ``endgame_limit`` decisions both take the last place P."""
+    if h.terminated or h.truncated or g.endgame_count < 0:
+        return
+    g.endgame_count += 1
+    if g.endgame_count >= r.endgame_limit:
+        p = r.num_players
+        for q in range(p):
+            if not g.out[q]:
+                g.place[q] = p
+        finish(g, h, r, False)
+
+
+@njit(cache=True)
+def finish(g, h, r, truncated):
+    """Game over: placements are the places."""
+    h.terminated = 0 if truncated else 1
+    h.truncated = 1 if truncated else 0
+    h.phase = PH_OVER
+    h.current_player = -1
+    for q in range(r.num_players):
+        g.placements[q] = g.place[q]
+
+
+# ===================================================================== batch kernels
+@njit(cache=True)
+def step_kernel(data, hot, rules, actions):
+    """One decision per game; returns the first game whose action is illegal (nothing
+    applied then), or -1.  Finished games ignore their action; ``timeout`` (runner only,
+    never in the mask) is accepted in every running game."""
+    r = rules[0]
+    n = data.shape[0]
+    for b in range(n):
+        h = hot[b]
+        if h.terminated or h.truncated:
+            continue
+        a = actions[b]
+        if a < 0 or a >= A or (a != TIMEOUT and not h.mask[a]):
+            return b
+    for b in range(n):
+        g = data[b]
+        h = hot[b]
+        h.round_over = 0
+        if h.terminated or h.truncated:
+            continue
+        apply(g, h, r, actions[b])
+    return -1
+
+
+@njit(cache=True)
+def start_kernel(data, hot, rules, idx):
+    """Deal games ``idx`` (fresh records holding their seeds) and set their masks."""
+    r = rules[0]
+    for i in range(idx.shape[0]):
+        g = data[idx[i]]
+        h = hot[idx[i]]
+        new_game(g, h, r)
+        update_mask(g, h, r)
+
+
+@njit(cache=True)
+def deal_kernel(data, hot, rules, idx, orders):
+    """Scripted deals (tests): games ``idx`` (fresh records) dealt ``orders[i]`` (deck positions,
+    in place of the seed's shuffle), then started as ``start_kernel`` does."""
+    r = rules[0]
+    for i in range(idx.shape[0]):
+        g = data[idx[i]]
+        h = hot[idx[i]]
+        build_deck(g, h, r)
+        deal(g, h, r, orders[i])
+        update_mask(g, h, r)
+
+
+@njit(cache=True)
+def mask_kernel(data, hot, rules):
+    """Recompute every game's legal mask (after writing a state from outside)."""
+    r = rules[0]
+    for b in range(data.shape[0]):
+        update_mask(data[b], hot[b], r)
+
+
+# ===================================================================== observation
+# the structured observation (observe.py table, same key order): key -> (source record,
+# field, dtype, shape per game as a function of P); the source's first bytes of that field
+# are the observation's (per-seat fields keep the first P seats); source None: computed
+OBS_SPEC = (
+    ("seat", "hot", "current_player", I1, ()), ("phase", "hot", "phase", I1, ()),
+    ("hand", None, "hands", I1, (T,)), ("hand_sizes", "data", "hand_sizes", I1, ("P",)),
+    ("out", "data", "out", np.bool_, ("P",)), ("place", "data", "place", I1, ("P",)),
+    ("opener", "data", "opener", I1, ()), ("claimant", "data", "claimant", I1, ()),
+    ("claim_rank", "data", "claim_rank", I1, ()), ("claim_count", "data", "table_n", I1, ()),
+    ("put_count", "data", "put_count", I1, ()), ("my_table", None, "table", I1, (T,)),
+    ("bank_sizes", None, "bank", I1, ("P",)), ("my_bank", None, "bank", I1, (T,)),
+    ("closed", "data", "closed", np.bool_, (N,)),
+    ("discard_seen", "data", "discard_seen", I1, (T,)),
+    ("discard_hidden", None, "discard_hidden", I1, ()),
+    ("taken", "data", "taken", I4, ("P",)), ("seen_taken", None, "seen_taken", I4, ("P", T)),
+    ("last_check", "data", "last_check", I1, (5,)),
+    ("last_check_cards", None, "last_check_cards", I1, (T,)),
+    ("swaps_left", None, "swaps_used", I1, ()), ("ace_where", None, "hands", I1, ("P+3",)),
+    ("endgame_left", None, "endgame_count", I4, ()),
+    ("num_rounds", "hot", "num_rounds", I4, ()),
+    ("my_out", None, "hidden_out", I1, (T,)), ("known_in_hand", None, "known", I1, ("P", T)),
+    ("claims", "data", "claims", I4, ("P", 2)), ("cards_claimed", "data", "cards_claimed", I4, ("P",)),
+    ("claims_checked", "data", "claim_checks", I4, ("P", 2)),
+    ("checks", "data", "checks", I4, ("P", 4)), ("pickups", "data", "pickups", I4, ("P",)),
+    ("timeouts", "data", "timeouts", I4, ("P",)), ("swaps_made", None, "swaps_used", I4, ("P",)),
+)
+
+
+def observation_table(rules: R.Rules) -> tuple[list, np.ndarray]:
+    """(per key: name, dtype, shape per game; int64[keys, 3] rows: source (0 data, 1 hot,
+    -1 computed), byte offset of the field in its record, bytes per game)."""
+    p = rules.num_players
+    keys, rows = [], []
+    for name, source, fld, dtype, shape in OBS_SPEC:
+        shape = tuple(p if d == "P" else p + 3 if d == "P+3" else d for d in shape)
+        nbytes = int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
+        rec = HOT_DTYPE if source == "hot" else STATE_DTYPE
+        rows.append((-1 if source is None else int(source == "hot"), rec.fields[fld][1], nbytes))
+        keys.append((name, np.dtype(dtype), shape))
+    return keys, np.asarray(rows, dtype=np.int64)
+
+
+@njit(cache=True)
+def saw_last_check(g, r, seat):
+    """``seat`` saw the last checked claim: shown to all (a believed true claim), the taker,
+    the claimant, or the Check gadget at a believe / disbelieve (never at a timeout)."""
+    if seat < 0:
+        return False
+    lc = g.last_check
+    return ((lc[LC_KIND] == 0 and lc[LC_TRUTH] == 1) or seat == lc[LC_TAKER]
+            or seat == lc[LC_CLAIMANT] or (r.check_seat[seat] != 0 and lc[LC_KIND] < 2))
+
+
+@njit(cache=True)
+def observe_kernel(data, hot, rules, hand, my_table, bank_sizes, my_bank, discard_hidden,
+                   seen_taken, last_check_cards, swaps_left, ace_where, endgame_left, my_out,
+                   known_in_hand, swaps_made):
+    """The computed keys of the observation (the current player's private rows, zeros once
+    over; sums; the gadgets' views).  The other keys are copies of the first bytes of state
+    fields (``observation_table``; ``vec.VeruGame.observe``)."""
+    r = rules[0]
+    p = r.num_players
+    for b in range(data.shape[0]):
+        g = data[b]
+        seat = np.int64(hot[b].current_player)
+        mine = seat >= 0
+        me = max(seat, 0)
+        hidden = 0
+        for t in range(T):
+            hidden += g.discard_hidden[t]
+            if mine:
+                hand[b, t] = g.hands[me, t]
+                my_table[b, t] = claim_count(g, t) if g.claimant == seat else 0
+                my_bank[b, t] = g.bank[me, t]
+                my_out[b, t] = g.hidden_out[me, t]
+            else:
+                hand[b, t] = 0
+                my_table[b, t] = 0
+                my_bank[b, t] = 0
+                my_out[b, t] = 0
+            saw = saw_last_check(g, r, seat)
+            last_check_cards[b, t] = g.last_check_cards[t] if saw else 0
+        discard_hidden[b] = hidden
+        for q in range(p):
+            size = 0
+            for t in range(T):
+                size += g.bank[q, t]
+                seen_taken[b, q, t] = g.seen_taken[me, q, t] if mine else 0
+                known_in_hand[b, q, t] = g.known[me, q, t] if mine else 0
+            bank_sizes[b, q] = size
+            swaps_made[b, q] = g.swaps_used[q]
+        swaps_left[b] = r.joker_swaps - g.swaps_used[me] if mine and r.swap_seat[me] else 0
+        if mine and r.ace_seat[me]:
+            for q in range(p):
+                ace_where[b, q] = g.hands[q, ACE]
+            ace_where[b, p] = claim_count(g, ACE)
+            ace_where[b, p + 1] = bank_count(g, r, ACE)
+            ace_where[b, p + 2] = g.discard_seen[ACE] + g.discard_hidden[ACE]
+        else:
+            for i in range(p + 3):
+                ace_where[b, i] = -1
+        endgame_left[b] = r.endgame_limit - g.endgame_count if g.endgame_count >= 0 else -1
+
+
+@njit(cache=True)
+def _one_hot(x, o, value, n):
+    """Set ``x[o + value]`` (when 0 <= value < n); returns the next offset."""
+    if 0 <= value < n:
+        x[o + value] = 1.0
+    return o + n
+
+
+@njit(cache=True)
+def _rel_seat(x, o, seat, me, p):
+    """One-hot relative position of an absolute seat (zeros for -1); next offset."""
+    if seat >= 0:
+        x[o + (seat - me) % p] = 1.0
+    return o + p
+
+
+@njit(cache=True)
+def tensor_kernel(data, hot, rules, out):
+    """The flat observation tensor of every game into ``out`` (zeroed float32[B, D]);
+    layout ``observe.tensor_layout``, the same values as ``observe.to_tensor``."""
+    r = rules[0]
+    p = r.num_players
+    for b in range(data.shape[0]):
+        g = data[b]
+        h = hot[b]
+        x = out[b]
+        seat = np.int64(h.current_player)
+        mine = seat >= 0
+        me = max(seat, 0)
+        o = _one_hot(x, 0, np.int64(h.phase), 4)
+        for t in range(T):
+            x[o + t] = g.hands[me, t] if mine else 0
+        o += T
+        for j in range(p):
+            s = (me + j) % p
+            x[o + j] = g.hand_sizes[s]
+            x[o + p + j] = g.out[s]
+        o += 2 * p
+        o = _rel_seat(x, o, np.int64(g.opener), me, p)
+        o = _rel_seat(x, o, np.int64(g.claimant), me, p)
+        o = _one_hot(x, o, np.int64(g.claim_rank), N)
+        x[o] = g.table_n
+        x[o + 1] = g.put_count
+        o += 2
+        if mine and g.claimant == seat:
+            for t in range(T):
+                x[o + t] = claim_count(g, t)
+        o += T
+        for j in range(p):
+            s = (me + j) % p
+            size = 0
+            for t in range(T):
+                size += g.bank[s, t]
+            x[o + j] = size
+        o += p
+        for t in range(T):
+            x[o + t] = g.bank[me, t] if mine else 0
+        o += T
+        for k in range(N):
+            x[o + k] = g.closed[k]
+        o += N
+        hidden = 0
+        for t in range(T):
+            x[o + t] = g.discard_seen[t]
+            hidden += g.discard_hidden[t]
+        o += T
+        x[o] = np.int8(hidden)
+        o += 1
+        for j in range(p):
+            x[o + j] = g.taken[(me + j) % p]
+        o += p
+        if mine:
+            for j in range(p):
+                s = (me + j) % p
+                for t in range(T):
+                    x[o + j * T + t] = g.seen_taken[me, s, t]
+        o += p * T
+        lc = g.last_check
+        o = _one_hot(x, o, np.int64(lc[LC_KIND]), 3)
+        x[o] = 1.0 if lc[LC_TRUTH] == 1 else 0.0
+        o += 1
+        if saw_last_check(g, r, seat):
+            for t in range(T):
+                x[o + t] = g.last_check_cards[t]
+        o += T
+        x[o] = r.joker_swaps - g.swaps_used[me] if mine and r.swap_seat[me] else 0
+        o += 1
+        if mine and r.ace_seat[me]:
+            for j in range(p):
+                x[o + j] = g.hands[(me + j) % p, ACE]
+            x[o + p] = claim_count(g, ACE)
+            x[o + p + 1] = bank_count(g, r, ACE)
+            x[o + p + 2] = g.discard_seen[ACE] + g.discard_hidden[ACE]
+        else:
+            for i in range(p + 3):
+                x[o + i] = -1.0
+        o += p + 3
+        x[o] = r.endgame_limit - g.endgame_count if g.endgame_count >= 0 else -1
+        x[o + 1] = h.num_rounds
+        o += 2
+        o = _rel_seat(x, o, np.int64(lc[LC_CHECKER]), me, p)
+        o = _rel_seat(x, o, np.int64(lc[LC_CLAIMANT]), me, p)
+        o = _rel_seat(x, o, np.int64(lc[LC_TAKER]), me, p)
+        for t in range(T):
+            x[o + t] = g.hidden_out[me, t] if mine else 0
+        o += T
+        if mine:
+            for j in range(p):
+                s = (me + j) % p
+                for t in range(T):
+                    x[o + j * T + t] = g.known[me, s, t]
+        o += p * T
+        for j in range(p):
+            s = (me + j) % p
+            x[o + 2 * j] = g.claims[s, 0]
+            x[o + 2 * j + 1] = g.claims[s, 1]
+        o += 2 * p
+        for j in range(p):
+            x[o + j] = g.cards_claimed[(me + j) % p]
+        o += p
+        for j in range(p):
+            s = (me + j) % p
+            x[o + 2 * j] = g.claim_checks[s, 0]
+            x[o + 2 * j + 1] = g.claim_checks[s, 1]
+        o += 2 * p
+        for j in range(p):
+            s = (me + j) % p
+            for c in range(4):
+                x[o + 4 * j + c] = g.checks[s, c]
+        o += 4 * p
+        for j in range(p):
+            s = (me + j) % p
+            x[o + j] = g.pickups[s]
+            x[o + p + j] = g.timeouts[s]
+            x[o + 2 * p + j] = g.swaps_used[s]
+
+
+# ===================================================================== fused random play
+@njit(cache=True)
+def random_action(g, h, r):
+    """The ``random`` agent's choice in game ``g`` (``agents.random``): the n-th legal action,
+    n = below(first word of stream AGENT + seat at this decision, number of legal actions)."""
+    count = 0
+    for a in range(A):
+        if h.mask[a]:
+            count += 1
+    k = rn.below(rn.agent_word(h.seed, np.int64(h.current_player), np.int64(h.num_decisions), 0),
+                 count)
+    for a in range(A):
+        if h.mask[a]:
+            if k == 0:
+                return a
+            k -= 1
+    return 0
+
+
+@njit(cache=True)
+def play_random_kernel(data, hot, rules, decisions, counts):
+    """Every seat ``random``, game-major: each running game advances up to ``decisions``
+    decisions in a row (stopping when over), exactly as ``decisions`` calls of ``step`` with
+    the random agent would.  ``counts`` gets (decisions made, rounds finished, games ended);
+    ``round_over`` is left set on games whose last round ended during the call."""
+    r = rules[0]
+    made = 0
+    rounds = 0
+    ended = 0
+    for b in range(data.shape[0]):
+        g = data[b]
+        h = hot[b]
+        h.round_over = 0
+        if h.terminated or h.truncated:
+            continue
+        start_rounds = h.num_rounds
+        for _ in range(decisions):
+            apply(g, h, r, random_action(g, h, r))
+            made += 1
+            if h.terminated or h.truncated:
+                ended += 1
+                break
+        rounds += h.num_rounds - start_rounds
+    counts[0] = made
+    counts[1] = rounds
+    counts[2] = ended
