@@ -116,3 +116,13 @@ def play_both(scenario_fn: Any, vec_cls: Any, actions: list[str], *args: Any,
         vg.step(st, np.array([vg.action_id(a)]))
         assert_same_game(vg, ref, st, [s], where=a)
     return ref, s, st
+
+
+def same_records(a: np.ndarray, b: np.ndarray) -> bool:
+    """Record arrays equal field by field (padding bytes are not compared)."""
+    return a.shape == b.shape and all(np.array_equal(a[n], b[n]) for n in a.dtype.names)
+
+
+def same_games(x, y, index=slice(None)) -> bool:
+    """Both record arrays of state ``x`` at ``index`` equal those of state ``y``."""
+    return same_records(x.data[index], y.data) and same_records(x.hot[index], y.hot)

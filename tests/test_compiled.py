@@ -14,7 +14,7 @@ import pytest
 
 import bluffsim
 from bluffsim.games.compiled import CompiledGame
-from tests.games import assert_same_game, random_actions
+from tests.games import assert_same_game, random_actions, same_games
 
 COMPILED = [g for g in bluffsim.list_games() if issubclass(bluffsim.spec(g).engine, CompiledGame)]
 # every table of every compiled game's conformance cases: (game id, players, options)
@@ -23,16 +23,6 @@ TABLE_IDS = [f"{g}-{p}p-{i}" for i, (g, p, _) in enumerate(TABLES)]
 # and option values away from the defaults that change the tensor's width (per game)
 WIDE = [t for t in (("qdv", 5, {"salads": 8, "fruit_multipliers": (1, 2, 3, 3)}),
                     ("legumes", 5, {"numbers": (3, 2, 2), "hand_size": 4})) if t[0] in COMPILED]
-
-
-def same_records(a: np.ndarray, b: np.ndarray) -> bool:
-    """Record arrays equal field by field (padding bytes are not compared)."""
-    return a.shape == b.shape and all(np.array_equal(a[n], b[n]) for n in a.dtype.names)
-
-
-def same_games(x, y, index=slice(None)) -> bool:
-    """Both record arrays of state ``x`` at ``index`` equal those of state ``y``."""
-    return same_records(x.data[index], y.data) and same_records(x.hot[index], y.hot)
 
 
 @pytest.mark.parametrize("game_id", COMPILED)

@@ -17,7 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from bluffsim.api import Game, IllegalActionError, State, check_seeds
+from bluffsim.api import State
+from bluffsim.games.compiled import CompiledGame
 from bluffsim.games.records import RecordState
 from bluffsim.games.veru import kernels as KN
 from bluffsim.games.veru import observe as O
@@ -98,97 +99,17 @@ class VeruState(RecordState, State):
         return cls(**views, data=data, hot=hot, rules=rules)
 
 
-class VeruGame(Game):
-    """Верю — не верю, compiled (see ``rules.py`` for options and action ids)."""
+class VeruGame(CompiledGame):
+    """Верю — не верю, compiled (see ``rules.py`` for options and action ids).  ``timeout``
+    (runner only, never in the legal mask) is accepted by ``step`` in running games."""
 
     game_id = "veru"
-
-    def __init__(self, rules: Rules):
-        self.rules = rules
-        self.action_names = rules.action_names
-        self.observation_size = O.tensor_size(rules)
-        self._rec = KN.rules_record(rules)
-        self._blank = KN.blank_record(rules)
-        self._blank_hot = KN.blank_hot(rules)
-        self._obs_keys, self._obs_table = KN.observation_table(rules)
-
-    # ================================================================ set-up
-    def empty_state(self, seeds: np.ndarray) -> VeruState:
-        """New-game records for ``len(seeds)`` games, before the deal."""
-        data = np.full(len(seeds), self._blank, dtype=KN.STATE_DTYPE)
-        hot = np.full(len(seeds), self._blank_hot, dtype=KN.HOT_DTYPE)
-        hot["seed"] = seeds
-        return VeruState.from_data(data, hot, self.rules)
-
-    def init(self, seeds: Any) -> VeruState:
-        """New games: Jokers in, shuffle, deal all cards from the first opener, close quads."""
-        st = self.empty_state(check_seeds(seeds))
-        KN.start_kernel(st.data, st.hot, self._rec, np.arange(st.batch_size))
-        return st
-
-    def reset_games(self, st: VeruState, idx: np.ndarray, seeds: Any) -> None:
-        """Restart games ``idx`` in place as new games with ``seeds`` (autoreset): the same
-        records as ``init`` gives for those seeds."""
-        idx = np.asarray(idx, dtype=np.int64)
-        seeds = check_seeds(seeds)
-        st.data[idx] = self._blank
-        st.hot[idx] = self._blank_hot
-        st.hot["seed"][idx] = seeds
-        KN.start_kernel(st.data, st.hot, self._rec, idx)
-
-    # ================================================================ step
-    def step(self, st: VeruState, actions: Any) -> VeruState:
-        """Apply one decision per game (in place); finished games ignore their action, and
-        ``timeout`` (runner only, never in the legal mask) is accepted in running games."""
-        self.check_state(st)
-        a = np.asarray(actions)
-        if a.shape != (st.batch_size,) or not np.issubdtype(a.dtype, np.integer):
-            raise IllegalActionError(
-                f"actions must be an integer array of shape ({st.batch_size},); "
-                f"got {a.dtype} {a.shape}")
-        bad = KN.step_kernel(st.data, st.hot, self._rec, a.astype(np.int64, copy=False))
-        if bad >= 0:
-            raise IllegalActionError(self.describe_illegal(st, bad, int(a[bad])))
-        return st
-
-    def play_random(self, st: VeruState, decisions: int) -> tuple[int, int, int]:
-        """Every seat ``random``, fused with the engine in one compiled loop: each running game
-        plays up to ``decisions`` decisions in a row, the same game as ``decisions`` steps with
-        the ``random`` agent.  Returns (decisions made, rounds finished, games ended)."""
-        counts = np.zeros(3, np.int64)
-        KN.play_random_kernel(st.data, st.hot, self._rec, int(decisions), counts)
-        return int(counts[0]), int(counts[1]), int(counts[2])
-
-    def update_legal_mask(self, st: VeruState) -> None:
-        """Recompute the legal masks (after fields were written from outside)."""
-        KN.mask_kernel(st.data, st.hot, self._rec)
-
-    # ================================================================ observation
-    def observe(self, st: VeruState) -> dict[str, np.ndarray]:
-        """The current player's information set, batch-first (table in ``observe.py``)."""
-        b = st.batch_size
-        step = (b * self._obs_table[:, 2] + 7) // 8 * 8  # each key's array 8-byte aligned
-        offsets = np.cumsum(step) - step
-        out = np.empty(int(step.sum()), np.uint8)
-        raw = (st.data.view(np.uint8).reshape(b, -1), st.hot.view(np.uint8).reshape(b, -1))
-        obs = {}
-        for (name, dtype, shape), (src, off, n), dst in zip(self._obs_keys, self._obs_table,
-                                                             offsets, strict=True):
-            if src >= 0:  # the first n bytes of the field, game by game
-                np.copyto(np.ndarray((b, n), np.uint8, out, int(dst)), raw[src][:, off:off + n])
-            obs[name] = np.ndarray((b, *shape), dtype, out, int(dst))
-        KN.observe_kernel(st.data, st.hot, self._rec, obs["hand"], obs["my_table"],
-                          obs["bank_sizes"], obs["my_bank"], obs["discard_hidden"],
-                          obs["seen_taken"], obs["last_check_cards"], obs["swaps_left"],
-                          obs["ace_where"], obs["endgame_left"], obs["my_out"],
-                          obs["known_in_hand"], obs["swaps_made"])
-        return obs
-
-    def observation_tensor(self, st: VeruState) -> np.ndarray:
-        """float32[B, D] flat observation; layout in ``observe.tensor_layout``."""
-        out = np.zeros((st.batch_size, self.observation_size), np.float32)
-        KN.tensor_kernel(st.data, st.hot, self._rec, out)
-        return out
+    kernels = KN
+    state_type = VeruState
+    observation = O
+    computed_keys = ("hand", "my_table", "bank_sizes", "my_bank", "discard_hidden", "seen_taken",
+                     "last_check_cards", "swaps_left", "ace_where", "endgame_left", "my_out",
+                     "known_in_hand", "swaps_made")
 
     # ================================================================ records
     def final_score(self, st: VeruState, idx: np.ndarray) -> np.ndarray:
