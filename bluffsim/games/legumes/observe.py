@@ -4,37 +4,7 @@ Structured observation (batch-first in ``LegumesGame.observe``; the reference
 engine returns the same keys without the batch axis).  ``P`` seats, ``T = 22``
 card types, ``V = 6`` vegetables.
 
-| key                | dtype / shape | meaning                                                 |
-|--------------------|---------------|---------------------------------------------------------|
-| `seat`             | int8          | observing seat (current player; -1 once over)          |
-| `phase`            | int8          | 0 open a round, 1 play or accuse, 2 over                |
-| `hand`             | int8[T]       | my cards by type                                        |
-| `hand_sizes`       | int16[P]      | cards in hand per seat                                  |
-| `called`           | int8          | the called vegetable (-1 before the opening)            |
-| `direction`        | int8          | +1 clockwise, -1 reversed                               |
-| `face_down_count`  | int16         | face-down cards this round                              |
-| `last_owner`       | int8          | who played the last face-down card (-1 none)            |
-| `last_called`      | int8          | vegetable called when that card was played (-1 none)    |
-| `my_face_down`     | int8[T]       | my face-down cards this round                           |
-| `face_up`          | int8[T]       | action cards played face up this round                  |
-| `after_reverse`    | bool          | the last move was a Reverse (no accusation now)         |
-| `discard_size`     | int16         | cards in the discard pile                               |
-| `discard_revealed` | int8[T]       | discard cards known to all (revealed or face up)        |
-| `draw_size`        | int16         | cards left in the draw pile                             |
-| `reshuffles`       | int8          | times the draw pile ran out                             |
-| `revealed_total`   | int32[T]      | every card revealed by an accusation so far             |
-| `last_reveal`      | int16[6]      | accuser, accused, card, doubled, taker, cards taken     |
-| `pending`          | int8          | seat whose last card lies face down: accuse or accept (-1) |
-| `num_rounds`       | int32         | accusations (rounds) so far                             |
-| `my_discard`       | int8[T]       | my own face-down cards now in the discard pile (unrevealed) |
-| `reshuffled_known` | int8[T]       | discard cards I knew of when it became the draw pile     |
-| `fd_claims`        | int16[P,V]    | face-down cards this round per owner and called vegetable |
-| `taken_known`      | int32[P,T]    | known cards a Bomb put in each seat's hand (cumulative)  |
-| `accused_tally`    | int32[P,3]    | accusations against each seat: true, lie, bomb           |
-| `accuser_tally`    | int32[P,3]    | accusations made by each seat, by what was revealed       |
-| `shown_tally`      | int32[P,4]    | action cards each seat showed (face up or revealed), by kind |
-| `drawn_tally`      | int32[P]      | cards each seat drew from the draw pile                   |
-| `bomb_taken`       | int32[P]      | cards each seat took with a Bomb                          |
+{fields}
 
 Memory: agents are stateless, so these fields hold all the observer knows of
 the past.  ``taken_known`` counts, for each Bomb, the cards the observer could
@@ -54,12 +24,47 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from bluffsim.games.encoding import Relative, layout, layout_size, one_hot
+from bluffsim.games.encoding import one_hot
 from bluffsim.games.legumes import rules as R
 from bluffsim.games.legumes.rules import Rules
+from bluffsim.games.obsspec import Block, Context, Field, ObservationSpec
 
 if TYPE_CHECKING:
     from bluffsim.games.legumes.reference import RefState
+
+
+FIELDS = (
+    Field("seat", "int8", (), "observing seat (current player; -1 once over)"),
+    Field("phase", "int8", (), "0 open a round, 1 play or accuse, 2 over"),
+    Field("hand", "int8", ("T",), "my cards by type"),
+    Field("hand_sizes", "int16", ("P",), "cards in hand per seat"),
+    Field("called", "int8", (), "the called vegetable (-1 before the opening)"),
+    Field("direction", "int8", (), "+1 clockwise, -1 reversed"),
+    Field("face_down_count", "int16", (), "face-down cards this round"),
+    Field("last_owner", "int8", (), "who played the last face-down card (-1 none)"),
+    Field("last_called", "int8", (), "vegetable called when that card was played (-1 none)"),
+    Field("my_face_down", "int8", ("T",), "my face-down cards this round"),
+    Field("face_up", "int8", ("T",), "action cards played face up this round"),
+    Field("after_reverse", "bool", (), "the last move was a Reverse (no accusation now)"),
+    Field("discard_size", "int16", (), "cards in the discard pile"),
+    Field("discard_revealed", "int8", ("T",), "discard cards known to all (revealed or face up)"),
+    Field("draw_size", "int16", (), "cards left in the draw pile"),
+    Field("reshuffles", "int8", (), "times the draw pile ran out"),
+    Field("revealed_total", "int32", ("T",), "every card revealed by an accusation so far"),
+    Field("last_reveal", "int16", (6,), "accuser, accused, card, doubled, taker, cards taken"),
+    Field("pending", "int8", (), "seat whose last card lies face down: accuse or accept (-1)"),
+    Field("num_rounds", "int32", (), "accusations (rounds) so far"),
+    Field("my_discard", "int8", ("T",), "my own face-down cards now in the discard pile (unrevealed)"),
+    Field("reshuffled_known", "int8", ("T",), "discard cards I knew of when it became the draw pile"),
+    Field("fd_claims", "int16", ("P", "V"), "face-down cards this round per owner and called vegetable"),
+    Field("taken_known", "int32", ("P", "T"), "known cards a Bomb put in each seat's hand (cumulative)"),
+    Field("accused_tally", "int32", ("P", 3), "accusations against each seat: true, lie, bomb"),
+    Field("accuser_tally", "int32", ("P", 3), "accusations made by each seat, by what was revealed"),
+    Field("shown_tally", "int32", ("P", len(R.ACTION_CARDS)),
+          "action cards each seat showed (face up or revealed), by kind"),
+    Field("drawn_tally", "int32", ("P",), "cards each seat drew from the draw pile"),
+    Field("bomb_taken", "int32", ("P",), "cards each seat took with a Bomb"),
+)
 
 
 def observation_fields(rules: Rules, s: RefState, seat: int) -> dict[str, np.ndarray]:
@@ -110,68 +115,79 @@ def observation_fields(rules: Rules, s: RefState, seat: int) -> dict[str, np.nda
     }
 
 
+def sizes(rules: Rules) -> dict[str, int]:
+    """The named sizes of the tables: P seats, T card types, V vegetables."""
+    return {"P": rules.num_players, "T": R.NUM_TYPES, "V": R.NUM_VEG}
+
+
+def _one_hot(c: Context, name: str, n: int) -> np.ndarray:
+    return one_hot(c.obs[name].astype(np.int64), n)
+
+
+BLOCKS = (
+    Block("phase", (3,), "one-hot phase: open, play, over", lambda c: _one_hot(c, "phase", 3)),
+    Block("hand", ("T",), "my cards per type", lambda c: c.obs["hand"]),
+    Block("hand_sizes", ("P",), "cards in hand per relative seat", lambda c: c.seats(c.obs["hand_sizes"])),
+    Block("called", ("V",), "one-hot called vegetable", lambda c: _one_hot(c, "called", R.NUM_VEG)),
+    Block("direction", (1,), "+1 clockwise, -1 reversed", lambda c: c.col("direction")),
+    Block("face_down_count", (1,), "face-down cards this round", lambda c: c.col("face_down_count")),
+    Block("last_owner", ("P",), "one-hot relative seat of the last face-down card",
+          lambda c: c.seat(c.obs["last_owner"])),
+    Block("last_called", ("V",), "one-hot vegetable called when it was played",
+          lambda c: _one_hot(c, "last_called", R.NUM_VEG)),
+    Block("my_face_down", ("T",), "my face-down cards this round", lambda c: c.obs["my_face_down"]),
+    Block("face_up", ("T",), "face-up action cards this round", lambda c: c.obs["face_up"]),
+    Block("after_reverse", (1,), "1 if no accusation is allowed now", lambda c: c.col("after_reverse")),
+    Block("discard_size", (1,), "cards in the discard pile", lambda c: c.col("discard_size")),
+    Block("discard_revealed", ("T",), "known discard cards per type", lambda c: c.obs["discard_revealed"]),
+    Block("draw_size", (1,), "cards in the draw pile", lambda c: c.col("draw_size")),
+    Block("reshuffles", (1,), "times the draw pile ran out", lambda c: c.col("reshuffles")),
+    Block("revealed_total", ("T",), "cards revealed so far per type", lambda c: c.obs["revealed_total"]),
+    Block("pending", ("P",), "one-hot relative seat whose last card lies face down (accuse or accept)",
+          lambda c: c.seat(c.obs["pending"])),
+    Block("num_rounds", (1,), "accusations so far", lambda c: c.col("num_rounds")),
+    Block("my_discard", ("T",), "my own unrevealed face-down cards in the discard pile per type",
+          lambda c: c.obs["my_discard"]),
+    Block("reshuffled_known", ("T",), "discard cards I knew of when it was reshuffled, per type",
+          lambda c: c.obs["reshuffled_known"]),
+    Block("fd_claims", ("P", "V"), "face-down cards this round: relative owner x called vegetable",
+          lambda c: c.seats(c.obs["fd_claims"])),
+    Block("taken_known", ("P", "T"), "known cards a Bomb put in each hand: relative seat x type",
+          lambda c: c.seats(c.obs["taken_known"])),
+    Block("accused_tally", ("P", 3), "accusations suffered: relative seat x (true, lie, bomb)",
+          lambda c: c.seats(c.obs["accused_tally"])),
+    Block("accuser_tally", ("P", 3), "accusations made: relative seat x (true, lie, bomb) revealed",
+          lambda c: c.seats(c.obs["accuser_tally"])),
+    Block("shown_tally", ("P", len(R.ACTION_CARDS)),
+          "action cards shown: relative seat x (bomb, choice, reverse, double)",
+          lambda c: c.seats(c.obs["shown_tally"])),
+    Block("drawn_tally", ("P",), "cards drawn from the pile per relative seat",
+          lambda c: c.seats(c.obs["drawn_tally"])),
+    Block("bomb_taken", ("P",), "cards taken with a Bomb per relative seat",
+          lambda c: c.seats(c.obs["bomb_taken"])),
+)
+
+SPEC = ObservationSpec(FIELDS, BLOCKS, sizes)
+OBS_KEYS = SPEC.keys
+
+
 def tensor_layout(rules: Rules) -> list[tuple[str, int, int, str]]:
     """Index / meaning table of the flat tensor: (name, first index, width, meaning)."""
-    p, t, v = rules.num_players, R.NUM_TYPES, R.NUM_VEG
-    blocks = [
-        ("phase", 3, "one-hot phase: open, play, over"),
-        ("hand", t, "my cards per type"),
-        ("hand_sizes", p, "cards in hand per relative seat"),
-        ("called", v, "one-hot called vegetable"),
-        ("direction", 1, "+1 clockwise, -1 reversed"),
-        ("face_down_count", 1, "face-down cards this round"),
-        ("last_owner", p, "one-hot relative seat of the last face-down card"),
-        ("last_called", v, "one-hot vegetable called when it was played"),
-        ("my_face_down", t, "my face-down cards this round"),
-        ("face_up", t, "face-up action cards this round"),
-        ("after_reverse", 1, "1 if no accusation is allowed now"),
-        ("discard_size", 1, "cards in the discard pile"),
-        ("discard_revealed", t, "known discard cards per type"),
-        ("draw_size", 1, "cards in the draw pile"),
-        ("reshuffles", 1, "times the draw pile ran out"),
-        ("revealed_total", t, "cards revealed so far per type"),
-        ("pending", p, "one-hot relative seat whose last card lies face down (accuse or accept)"),
-        ("num_rounds", 1, "accusations so far"),
-        ("my_discard", t, "my own unrevealed face-down cards in the discard pile per type"),
-        ("reshuffled_known", t, "discard cards I knew of when it was reshuffled, per type"),
-        ("fd_claims", p * v, "face-down cards this round: relative owner x called vegetable"),
-        ("taken_known", p * t, "known cards a Bomb put in each hand: relative seat x type"),
-        ("accused_tally", p * 3, "accusations suffered: relative seat x (true, lie, bomb)"),
-        ("accuser_tally", p * 3, "accusations made: relative seat x (true, lie, bomb) revealed"),
-        ("shown_tally", p * 4, "action cards shown: relative seat x (bomb, choice, reverse, double)"),
-        ("drawn_tally", p, "cards drawn from the pile per relative seat"),
-        ("bomb_taken", p, "cards taken with a Bomb per relative seat"),
-    ]
-    return layout(blocks)
+    return SPEC.tensor_layout(rules)
 
 
 def tensor_size(rules: Rules) -> int:
     """Width D of the flat observation tensor."""
-    return layout_size(tensor_layout(rules))
+    return SPEC.tensor_size(rules)
 
 
 def to_tensor(rules: Rules, obs: dict[str, np.ndarray]) -> np.ndarray:
     """Flatten a batch of structured observations to float32[B, D] (see ``tensor_layout``)."""
-    rel_ = Relative(obs["seat"], rules.num_players)
-    rel_seat = rel_.seat_one_hot
+    return SPEC.to_tensor(rules, obs)
 
-    def col(name: str) -> np.ndarray:
-        return obs[name].astype(np.float32)[:, None]
 
-    parts = [
-        one_hot(obs["phase"].astype(np.int64), 3), obs["hand"].astype(np.float32),
-        rel_.blocks(obs["hand_sizes"]),
-        one_hot(obs["called"].astype(np.int64), R.NUM_VEG), col("direction"),
-        col("face_down_count"), rel_seat(obs["last_owner"]),
-        one_hot(obs["last_called"].astype(np.int64), R.NUM_VEG),
-        obs["my_face_down"].astype(np.float32), obs["face_up"].astype(np.float32),
-        col("after_reverse"), col("discard_size"), obs["discard_revealed"].astype(np.float32),
-        col("draw_size"), col("reshuffles"), obs["revealed_total"].astype(np.float32),
-        rel_seat(obs["pending"]), col("num_rounds"),
-        obs["my_discard"].astype(np.float32), obs["reshuffled_known"].astype(np.float32),
-        rel_.blocks(obs["fd_claims"]), rel_.blocks(obs["taken_known"]),
-        rel_.blocks(obs["accused_tally"]), rel_.blocks(obs["accuser_tally"]),
-        rel_.blocks(obs["shown_tally"]), rel_.blocks(obs["drawn_tally"]),
-        rel_.blocks(obs["bomb_taken"]),
-    ]
-    return np.concatenate(parts, axis=1)
+__doc__ = __doc__.replace("{fields}", SPEC.field_table())
+
+if __name__ == "__main__":  # pragma: no cover - documentation helper
+    for row in tensor_layout(Rules()):
+        print(f"{row[0]:<18} {row[1]:>5} {row[2]:>4}  {row[3]}")

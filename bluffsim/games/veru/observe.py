@@ -2,44 +2,10 @@
 
 Structured observation (batch-first in ``VeruGame.observe``; the reference engine
 returns the same keys without the batch axis).  ``P`` seats, ``T = 14`` card
-types (2…A, Joker), ``N = 12`` announceable ranks.
+types (2…A, Joker), ``N = 12`` announceable ranks, ``W = P + 3`` places of the aces
+(each hand, the table, the Bank, out of the game).
 
-| key                | dtype / shape | meaning                                                   |
-|--------------------|---------------|-----------------------------------------------------------|
-| `seat`             | int8          | observing seat (current player; -1 once over)            |
-| `phase`            | int8          | 0 announce, 1 putting cards, 2 respond, 3 over            |
-| `hand`             | int8[T]       | my cards by type                                          |
-| `hand_sizes`       | int8[P]       | cards in hand per seat                                    |
-| `out`              | bool[P]       | seat has finished                                         |
-| `place`            | int8[P]       | place of a finished seat (0 while playing)                |
-| `opener`           | int8          | this round's opener                                       |
-| `claimant`         | int8          | seat whose claim is on the table (-1 none)                |
-| `claim_rank`       | int8          | announced rank of the round (-1 none)                     |
-| `claim_count`      | int8          | cards in the claim on the table                           |
-| `put_count`        | int8          | cards put so far in the current turn                      |
-| `my_table`         | int8[T]       | my cards in the claim on the table                        |
-| `bank_sizes`       | int8[P]       | cards in the Bank per owner                               |
-| `my_bank`          | int8[T]       | my cards in the Bank                                      |
-| `closed`           | bool[N]       | closed ranks                                              |
-| `discard_seen`     | int8[T]       | cards out of the game face up (closed quads, believed claims) |
-| `discard_hidden`   | int8          | cards out unseen (Bank after a true "believe", swapped cards)  |
-| `taken`            | int32[P]      | cards each seat has picked up so far                      |
-| `seen_taken`       | int32[P, T]   | cards I saw go into each seat's hand, cumulative (incl. mine) |
-| `last_check`       | int8[5]       | checker, claimant, kind (believe, disbelieve, timeout), truth, taker |
-| `last_check_cards` | int8[T]       | the last checked claim, if I saw it (else zeros)          |
-| `swaps_left`       | int8          | my Joker-gadget uses left (0 without the gadget)          |
-| `ace_where`        | int8[P + 3]   | 4-Aces gadget: aces per hand, table, Bank, out; -1 without   |
-| `endgame_left`     | int32         | decisions left before both last players lose (-1 before two are left) |
-| `num_rounds`       | int32         | checks (rounds) so far                                    |
-| `my_out`           | int8[T]       | my cards gone out unseen by others (Bank, swaps) |
-| `known_in_hand`    | int8[P, T]    | cards I know each other seat holds now (lower bound; my row 0) |
-| `claims`           | int32[P, 2]   | per seat: rounds opened, claims added to a running round   |
-| `cards_claimed`    | int32[P]      | per seat: cards put face down under a claim                |
-| `claims_checked`   | int32[P, 2]   | per claimant: checked claims found false, true             |
-| `checks`           | int32[P, 4]   | per checker: believe right / wrong, disbelieve right / wrong |
-| `pickups`          | int32[P]      | per seat: times they took the table and the Bank           |
-| `timeouts`         | int32[P]      | per seat: timeouts                                         |
-| `swaps_made`       | int32[P]      | per seat: Joker swaps made (public: who, never which card) |
+{fields}
 
 Memory.  Agents are stateless, so the observation holds everything the seat
 legitimately knows: its own cards wherever they went (`my_table`, `my_bank`,
@@ -60,12 +26,54 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from bluffsim.games.encoding import Relative, layout, layout_size, one_hot
+from bluffsim.games.encoding import one_hot
+from bluffsim.games.obsspec import Block, Context, Field, ObservationSpec
 from bluffsim.games.veru import rules as R
 from bluffsim.games.veru.rules import Rules
 
 if TYPE_CHECKING:
     from bluffsim.games.veru.reference import RefState
+
+
+FIELDS = (
+    Field("seat", "int8", (), "observing seat (current player; -1 once over)"),
+    Field("phase", "int8", (), "0 announce, 1 putting cards, 2 respond, 3 over"),
+    Field("hand", "int8", ("T",), "my cards by type"),
+    Field("hand_sizes", "int8", ("P",), "cards in hand per seat"),
+    Field("out", "bool", ("P",), "seat has finished"),
+    Field("place", "int8", ("P",), "place of a finished seat (0 while playing)"),
+    Field("opener", "int8", (), "this round's opener"),
+    Field("claimant", "int8", (), "seat whose claim is on the table (-1 none)"),
+    Field("claim_rank", "int8", (), "announced rank of the round (-1 none)"),
+    Field("claim_count", "int8", (), "cards in the claim on the table"),
+    Field("put_count", "int8", (), "cards put so far in the current turn"),
+    Field("my_table", "int8", ("T",), "my cards in the claim on the table"),
+    Field("bank_sizes", "int8", ("P",), "cards in the Bank per owner"),
+    Field("my_bank", "int8", ("T",), "my cards in the Bank"),
+    Field("closed", "bool", ("N",), "closed ranks"),
+    Field("discard_seen", "int8", ("T",), "cards out of the game face up (closed quads, believed claims)"),
+    Field("discard_hidden", "int8", (), "cards out unseen (Bank after a true \"believe\", swapped cards)"),
+    Field("taken", "int32", ("P",), "cards each seat has picked up so far"),
+    Field("seen_taken", "int32", ("P", "T"), "cards I saw go into each seat's hand, cumulative (incl. mine)"),
+    Field("last_check", "int8", (5,),
+          "checker, claimant, kind (believe, disbelieve, timeout), truth, taker"),
+    Field("last_check_cards", "int8", ("T",), "the last checked claim, if I saw it (else zeros)"),
+    Field("swaps_left", "int8", (), "my Joker-gadget uses left (0 without the gadget)"),
+    Field("ace_where", "int8", ("W",), "4-Aces gadget: aces per hand, table, Bank, out; -1 without"),
+    Field("endgame_left", "int32", (),
+          "decisions left before both last players lose (-1 before two are left)"),
+    Field("num_rounds", "int32", (), "checks (rounds) so far"),
+    Field("my_out", "int8", ("T",), "my cards gone out unseen by others (Bank, swaps)"),
+    Field("known_in_hand", "int8", ("P", "T"),
+          "cards I know each other seat holds now (lower bound; my row 0)"),
+    Field("claims", "int32", ("P", 2), "per seat: rounds opened, claims added to a running round"),
+    Field("cards_claimed", "int32", ("P",), "per seat: cards put face down under a claim"),
+    Field("claims_checked", "int32", ("P", 2), "per claimant: checked claims found false, true"),
+    Field("checks", "int32", ("P", 4), "per checker: believe right / wrong, disbelieve right / wrong"),
+    Field("pickups", "int32", ("P",), "per seat: times they took the table and the Bank"),
+    Field("timeouts", "int32", ("P",), "per seat: timeouts"),
+    Field("swaps_made", "int32", ("P",), "per seat: Joker swaps made (public: who, never which card)"),
+)
 
 
 def observation_fields(rules: Rules, s: RefState, seat: int) -> dict[str, np.ndarray]:
@@ -127,85 +135,106 @@ def observation_fields(rules: Rules, s: RefState, seat: int) -> dict[str, np.nda
     }
 
 
+def sizes(rules: Rules) -> dict[str, int]:
+    """The named sizes of the tables: P seats, T card types, N announceable ranks, W = P + 3
+    places of the aces."""
+    p = rules.num_players
+    return {"P": p, "T": R.NUM_TYPES, "N": R.ANNOUNCEABLE, "W": p + 3}
+
+
+def _one_hot(c: Context, name: str, n: int) -> np.ndarray:
+    return one_hot(c.obs[name].astype(np.int64), n)
+
+
+def _check(c: Context, i: int) -> np.ndarray:
+    """int64[B]: column ``i`` of ``last_check`` (checker, claimant, kind, truth, taker)."""
+    return c.obs["last_check"].astype(np.int64)[:, i]
+
+
+def _ace_where(c: Context) -> np.ndarray:
+    """float32[B, W]: ``ace_where`` with its hands in relative seat order, then table, Bank, out."""
+    p = c.sizes["P"]
+    ace = c.obs["ace_where"].astype(np.int64)
+    return np.concatenate([c.seats(ace[:, :p]), ace[:, p:]], axis=1).astype(np.float32)
+
+
+BLOCKS = (
+    Block("phase", (4,), "one-hot phase: announce, put, respond, over", lambda c: _one_hot(c, "phase", 4)),
+    Block("hand", ("T",), "my cards per type", lambda c: c.obs["hand"]),
+    Block("hand_sizes", ("P",), "cards in hand per relative seat", lambda c: c.seats(c.obs["hand_sizes"])),
+    Block("out", ("P",), "1 if the relative seat has finished", lambda c: c.seats(c.obs["out"])),
+    Block("opener", ("P",), "one-hot relative seat of the opener", lambda c: c.seat(c.obs["opener"])),
+    Block("claimant", ("P",), "one-hot relative seat of the claimant", lambda c: c.seat(c.obs["claimant"])),
+    Block("claim_rank", ("N",), "one-hot announced rank",
+          lambda c: _one_hot(c, "claim_rank", R.ANNOUNCEABLE)),
+    Block("claim_count", (1,), "cards in the claim", lambda c: c.col("claim_count")),
+    Block("put_count", (1,), "cards put this turn", lambda c: c.col("put_count")),
+    Block("my_table", ("T",), "my cards in the claim", lambda c: c.obs["my_table"]),
+    Block("bank_sizes", ("P",), "Bank cards per relative owner", lambda c: c.seats(c.obs["bank_sizes"])),
+    Block("my_bank", ("T",), "my Bank cards", lambda c: c.obs["my_bank"]),
+    Block("closed", ("N",), "1 if the rank is closed", lambda c: c.obs["closed"]),
+    Block("discard_seen", ("T",), "cards out face up per type", lambda c: c.obs["discard_seen"]),
+    Block("discard_hidden", (1,), "cards out unseen", lambda c: c.col("discard_hidden")),
+    Block("taken", ("P",), "cards picked up per relative seat", lambda c: c.seats(c.obs["taken"])),
+    Block("seen_taken", ("P", "T"), "[seat][type] cards I saw go into that seat's hand",
+          lambda c: c.seats(c.obs["seen_taken"])),
+    Block("last_check_kind", (3,), "one-hot kind of the last check: believe, disbelieve, timeout",
+          lambda c: one_hot(_check(c, 2), 3)),
+    Block("last_check_truth", (1,), "1 if the last checked claim was true",
+          lambda c: (_check(c, 3) == 1).astype(np.float32)[:, None]),
+    Block("last_check_cards", ("T",), "the last checked claim's cards, if I saw them",
+          lambda c: c.obs["last_check_cards"]),
+    Block("swaps_left", (1,), "Joker swaps left", lambda c: c.col("swaps_left")),
+    Block("ace_where", ("W",), "aces per relative hand, table, Bank, out (4-Aces gadget; -1 without)",
+          _ace_where),
+    Block("endgame_left", (1,), "decisions left in the two-player endgame (-1 before)",
+          lambda c: c.col("endgame_left")),
+    Block("num_rounds", (1,), "checks so far", lambda c: c.col("num_rounds")),
+    Block("last_checker", ("P",), "one-hot relative seat of the last checker (zeros: none / timeout)",
+          lambda c: c.seat(_check(c, 0))),
+    Block("last_claimant", ("P",), "one-hot relative seat whose claim was last checked (or timed out on)",
+          lambda c: c.seat(_check(c, 1))),
+    Block("last_taker", ("P",), "one-hot relative seat that took at the last check (zeros: none)",
+          lambda c: c.seat(_check(c, 4))),
+    Block("my_out", ("T",), "my own cards gone out of the game unseen by the others",
+          lambda c: c.obs["my_out"]),
+    Block("known_in_hand", ("P", "T"), "[seat][type] cards I know that seat holds now (lower bound)",
+          lambda c: c.seats(c.obs["known_in_hand"])),
+    Block("claims", ("P", 2), "[seat][opened, added] claims made per relative seat",
+          lambda c: c.seats(c.obs["claims"])),
+    Block("cards_claimed", ("P",), "cards put under a claim per relative seat",
+          lambda c: c.seats(c.obs["cards_claimed"])),
+    Block("claims_checked", ("P", 2), "[seat][false, true] checked claims per relative claimant",
+          lambda c: c.seats(c.obs["claims_checked"])),
+    Block("checks", ("P", 4), "[seat][believe right, believe wrong, disbelieve right, disbelieve wrong]",
+          lambda c: c.seats(c.obs["checks"])),
+    Block("pickups", ("P",), "times each relative seat took table + Bank",
+          lambda c: c.seats(c.obs["pickups"])),
+    Block("timeouts", ("P",), "timeouts per relative seat", lambda c: c.seats(c.obs["timeouts"])),
+    Block("swaps_made", ("P",), "Joker swaps made per relative seat", lambda c: c.seats(c.obs["swaps_made"])),
+)
+
+SPEC = ObservationSpec(FIELDS, BLOCKS, sizes)
+OBS_KEYS = SPEC.keys
+
+
 def tensor_layout(rules: Rules) -> list[tuple[str, int, int, str]]:
     """Index / meaning table of the flat tensor: (name, first index, width, meaning)."""
-    p, t, n = rules.num_players, R.NUM_TYPES, R.ANNOUNCEABLE
-    blocks = [
-        ("phase", 4, "one-hot phase: announce, put, respond, over"),
-        ("hand", t, "my cards per type"),
-        ("hand_sizes", p, "cards in hand per relative seat"),
-        ("out", p, "1 if the relative seat has finished"),
-        ("opener", p, "one-hot relative seat of the opener"),
-        ("claimant", p, "one-hot relative seat of the claimant"),
-        ("claim_rank", n, "one-hot announced rank"),
-        ("claim_count", 1, "cards in the claim"),
-        ("put_count", 1, "cards put this turn"),
-        ("my_table", t, "my cards in the claim"),
-        ("bank_sizes", p, "Bank cards per relative owner"),
-        ("my_bank", t, "my Bank cards"),
-        ("closed", n, "1 if the rank is closed"),
-        ("discard_seen", t, "cards out face up per type"),
-        ("discard_hidden", 1, "cards out unseen"),
-        ("taken", p, "cards picked up per relative seat"),
-        ("seen_taken", p * t, "[seat][type] cards I saw go into that seat's hand"),
-        ("last_check_kind", 3, "one-hot kind of the last check: believe, disbelieve, timeout"),
-        ("last_check_truth", 1, "1 if the last checked claim was true"),
-        ("last_check_cards", t, "the last checked claim's cards, if I saw them"),
-        ("swaps_left", 1, "Joker swaps left"),
-        ("ace_where", p + 3, "aces per relative hand, table, Bank, out (4-Aces gadget; -1 without)"),
-        ("endgame_left", 1, "decisions left in the two-player endgame (-1 before)"),
-        ("num_rounds", 1, "checks so far"),
-        ("last_checker", p, "one-hot relative seat of the last checker (zeros: none / timeout)"),
-        ("last_claimant", p, "one-hot relative seat whose claim was last checked (or timed out on)"),
-        ("last_taker", p, "one-hot relative seat that took at the last check (zeros: none)"),
-        ("my_out", t, "my own cards gone out of the game unseen by the others"),
-        ("known_in_hand", p * t, "[seat][type] cards I know that seat holds now (lower bound)"),
-        ("claims", 2 * p, "[seat][opened, added] claims made per relative seat"),
-        ("cards_claimed", p, "cards put under a claim per relative seat"),
-        ("claims_checked", 2 * p, "[seat][false, true] checked claims per relative claimant"),
-        ("checks", 4 * p, "[seat][believe right, believe wrong, disbelieve right, disbelieve wrong]"),
-        ("pickups", p, "times each relative seat took table + Bank"),
-        ("timeouts", p, "timeouts per relative seat"),
-        ("swaps_made", p, "Joker swaps made per relative seat"),
-    ]
-    return layout(blocks)
+    return SPEC.tensor_layout(rules)
 
 
 def tensor_size(rules: Rules) -> int:
     """Width D of the flat observation tensor."""
-    return layout_size(tensor_layout(rules))
+    return SPEC.tensor_size(rules)
 
 
 def to_tensor(rules: Rules, obs: dict[str, np.ndarray]) -> np.ndarray:
     """Flatten a batch of structured observations to float32[B, D] (see ``tensor_layout``)."""
-    p = rules.num_players
-    rel_ = Relative(obs["seat"], p)
-    rel, rel_seat = rel_.blocks, rel_.seat_one_hot
-    ace = obs["ace_where"].astype(np.int64)
-    ace_rel = np.concatenate([rel_.blocks(ace[:, :p]), ace[:, p:]], axis=1)
-    lc = obs["last_check"].astype(np.int64)
-    parts = [
-        one_hot(obs["phase"].astype(np.int64), 4),
-        obs["hand"].astype(np.float32),
-        rel(obs["hand_sizes"]), rel(obs["out"]),
-        rel_seat(obs["opener"]), rel_seat(obs["claimant"]),
-        one_hot(obs["claim_rank"].astype(np.int64), R.ANNOUNCEABLE),
-        obs["claim_count"].astype(np.float32)[:, None],
-        obs["put_count"].astype(np.float32)[:, None],
-        obs["my_table"].astype(np.float32),
-        rel(obs["bank_sizes"]), obs["my_bank"].astype(np.float32),
-        obs["closed"].astype(np.float32), obs["discard_seen"].astype(np.float32),
-        obs["discard_hidden"].astype(np.float32)[:, None],
-        rel(obs["taken"]), rel(obs["seen_taken"]),
-        one_hot(lc[:, 2], 3), (lc[:, 3] == 1).astype(np.float32)[:, None],
-        obs["last_check_cards"].astype(np.float32),
-        obs["swaps_left"].astype(np.float32)[:, None],
-        ace_rel.astype(np.float32),
-        obs["endgame_left"].astype(np.float32)[:, None],
-        obs["num_rounds"].astype(np.float32)[:, None],
-        rel_seat(lc[:, 0]), rel_seat(lc[:, 1]), rel_seat(lc[:, 4]),
-        obs["my_out"].astype(np.float32), rel(obs["known_in_hand"]),
-        rel(obs["claims"]), rel(obs["cards_claimed"]), rel(obs["claims_checked"]),
-        rel(obs["checks"]), rel(obs["pickups"]), rel(obs["timeouts"]), rel(obs["swaps_made"]),
-    ]
-    return np.concatenate(parts, axis=1)
+    return SPEC.to_tensor(rules, obs)
+
+
+__doc__ = __doc__.replace("{fields}", SPEC.field_table())
+
+if __name__ == "__main__":  # pragma: no cover - documentation helper
+    for row in tensor_layout(Rules()):
+        print(f"{row[0]:<18} {row[1]:>5} {row[2]:>4}  {row[3]}")
