@@ -145,3 +145,20 @@ def agent_word(seed: np.uint64, seat: int, decision: int, i: int) -> np.uint64:
     (stream ``Stream.AGENT + max(seat, 0)``, major = the decision index)."""
     return word(seed, AGENT + max(seat, 0), decision, i)
 
+
+
+@njit(cache=True)
+def random_legal(mask: np.ndarray, seed: np.uint64, seat: int, decision: int) -> int:
+    """The ``random`` agent's choice (``agents.random``) from a legal mask: the n-th set entry,
+    n = below(the decision's first agent word, number of set entries); 0 if none is set."""
+    count = 0
+    for a in range(mask.shape[0]):
+        if mask[a]:
+            count += 1
+    k = below(agent_word(seed, seat, decision, 0), count)
+    for a in range(mask.shape[0]):
+        if mask[a]:
+            if k == 0:
+                return a
+            k -= 1
+    return 0

@@ -874,20 +874,8 @@ def tensor_kernel(data, hot, rules, out):
 # ===================================================================== fused random play
 @njit(cache=True)
 def random_action(g, h, r):
-    """The ``random`` agent's choice in game ``g`` (``agents.random``): the n-th legal action,
-    n = below(first word of stream AGENT + seat at this decision, number of legal actions)."""
-    count = 0
-    for a in range(A):
-        if h.mask[a]:
-            count += 1
-    k = rn.below(rn.agent_word(h.seed, np.int64(h.current_player), np.int64(h.num_decisions), 0),
-                 count)
-    for a in range(A):
-        if h.mask[a]:
-            if k == 0:
-                return a
-            k -= 1
-    return 0
+    """The ``random`` agent's choice in game ``g`` (``agents.random``, ``rng_nb.random_legal``)."""
+    return rn.random_legal(h.mask, h.seed, np.int64(h.current_player), np.int64(h.num_decisions))
 
 
 @njit(cache=True)
