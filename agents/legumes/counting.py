@@ -1,25 +1,54 @@
-"""legumes ``counting``: is the last face-down card the called vegetable?
+"""legumes ``counting``: card counting plus a per-seat behaviour model, decisions by expected cards.
 
-Model.  The unseen pool is every card (the vegetable deck and each player's
-four action cards) minus my hand, my face-down cards (on the table or
-unrevealed in the discard pile), the face-up cards and the discard cards
-known to all.  The accused player's hand before the card was
-played (their hand now plus one) is a uniformly random subset of the pool, and
-a player who holds the called vegetable plays it: the card is true iff that
-hand held at least one card of the vegetable called when it was played, a
-hypergeometric probability computed exactly (``p_true``).
+Belief about the last face-down card (``claim_beliefs``).  Three outcomes of a
+reveal: the called vegetable (true), another card (lie), the Bomb.  Their
+probabilities are a multinomial logistic model (``CLAIM_WEIGHTS``, true is the
+reference class) of public features of the claim (``claim_features``):
 
-Accusing costs me, in expectation, ``p_true`` times the average number printed
-on the pool's cards of that vegetable (doubled with the Double accusation), and
-makes the accused draw, with probability ``1 - p_true``, the average penalty of
-the pool's other cards.  I accuse when ``spite`` times the second exceeds the
-first by ``margin``, and double when ``p_true < double_below``.  Opening,
-playing (``reverse <card>`` included) and, when this rule does not accuse,
-the choice between accusing and accepting a player's last face-down card
-follow the heuristic (accept when sure of second place at a table of 3+).
+- card counting: the unseen pool is every card (the vegetable deck and each
+  player's four action cards) minus my hand, my face-down cards (on the table or
+  unrevealed in the discard pile), the face-up cards and the discard cards known
+  to all; ``hold`` is the hypergeometric chance that the owner's hand before the
+  card (a uniform subset of the pool) held the called vegetable
+  (``truth_probability``), and ``bomb_held`` the same for a Bomb;
+- the owner's behaviour, from the per-seat public tallies with a weak prior:
+  the log-odds of truth among the owner's accused cards (``accused_tally``,
+  prior one true and one false), how many were accused, the owner's own
+  accusation rate per round (``accuser_tally``: random players accuse often,
+  the heuristics rarely), whether the owner has shown its Bomb, the owner's
+  earlier claims of this vegetable this round (``fd_claims``);
+- the situation: an opening card (its owner chose the vegetable), a last card.
 
-Simplifications: earlier accusations and plays are not used as evidence about
-hands; all unplaced cards are treated alike (the draw pile included).
+The weights are fitted by ``experiments/fit_legumes_counting.py`` on a mixture
+of lineups (random, heuristic and its parameter extremes, counting), 2–6
+players, rotated seatings; ``tests/legumes/test_counting_calibration.py``
+checks the beliefs against the truth per opponent type.
+
+Decisions by expected cards (positive = good for me), with the real stakes:
+
+- accuse: truth makes me draw the card's number (the pool average of that
+  vegetable), a lie makes the owner draw its penalty (pool average of the other
+  non-Bomb cards), a Bomb hands me the discard pile, this round's cards and the
+  Bomb (``bomb_cost``); the loser opens the next round (a free card, ``tempo``).
+  Cards the owner draws count ``spite`` times mine (``spite2`` at 2 players,
+  where the game is a duel), doubled against an owner down to ``urgent_at``
+  cards or fewer (about to finish).  The Double accusation doubles the number
+  drawn and sheds the Double card unless a Bomb sends it back.
+- play: one card shed (1), minus ``lie_risk`` times the next player's estimated
+  accusation rate times the penalty when the card is a lie.
+- facing a player's last face-down card: accept only at 3+ players when sure to
+  finish second and the card is a lie with probability below ``accept_below``;
+  otherwise accuse (doubled when the expected gain of doubling is positive).
+- opening and playing: the heuristic's rules (truth first, Vegetable choice,
+  Reverse shedding) but the lie card is chosen by its cost: with the next
+  player unlikely to accuse, shed the highest-scoring card among the action
+  cards that are no sure finish (Double) and vegetables; keep one finisher
+  (Bomb, Choice, Reverse: a last card that ends the game) when I can; against an
+  accuser, a Bomb lie is a trap.
+
+Simplifications: beliefs concern the last face-down card only; the owner's
+hand is a uniform subset of the pool (hands formed by earlier truthful plays are
+not modelled beyond the tallies); stakes are in cards, not in points or places.
 """
 
 from __future__ import annotations
@@ -33,6 +62,19 @@ from bluffsim.games.legumes import rules as R
 from bluffsim.rng import AgentRNG
 
 NUMBER = np.tile(np.arange(1, 4), R.NUM_VEG)
+POINTS = np.asarray(R.CARD_POINTS, dtype=np.int64)
+
+FEATURES = ("const", "hold", "log_hold", "seat_truth", "seat_accused", "seat_accuses", "bomb_held",
+            "bomb_shown", "opening", "last_card", "prior_claims", "hand", "hold*seat_truth",
+            "hold*seat_accuses", "log_hold*seat_truth", "seat_truth*seat_accused", "rounds")
+# multinomial logit weights (rows: lie, bomb; the true outcome is the reference), columns as
+# FEATURES; fitted by experiments/fit_legumes_counting.py (mixture of lineups, 2-6 players)
+CLAIM_WEIGHTS = np.array([
+    [-0.7596, -0.5217, -0.9248, -1.6396, -0.0720, 0.0081, 0.0847, 0.0363, -0.7199, 0.0182, 0.5737,
+     0.2101, -0.2969, -0.1265, -0.6950, 0.2482, 0.1389],
+    [-1.2874, -0.8828, 0.5542, 0.0166, -0.2345, -0.1267, 0.2075, -0.8129, -0.7985, -0.3232, 0.6007,
+     0.1411, -0.6036, -0.0925, -0.0677, 0.1612, 0.1333],
+])
 
 
 def unseen_pool(obs: dict[str, np.ndarray], rules: R.Rules) -> np.ndarray:
@@ -44,56 +86,164 @@ def unseen_pool(obs: dict[str, np.ndarray], rules: R.Rules) -> np.ndarray:
     return np.maximum(total[None, :] - known, 0)
 
 
+def _held_probability(pool_size: np.ndarray, good: np.ndarray, hand: np.ndarray) -> np.ndarray:
+    """P(a uniform ``hand``-subset of a pool of ``pool_size`` holds one of ``good`` cards)."""
+    h = np.minimum(hand, pool_size)
+    p_none = np.exp(log_choose(pool_size - good, h) - log_choose(pool_size, h))
+    return np.clip(1.0 - p_none, 0.0, 1.0)
+
+
 def truth_probability(obs: dict[str, np.ndarray], rules: R.Rules) -> np.ndarray:
-    """float[B]: probability the last face-down card is the vegetable called for it."""
+    """float[B]: probability the owner of the last face-down card held the vegetable called for
+    it (its hand before the card being a uniform subset of the unseen pool)."""
     pool = unseen_pool(obs, rules)
     b = pool.shape[0]
     rows = np.arange(b)
     veg = np.maximum(obs["last_called"].astype(np.int64), 0)
     n_v = pool[:, :R.BOMB].reshape(b, R.NUM_VEG, 3).sum(axis=2)[rows, veg]
-    u = pool.sum(axis=1)
     owner = np.maximum(obs["last_owner"].astype(np.int64), 0)
-    h = np.minimum(obs["hand_sizes"][rows, owner].astype(np.int64) + 1, u)
-    p_none = np.exp(log_choose(u - n_v, h) - log_choose(u, h))
-    return np.clip(1.0 - p_none, 0.0, 1.0)
+    h = obs["hand_sizes"][rows, owner].astype(np.int64) + 1
+    return _held_probability(pool.sum(axis=1), n_v, h)
+
+
+def _logit(p: np.ndarray) -> np.ndarray:
+    p = np.clip(p, 1e-3, 1 - 1e-3)
+    return np.log(p / (1 - p))
+
+
+def claim_features(obs: dict[str, np.ndarray], rules: R.Rules) -> np.ndarray:
+    """float64[B, F]: the model's features of the last face-down card (``FEATURES``)."""
+    pool = unseen_pool(obs, rules)
+    b = pool.shape[0]
+    rows = np.arange(b)
+    owner = np.maximum(obs["last_owner"].astype(np.int64), 0)
+    veg = np.maximum(obs["last_called"].astype(np.int64), 0)
+    h = obs["hand_sizes"][rows, owner].astype(np.int64) + 1
+    u = pool.sum(axis=1)
+    accused = obs["accused_tally"][rows, owner].astype(np.float64)           # true, lie, bomb
+    n_acc = accused.sum(axis=1)
+    accuses = obs["accuser_tally"][rows, owner].astype(np.float64).sum(axis=1)
+    rounds = obs["num_rounds"].astype(np.float64)
+    prior = obs["fd_claims"][rows, owner, veg].astype(np.float64) - 1
+    hold = truth_probability(obs, rules)
+    lhold = np.log(np.maximum(hold, 1e-3))
+    truth = np.log((accused[:, 0] + 1) / (accused[:, 1] + accused[:, 2] + 1))
+    acc_rate = np.log((accuses + 0.5) / (rounds + 2))
+    return np.stack([
+        np.ones(b),
+        _logit(hold),
+        lhold,
+        truth,
+        np.log1p(n_acc),
+        acc_rate,
+        _logit(_held_probability(u, pool[:, R.BOMB], h)),
+        (obs["shown_tally"][rows, owner, 0] > 0).astype(np.float64),
+        (obs["face_down_count"] == 1).astype(np.float64),
+        (obs["pending"] >= 0).astype(np.float64),
+        np.maximum(prior, 0),
+        np.log(h),
+        _logit(hold) * truth,
+        _logit(hold) * acc_rate,
+        lhold * truth,
+        truth * np.log1p(n_acc),
+        np.log1p(rounds),
+    ], axis=1)
+
+
+def claim_beliefs(obs: dict[str, np.ndarray], rules: R.Rules,
+                  weights: np.ndarray | None = None) -> np.ndarray:
+    """float64[B, 3]: P(true), P(lie), P(Bomb) of the last face-down card."""
+    w = CLAIM_WEIGHTS if weights is None else weights
+    z = claim_features(obs, rules) @ w.T                                       # [B, 2]
+    z = np.concatenate([np.zeros((z.shape[0], 1)), z], axis=1)
+    z -= z.max(axis=1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(axis=1, keepdims=True)
 
 
 class LegumesCounting(Agent):
-    """Expected-cards legumes player (see the module docstring)."""
+    """Counting plus a fitted per-seat behaviour model, expected-cards decisions (module
+    docstring)."""
 
     name = "counting"
     games = ("legumes",)
     traits = {"stochastic": True, "uses_history": True, "uses_observation": True}
-    params = {"spite": 0.6, "margin": 0.0, "double_below": 0.25}
+    params = {"spite": 0.6, "spite2": 1.0, "urgent_at": 2, "tempo": 0.5, "lie_risk": 1.0,
+              "margin": 0.0, "accept_below": 0.3}
     spec = {
-        "spite": real(0, doc="weight of the cards the accused would draw"),
-        "margin": real(doc="accuse when the expected gain exceeds this"),
-        "double_below": probability("double accusation when the play is true below this chance"),
+        "spite": real(0, doc="weight of a card the accused draws, against one I draw (3+ players)"),
+        "spite2": real(0, doc="the same at 2 players"),
+        "urgent_at": real(0, doc="double the spite against an owner with this many cards or fewer"),
+        "tempo": real(0, doc="value of opening the next round (a free card)"),
+        "lie_risk": real(0, doc="weight of the risk that my lie is accused"),
+        "margin": real(doc="accuse when its expected gain exceeds playing's by this"),
+        "accept_below": probability("accept a last card (sure second) when a lie is less likely"),
     }
 
     def act(self, obs: dict[str, np.ndarray], legal_mask: np.ndarray, rng: AgentRNG) -> np.ndarray:
-        """Accusations by expected cards drawn; opening and playing as the heuristic."""
+        """Accusations by expected cards with the fitted beliefs; opening and playing as the
+        heuristic (module docstring)."""
         out = LegumesHeuristic(self.game, accuse_rate=0.0, accuse_at=99).act(obs, legal_mask, rng)
-        # facing a player's last face-down card the heuristic's accept-or-accuse rule decides
-        can = np.flatnonzero(legal_mask[:, R.ACCUSE] & ~legal_mask[:, R.ACCEPT])
+        can = np.flatnonzero(legal_mask[:, R.ACCUSE])
         if can.size == 0:
             return out
-        c = self.config
         sub = {k: v[can] for k, v in obs.items()}
-        p = truth_probability(sub, self.game.rules)
-        pool = unseen_pool(sub, self.game.rules).astype(float)
-        rows = np.arange(can.size)
-        veg = np.maximum(sub["last_called"].astype(np.int64), 0)
-        veg_pool = pool[:, :R.BOMB].reshape(can.size, R.NUM_VEG, 3)
-        mine = veg_pool[rows, veg]                                       # [n, 3]
-        e_true = (mine * np.arange(1, 4)).sum(axis=1) / np.maximum(mine.sum(axis=1), 1)
-        lie = self.game.rules.action_lie_penalty
-        penalty = np.concatenate([NUMBER, [0, lie, lie, lie]])  # a Bomb makes nobody draw
+        out[can] = self.judge(sub, legal_mask[can], out[can])
+        return out
+
+    def judge(self, obs: dict[str, np.ndarray], legal_mask: np.ndarray,
+              fallback: np.ndarray) -> np.ndarray:
+        """Accuse, accuse double, accept or ``fallback`` (the play) where accusing is legal."""
+        c, rules = self.config, self.game.rules
+        n = fallback.size
+        rows = np.arange(n)
+        belief = claim_beliefs(obs, rules)
+        p_t, p_l, p_b = belief[:, 0], belief[:, 1], belief[:, 2]
+        pool = unseen_pool(obs, rules).astype(np.float64)
+        veg = np.maximum(obs["last_called"].astype(np.int64), 0)
+        mine = pool[:, :R.BOMB].reshape(n, R.NUM_VEG, 3)[rows, veg]
+        k_true = (mine * np.arange(1, 4)).sum(axis=1) / np.maximum(mine.sum(axis=1), 1)
+        k_true = np.where(mine.sum(axis=1) > 0, k_true, 2.0)
+        lie = rules.action_lie_penalty
+        penalty = np.concatenate([NUMBER, [0, lie, lie, lie]]).astype(np.float64)
         others = pool.copy()
         others[rows[:, None], veg[:, None] * 3 + np.arange(3)] = 0
-        e_false = (others * penalty[None, :]).sum(axis=1) / np.maximum(others.sum(axis=1), 1)
-        gain = c["spite"] * (1 - p) * e_false - p * e_true
-        accuse = gain > c["margin"]
-        double = accuse & legal_mask[can, R.ACCUSE_DOUBLE] & (p < c["double_below"])
-        out[can] = np.where(double, R.ACCUSE_DOUBLE, np.where(accuse, R.ACCUSE, out[can]))
-        return out
+        others[:, R.BOMB] = 0
+        k_lie = (others * penalty).sum(axis=1) / np.maximum(others.sum(axis=1), 1)
+        bomb_cost = (obs["discard_size"].astype(np.float64) + obs["face_down_count"]
+                     + obs["face_up"].sum(axis=1))
+        owner = np.maximum(obs["last_owner"].astype(np.int64), 0)
+        owner_hand = obs["hand_sizes"][rows, owner].astype(np.float64)
+        spite = c["spite2"] if rules.num_players == 2 else c["spite"]
+        spite = spite * np.where(owner_hand <= c["urgent_at"], 2.0, 1.0)
+        tempo = c["tempo"]
+        # expected cards, positive = good for me
+        base = -p_t * k_true - p_b * bomb_cost + spite * p_l * k_lie
+        turn = tempo * (p_t + p_b) - spite * tempo * p_l
+        v_acc = base + turn
+        v_dbl = (-p_t * 2 * k_true - p_b * (bomb_cost + 1) + spite * p_l * 2 * k_lie
+                 + (p_t + p_l)) + turn
+        v_play = np.ones(n)          # one card shed (the play's own risk is not modelled yet)
+        can_double = legal_mask[:, R.ACCUSE_DOUBLE]
+        use_double = can_double & (v_dbl > v_acc)
+        v_best = np.where(use_double, v_dbl, v_acc)
+        accuse = v_best > v_play + c["margin"]
+        act = np.where(use_double, R.ACCUSE_DOUBLE, R.ACCUSE)
+        decision = np.where(accuse, act, fallback)
+        # a player's last face-down card: accept only when sure second and a lie is unlikely
+        facing = legal_mask[:, R.ACCEPT]
+        if facing.any():
+            sizes = obs["hand_sizes"].astype(np.int64)
+            p = sizes.shape[1]
+            seats = np.arange(p)[None, :]
+            me = np.maximum(obs["seat"].astype(np.int64), 0)[:, None]
+            pend = obs["pending"].astype(np.int64)[:, None]
+            rival = np.where((seats == me) | (seats == pend), np.iinfo(np.int64).max, sizes)
+            my_score = obs["hand"].astype(np.int64) @ POINTS
+            sure_second = (p >= 3) & (my_score <= rival.min(axis=1))
+            accept = sure_second & (p_l < c["accept_below"])
+            last_dbl = can_double & (v_dbl > v_acc)
+            decision = np.where(facing, np.where(accept, R.ACCEPT,
+                                                 np.where(last_dbl, R.ACCUSE_DOUBLE, R.ACCUSE)),
+                                decision)
+        return decision
