@@ -37,7 +37,8 @@ Decisions by expected cards (positive = good for me), with the real stakes:
 - play: one card shed (1), minus ``lie_risk`` times the next player's estimated
   accusation rate times the penalty when the card is a lie.
 - facing a player's last face-down card: accept only at 3+ players when sure to
-  finish second and the card is a lie with probability below ``accept_below``;
+  finish second (the heuristic's rule), unless a lie is at least ``accept_below`` likely
+  (default 1: never);
   otherwise accuse (doubled when the expected gain of doubling is positive).
 - opening and playing: the heuristic's rules (truth first, Vegetable choice,
   Reverse shedding) but the lie card is chosen by its cost: with the next
@@ -169,7 +170,7 @@ class LegumesCounting(Agent):
     games = ("legumes",)
     traits = {"stochastic": True, "uses_history": True, "uses_observation": True}
     params = {"spite": 0.6, "spite2": 1.0, "urgent_at": 2, "tempo": 0.5, "lie_risk": 1.0,
-              "margin": 0.0, "accept_below": 0.3}
+              "margin": 0.0, "accept_below": 1.0}
     spec = {
         "spite": real(0, doc="weight of a card the accused draws, against one I draw (3+ players)"),
         "spite2": real(0, doc="the same at 2 players"),
