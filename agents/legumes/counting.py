@@ -170,7 +170,8 @@ class LegumesCounting(Agent):
     games = ("legumes",)
     traits = {"stochastic": True, "uses_history": True, "uses_observation": True}
     params = {"spite": 0.6, "spite2": 1.0, "urgent_at": 2, "tempo": 0.5, "lie_risk": 1.0,
-              "margin": 0.0, "accept_below": 1.0}
+              "margin": 0.0, "accept_below": 1.0, "trap_rate": 1.5, "trap_pile": 8.0,
+              "keep_margin": 2.0}
     spec = {
         "spite": real(0, doc="weight of a card the accused draws, against one I draw (3+ players)"),
         "spite2": real(0, doc="the same at 2 players"),
@@ -179,18 +180,60 @@ class LegumesCounting(Agent):
         "lie_risk": real(0, doc="weight of the risk that my lie is accused"),
         "margin": real(doc="accuse when its expected gain exceeds playing's by this"),
         "accept_below": probability("accept a last card (sure second) when a lie is less likely"),
+        "trap_rate": real(0, doc="lie with the Bomb when the next player's accusations per round "
+                          "times P exceed this"),
+        "trap_pile": real(0, doc="... even my last finisher when the pile holds this many cards"),
+        "keep_margin": real(doc="keep my last finisher when my hand is at most the smallest other "
+                            "hand plus this"),
     }
 
     def act(self, obs: dict[str, np.ndarray], legal_mask: np.ndarray, rng: AgentRNG) -> np.ndarray:
         """Accusations by expected cards with the fitted beliefs; opening and playing as the
         heuristic (module docstring)."""
         out = LegumesHeuristic(self.game, accuse_rate=0.0, accuse_at=99).act(obs, legal_mask, rng)
+        out = self.lie_card(obs, legal_mask, out)
         can = np.flatnonzero(legal_mask[:, R.ACCUSE])
         if can.size == 0:
             return out
         sub = {k: v[can] for k, v in obs.items()}
         out[can] = self.judge(sub, legal_mask[can], out[can])
         return out
+
+    def lie_card(self, obs: dict[str, np.ndarray], legal_mask: np.ndarray,
+                 planned: np.ndarray) -> np.ndarray:
+        """Rework the heuristic's face-down lies: a Bomb trap for a next player who accuses often,
+        and never my last finisher (Bomb, Choice, Reverse) while another card can lie."""
+        c = self.config
+        b = planned.size
+        rows = np.arange(b)
+        hand = obs["hand"].astype(np.int64)
+        size = hand.sum(axis=1)
+        card = planned - R.PLAY0
+        called = np.maximum(obs["called"].astype(np.int64), 0)
+        is_play = (obs["phase"] == R.PHASE_PLAY) & (card >= 0) & (card < R.NUM_TYPES)
+        lie = is_play & ~((card < R.BOMB) & (card // 3 == called))
+        p = self.game.rules.num_players
+        nxt = (np.maximum(obs["seat"].astype(np.int64), 0) + obs["direction"].astype(np.int64)) % p
+        accuses = obs["accuser_tally"][rows, nxt].astype(np.float64).sum(axis=1)
+        rate = (accuses + 0.5) / (obs["num_rounds"].astype(np.float64) + 2) * p
+        pile = (obs["discard_size"].astype(np.float64) + obs["face_down_count"]
+                + obs["face_up"].sum(axis=1))
+        finishers = hand[:, R.BOMB] + hand[:, R.CHOICE] + hand[:, R.REVERSE]
+        trap = (lie & (hand[:, R.BOMB] > 0) & (rate > c["trap_rate"])
+                & ((finishers >= 2) | (pile >= c["trap_pile"])) & legal_mask[:, R.PLAY0 + R.BOMB])
+        out = np.where(trap, R.PLAY0 + R.BOMB, planned)
+        # keep the last finisher: lie with the Double, else the cheapest vegetable
+        veg_score = np.where(hand[:, :R.BOMB] > 0, NUMBER[None, :], 99)
+        cheapest = np.where(hand[:, R.DOUBLE] > 0, R.DOUBLE, veg_score.argmin(axis=1))
+        has_other = (hand[:, R.DOUBLE] > 0) | (veg_score.min(axis=1) < 99)
+        sizes = obs["hand_sizes"].astype(np.int64)
+        me = np.arange(p)[None, :] == np.maximum(obs["seat"].astype(np.int64), 0)[:, None]
+        leading = size <= np.where(me, 10**6, sizes).min(axis=1) + c["keep_margin"]
+        spend = (lie & ~trap & ((card == R.BOMB) | (card == R.CHOICE)) & (finishers == 1)
+                 & has_other & (size >= 2) & leading)
+        alt = R.PLAY0 + cheapest
+        ok = legal_mask[rows, np.clip(alt, 0, legal_mask.shape[1] - 1)]
+        return np.where(spend & ok, alt, out)
 
     def judge(self, obs: dict[str, np.ndarray], legal_mask: np.ndarray,
               fallback: np.ndarray) -> np.ndarray:
