@@ -142,8 +142,11 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--games", type=int, default=400, help="games per lineup")
     ap.add_argument("--seed", type=int, default=4242)
+    ap.add_argument("--save", help="also write the logged claims to this .npz")
     a = ap.parse_args()
     data = mixture(a.games, a.seed)
+    if a.save:
+        np.savez_compressed(a.save, **data)
     x, y = data["features"], data["outcome"]
     w = fit(x, y)
     p = beliefs_of(x, w)
