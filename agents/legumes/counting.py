@@ -67,14 +67,18 @@ POINTS = np.asarray(R.CARD_POINTS, dtype=np.int64)
 
 FEATURES = ("const", "hold", "log_hold", "seat_truth", "seat_accused", "seat_accuses", "bomb_held",
             "bomb_shown", "opening", "last_card", "prior_claims", "hand", "hold*seat_truth",
-            "hold*seat_accuses", "log_hold*seat_truth", "seat_truth*seat_accused", "rounds")
+            "hold*seat_accuses", "log_hold*seat_truth", "seat_truth*seat_accused", "rounds", "true_n",
+            "lie_n", "accuses_n", "hold*true_n", "hold*lie_n", "hold*accuses_n", "shown_free",
+            "shown_double", "drawn", "hold*shown_free", "hold*drawn", "fd_count")
 # multinomial logit weights (rows: lie, bomb; the true outcome is the reference), columns as
 # FEATURES; fitted by experiments/fit_legumes_counting.py (mixture of lineups, 2-6 players)
 CLAIM_WEIGHTS = np.array([
-    [-0.7596, -0.5217, -0.9248, -1.6396, -0.0720, 0.0081, 0.0847, 0.0363, -0.7199, 0.0182, 0.5737,
-     0.2101, -0.2969, -0.1265, -0.6950, 0.2482, 0.1389],
-    [-1.2874, -0.8828, 0.5542, 0.0166, -0.2345, -0.1267, 0.2075, -0.8129, -0.7985, -0.3232, 0.6007,
-     0.1411, -0.6036, -0.0925, -0.0677, 0.1612, 0.1333],
+    [-0.4554, -0.2678, -0.9594, -0.8077, 0.0057, 0.0252, 0.2358, 0.2706, -0.4511, -0.2739, 0.8329,
+     0.1211, -0.6794, -0.0388, -0.3880, 0.0708, 0.0523, -0.2000, 0.0919, -0.1020, 0.3522, -0.3972,
+     -0.5360, 0.7116, 0.8019, -0.3003, 0.0813, -0.0351, -0.5190],
+    [-2.2621, -0.5047, 0.1423, -0.1255, -0.1155, 0.1814, 0.2466, -0.4534, -0.3109, 0.9401, 0.6600,
+     0.1032, -0.4991, -0.0605, -0.4100, 0.0307, 0.0078, -0.0728, -0.0444, -0.0686, -0.0648, -0.1171,
+     -0.2709, 1.1388, 0.2525, -0.4000, 0.0376, 0.0858, -0.1661],
 ])
 
 
@@ -130,6 +134,14 @@ def claim_features(obs: dict[str, np.ndarray], rules: R.Rules) -> np.ndarray:
     lhold = np.log(np.maximum(hold, 1e-3))
     truth = np.log((accused[:, 0] + 1) / (accused[:, 1] + accused[:, 2] + 1))
     acc_rate = np.log((accuses + 0.5) / (rounds + 2))
+    # linear evidence (a type's log-likelihood ratio is linear in these counts), capped
+    t_n, l_n = np.minimum(accused[:, 0], 8) / 4, np.minimum(accused[:, 1] + accused[:, 2], 8) / 4
+    a_n = np.minimum(accuses, 16) / 8
+    # action cards the owner showed face up or revealed (Choice and Reverse played face up come
+    # early from a random player, late from the rule-based ones), cards it drew from the pile
+    shown = np.minimum(obs["shown_tally"][rows, owner].astype(np.float64), 4)
+    free = shown[:, 1] + shown[:, 2]
+    drawn = np.log1p(obs["drawn_tally"][rows, owner].astype(np.float64))
     return np.stack([
         np.ones(b),
         _logit(hold),
@@ -148,6 +160,9 @@ def claim_features(obs: dict[str, np.ndarray], rules: R.Rules) -> np.ndarray:
         lhold * truth,
         truth * np.log1p(n_acc),
         np.log1p(rounds),
+        t_n, l_n, a_n, _logit(hold) * t_n, _logit(hold) * l_n, _logit(hold) * a_n,
+        free, shown[:, 3], drawn, _logit(hold) * free, _logit(hold) * drawn,
+        np.log(obs["face_down_count"].astype(np.float64) + 1),
     ], axis=1)
 
 
@@ -235,13 +250,14 @@ class LegumesCounting(Agent):
         ok = legal_mask[rows, np.clip(alt, 0, legal_mask.shape[1] - 1)]
         return np.where(spend & ok, alt, out)
 
-    def judge(self, obs: dict[str, np.ndarray], legal_mask: np.ndarray,
-              fallback: np.ndarray) -> np.ndarray:
-        """Accuse, accuse double, accept or ``fallback`` (the play) where accusing is legal."""
+    def judge(self, obs: dict[str, np.ndarray], legal_mask: np.ndarray, fallback: np.ndarray,
+              belief: np.ndarray | None = None) -> np.ndarray:
+        """Accuse, accuse double, accept or ``fallback`` (the play) where accusing is legal;
+        ``belief`` (P(true), P(lie), P(Bomb) per row) defaults to ``claim_beliefs``."""
         c, rules = self.config, self.game.rules
         n = fallback.size
         rows = np.arange(n)
-        belief = claim_beliefs(obs, rules)
+        belief = claim_beliefs(obs, rules) if belief is None else belief
         p_t, p_l, p_b = belief[:, 0], belief[:, 1], belief[:, 2]
         pool = unseen_pool(obs, rules).astype(np.float64)
         veg = np.maximum(obs["last_called"].astype(np.int64), 0)
