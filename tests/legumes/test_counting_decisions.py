@@ -43,25 +43,22 @@ def decide(name, hands, actions, discard=(), tallies=None, **params) -> str:
     return game.action_names[int(a[0])]
 
 
-LIAR = {"accused_tally": [[0, 6, 0], [0, 0, 0], [0, 0, 0]],
-        "accuser_tally": [[4, 4, 0], [0, 0, 0], [0, 0, 0]]}
-HONEST = {"accused_tally": [[6, 0, 0], [0, 0, 0], [0, 0, 0]],
-          "accuser_tally": [[0, 0, 0], [0, 0, 0], [0, 0, 0]]}
+LIAR = {"accused_tally": [[0, 6, 0], [0, 0, 0]], "accuser_tally": [[4, 4, 0], [0, 0, 0]],
+        "num_rounds": 10}
+HONEST = {"accused_tally": [[6, 0, 0], [0, 0, 0]], "accuser_tally": [[0, 0, 0], [0, 0, 0]],
+          "num_rounds": 10}
 
 
 def test_a_seat_caught_lying_is_believed_less_than_an_honest_one():
-    hands = (OPENER, ME, THIRD)
-    _, _, liar = observe(hands, ["open leek-2 carrot"], tallies={**LIAR, "num_rounds": 10})
-    _, _, honest = observe(hands, ["open leek-2 carrot"], tallies={**HONEST, "num_rounds": 10})
+    # two players; the opener (6 accusations against it: all lies, or all true) is down to two
+    # cards, so its claim matters: accuse the liar (doubled), play on the honest one
+    hands = (["carrot-2", "tomato-1", "leek-2"], ME)
     rules = scenario(hands, DRAW)[0].rules
-    p_liar, p_honest = claim_beliefs(liar, rules)[0], claim_beliefs(honest, rules)[0]
-    print(p_liar, p_honest)
-    assert p_liar[0] < 0.35 < 0.6 < p_honest[0]
-    # the same claim: accuse the seat that lies, play (a true-looking carrot is risky) otherwise
-    assert decide("counting", hands, ["open leek-2 carrot"],
-                  tallies={**LIAR, "num_rounds": 10}).startswith("accuse")
-    assert not decide("counting", hands, ["open leek-2 carrot"],
-                      tallies={**HONEST, "num_rounds": 10}).startswith("accuse")
+    p_liar = claim_beliefs(observe(hands, ["open leek-2 carrot"], tallies=LIAR)[2], rules)[0]
+    p_honest = claim_beliefs(observe(hands, ["open leek-2 carrot"], tallies=HONEST)[2], rules)[0]
+    assert p_liar[0] < 0.6 < 0.75 < p_honest[0]
+    assert decide("counting", hands, ["open leek-2 carrot"], tallies=LIAR) == "accuse double"
+    assert not decide("counting", hands, ["open leek-2 carrot"], tallies=HONEST).startswith("accuse")
 
 
 def test_a_big_discard_pile_makes_the_bomb_too_costly_to_accuse():
