@@ -74,6 +74,9 @@ were set by hand on ladder runs (1,200 games per table), not fitted.
 
 from __future__ import annotations
 
+from functools import lru_cache
+from typing import Any
+
 import numpy as np
 
 from agents.base import Agent, probability, real
@@ -102,10 +105,18 @@ CLAIM_WEIGHTS = np.array([
 ])
 
 
-def unseen_pool(obs: dict[str, np.ndarray], rules: R.Rules) -> np.ndarray:
-    """int64[B, T]: cards of each type I cannot place."""
+@lru_cache(maxsize=64)
+def _total_cards(rules: R.Rules) -> np.ndarray:
+    """int64[T]: every card of the game by type (read-only)."""
     total = np.bincount(np.asarray(rules.deck), minlength=R.NUM_TYPES).astype(np.int64)
     total[list(R.ACTION_CARDS)] = rules.num_players
+    total.flags.writeable = False
+    return total
+
+
+def unseen_pool(obs: dict[str, np.ndarray], rules: R.Rules) -> np.ndarray:
+    """int64[B, T]: cards of each type I cannot place."""
+    total = _total_cards(rules)
     known = (obs["hand"].astype(np.int64) + obs["my_face_down"] + obs["face_up"]
              + obs["discard_revealed"] + obs["my_discard"])
     return np.maximum(total[None, :] - known, 0)
@@ -118,10 +129,12 @@ def _held_probability(pool_size: np.ndarray, good: np.ndarray, hand: np.ndarray)
     return np.clip(1.0 - p_none, 0.0, 1.0)
 
 
-def truth_probability(obs: dict[str, np.ndarray], rules: R.Rules) -> np.ndarray:
+def truth_probability(obs: dict[str, np.ndarray], rules: R.Rules,
+                      pool: np.ndarray | None = None) -> np.ndarray:
     """float[B]: probability the owner of the last face-down card held the vegetable called for
-    it (its hand before the card being a uniform subset of the unseen pool)."""
-    pool = unseen_pool(obs, rules)
+    it (its hand before the card being a uniform subset of the unseen pool); ``pool`` is
+    ``unseen_pool(obs, rules)`` when the caller has it."""
+    pool = unseen_pool(obs, rules) if pool is None else pool
     b = pool.shape[0]
     rows = np.arange(b)
     veg = np.maximum(obs["last_called"].astype(np.int64), 0)
@@ -136,9 +149,10 @@ def _logit(p: np.ndarray) -> np.ndarray:
     return np.log(p / (1 - p))
 
 
-def claim_features(obs: dict[str, np.ndarray], rules: R.Rules) -> np.ndarray:
+def claim_features(obs: dict[str, np.ndarray], rules: R.Rules,
+                   pool: np.ndarray | None = None) -> np.ndarray:
     """float64[B, F]: the model's features of the last face-down card (``FEATURES``)."""
-    pool = unseen_pool(obs, rules)
+    pool = unseen_pool(obs, rules) if pool is None else pool
     b = pool.shape[0]
     rows = np.arange(b)
     owner = np.maximum(obs["last_owner"].astype(np.int64), 0)
@@ -150,7 +164,7 @@ def claim_features(obs: dict[str, np.ndarray], rules: R.Rules) -> np.ndarray:
     accuses = obs["accuser_tally"][rows, owner].astype(np.float64).sum(axis=1)
     rounds = obs["num_rounds"].astype(np.float64)
     prior = obs["fd_claims"][rows, owner, veg].astype(np.float64) - 1
-    hold = truth_probability(obs, rules)
+    hold = truth_probability(obs, rules, pool)
     lhold = np.log(np.maximum(hold, 1e-3))
     truth = np.log((accused[:, 0] + 1) / (accused[:, 1] + accused[:, 2] + 1))
     acc_rate = np.log((accuses + 0.5) / (rounds + 2))
@@ -187,10 +201,10 @@ def claim_features(obs: dict[str, np.ndarray], rules: R.Rules) -> np.ndarray:
 
 
 def claim_beliefs(obs: dict[str, np.ndarray], rules: R.Rules,
-                  weights: np.ndarray | None = None) -> np.ndarray:
+                  weights: np.ndarray | None = None, pool: np.ndarray | None = None) -> np.ndarray:
     """float64[B, 3]: P(true), P(lie), P(Bomb) of the last face-down card."""
     w = CLAIM_WEIGHTS if weights is None else weights
-    z = claim_features(obs, rules) @ w.T                                       # [B, 2]
+    z = claim_features(obs, rules, pool) @ w.T                                       # [B, 2]
     z = np.concatenate([np.zeros((z.shape[0], 1)), z], axis=1)
     z -= z.max(axis=1, keepdims=True)
     e = np.exp(z)
@@ -221,10 +235,15 @@ class LegumesCounting(Agent):
                             "hand plus this"),
     }
 
+    def __init__(self, game: Any, **params: Any):
+        super().__init__(game, **params)
+        # opening and playing start from the heuristic's rules; it never accuses by itself
+        self._base = LegumesHeuristic(game, accuse_rate=0.0, accuse_at=99)
+
     def act(self, obs: dict[str, np.ndarray], legal_mask: np.ndarray, rng: AgentRNG) -> np.ndarray:
         """Accusations by expected cards with the fitted beliefs; opening and playing as the
         heuristic (module docstring)."""
-        out = LegumesHeuristic(self.game, accuse_rate=0.0, accuse_at=99).act(obs, legal_mask, rng)
+        out = self._base.act(obs, legal_mask, rng)
         out = self.lie_card(obs, legal_mask, out)
         can = np.flatnonzero(legal_mask[:, R.ACCUSE])
         if can.size == 0:
@@ -276,9 +295,10 @@ class LegumesCounting(Agent):
         c, rules = self.config, self.game.rules
         n = fallback.size
         rows = np.arange(n)
-        belief = claim_beliefs(obs, rules) if belief is None else belief
+        pool_i = unseen_pool(obs, rules)
+        belief = claim_beliefs(obs, rules, pool=pool_i) if belief is None else belief
         p_t, p_l, p_b = belief[:, 0], belief[:, 1], belief[:, 2]
-        pool = unseen_pool(obs, rules).astype(np.float64)
+        pool = pool_i.astype(np.float64)
         veg = np.maximum(obs["last_called"].astype(np.int64), 0)
         mine = pool[:, :R.BOMB].reshape(n, R.NUM_VEG, 3)[rows, veg]
         k_true = (mine * np.arange(1, 4)).sum(axis=1) / np.maximum(mine.sum(axis=1), 1)
