@@ -81,6 +81,7 @@ import numpy as np
 
 from agents.base import Agent, probability, real
 from agents.combinatorics import log_choose
+from agents.legumes.counting_kernel import judge_kernel, lie_kernel
 from agents.legumes.heuristic import LegumesHeuristic
 from bluffsim.games.legumes import rules as R
 from bluffsim.rng import AgentRNG
@@ -239,23 +240,51 @@ class LegumesCounting(Agent):
         super().__init__(game, **params)
         # opening and playing start from the heuristic's rules; it never accuses by itself
         self._base = LegumesHeuristic(game, accuse_rate=0.0, accuse_at=99)
+        lie = game.rules.action_lie_penalty
+        self._penalty = np.concatenate([NUMBER, [0, lie, lie, lie]]).astype(np.float64)
 
     def act(self, obs: dict[str, np.ndarray], legal_mask: np.ndarray, rng: AgentRNG) -> np.ndarray:
         """Accusations by expected cards with the fitted beliefs; opening and playing as the
         heuristic (module docstring)."""
         out = self._base.act(obs, legal_mask, rng)
-        out = self.lie_card(obs, legal_mask, out)
+        self.lie_rows(obs, legal_mask, out)
         can = np.flatnonzero(legal_mask[:, R.ACCUSE])
-        if can.size == 0:
-            return out
-        sub = {k: v[can] for k, v in obs.items()}
-        out[can] = self.judge(sub, legal_mask[can], out[can])
+        if can.size:
+            self.judge_rows(obs, legal_mask, can, out)
         return out
+
+    def judge_rows(self, obs: dict[str, np.ndarray], legal_mask: np.ndarray, rows: np.ndarray,
+                   out: np.ndarray) -> np.ndarray:
+        """The compiled ``judge`` on ``rows`` of the batch, in place in ``out`` (which holds the
+        plays); returns the beliefs float64[B, 3] (zero outside ``rows``)."""
+        c, rules = self.config, self.game.rules
+        beliefs = np.zeros((out.size, 3))
+        spite = c["spite2"] if rules.num_players == 2 else c["spite"]
+        judge_kernel(_total_cards(rules), CLAIM_WEIGHTS, self._penalty, POINTS, obs["hand"],
+                     obs["my_face_down"], obs["face_up"], obs["discard_revealed"],
+                     obs["my_discard"], obs["hand_sizes"], obs["last_owner"], obs["last_called"],
+                     obs["accused_tally"], obs["accuser_tally"], obs["shown_tally"],
+                     obs["drawn_tally"], obs["fd_claims"], obs["num_rounds"],
+                     obs["face_down_count"], obs["pending"], obs["discard_size"], obs["seat"],
+                     legal_mask[:, R.ACCUSE_DOUBLE], legal_mask[:, R.ACCEPT],
+                     rows.astype(np.int64), float(spite), float(c["urgent_at"]), float(c["tempo"]),
+                     float(c["margin"]), float(c["accept_below"]), out, beliefs)
+        return beliefs
+
+    def lie_rows(self, obs: dict[str, np.ndarray], legal_mask: np.ndarray,
+                 out: np.ndarray) -> None:
+        """The compiled ``lie_card``, in place in ``out`` (the planned actions)."""
+        c = self.config
+        lie_kernel(obs["hand"], obs["phase"], obs["called"], obs["seat"], obs["direction"],
+                   obs["accuser_tally"], obs["num_rounds"], obs["discard_size"],
+                   obs["face_down_count"], obs["face_up"], obs["hand_sizes"], legal_mask,
+                   float(c["trap_rate"]), float(c["trap_pile"]), float(c["keep_margin"]), out)
 
     def lie_card(self, obs: dict[str, np.ndarray], legal_mask: np.ndarray,
                  planned: np.ndarray) -> np.ndarray:
         """Rework the heuristic's face-down lies: a Bomb trap for a next player who accuses often,
-        and never my last finisher (Bomb, Choice, Reverse) while another card can lie."""
+        and never my last finisher (Bomb, Choice, Reverse) while another card can lie (the
+        numpy reference of ``lie_rows``)."""
         c = self.config
         b = planned.size
         rows = np.arange(b)
@@ -290,8 +319,9 @@ class LegumesCounting(Agent):
 
     def judge(self, obs: dict[str, np.ndarray], legal_mask: np.ndarray, fallback: np.ndarray,
               belief: np.ndarray | None = None) -> np.ndarray:
-        """Accuse, accuse double, accept or ``fallback`` (the play) where accusing is legal;
-        ``belief`` (P(true), P(lie), P(Bomb) per row) defaults to ``claim_beliefs``."""
+        """Accuse, accuse double, accept or ``fallback`` (the play) where accusing is legal
+        (every row): the numpy reference of ``judge_rows``; ``belief`` (P(true), P(lie), P(Bomb)
+        per row) defaults to ``claim_beliefs``."""
         c, rules = self.config, self.game.rules
         n = fallback.size
         rows = np.arange(n)
