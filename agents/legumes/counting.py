@@ -95,7 +95,8 @@ FEATURES = ("const", "hold", "log_hold", "seat_truth", "seat_accused", "seat_acc
             "lie_n", "accuses_n", "hold*true_n", "hold*lie_n", "hold*accuses_n", "shown_free",
             "shown_double", "drawn", "hold*shown_free", "hold*drawn", "fd_count")
 # multinomial logit weights (rows: lie, bomb; the true outcome is the reference), columns as
-# FEATURES; fitted by experiments/fit_legumes_counting.py (mixture of lineups, 2-6 players)
+# FEATURES; fitted by `python experiments/fit_legumes_counting.py --games 50` (mixture of lineups,
+# 2-6 players, rotated seatings; 167,607 logged claims)
 CLAIM_WEIGHTS = np.array([
     [-0.4554, -0.2678, -0.9594, -0.8077, 0.0057, 0.0252, 0.2358, 0.2706, -0.4511, -0.2739, 0.8329,
      0.1211, -0.6794, -0.0388, -0.3880, 0.0708, 0.0523, -0.2000, 0.0919, -0.1020, 0.3522, -0.3972,

@@ -40,10 +40,10 @@ spec.loader.exec_module(F)
 TOL_POOLED, TOL_TYPE, TOL_BOMB, MIN_BIN = 0.12, 0.25, 0.03, 150
 BINS = np.linspace(0, 1, 6)
 CASES = {
-    "random": ([F.COUNTING, F.RANDOM, F.RANDOM], 160),
-    "heuristic": ([F.COUNTING, F.HEURISTIC, F.HEURISTIC], 160),
-    "heuristic accuse_rate=0.0": ([F.COUNTING] + [("heuristic", {"accuse_rate": 0.0})] * 3, 120),
-    "heuristic accuse_at=1": ([F.COUNTING, ("heuristic", {"accuse_at": 1})], 200),
+    "random": ([F.COUNTING, F.RANDOM, F.RANDOM], 400),
+    "heuristic": ([F.COUNTING, F.HEURISTIC, F.HEURISTIC], 400),
+    "heuristic accuse_rate=0.0": ([F.COUNTING] + [("heuristic", {"accuse_rate": 0.0})] * 3, 300),
+    "heuristic accuse_at=1": ([F.COUNTING, ("heuristic", {"accuse_at": 1})], 500),
 }
 
 
