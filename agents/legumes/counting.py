@@ -64,6 +64,12 @@ Decisions by expected cards (positive = good for me), with the real stakes:
   lie instead (it costs 10 points if another player finishes first, hence
   only when I am in the race).
 
+Speed: ``act`` runs the heuristic's numpy play rules, then two numba loops
+(``counting_kernel``: ``lie_kernel`` and ``judge_kernel``, the features, beliefs and
+decision per row); ``lie_card``, ``claim_features``/``claim_beliefs`` and ``judge`` are
+their numpy references (used by the fit and the tests,
+``tests/legumes/test_counting_kernel.py`` checks that both agree on played games).
+
 Simplifications: beliefs concern the last face-down card only; the owner's
 hand is a uniform subset of the pool (hands formed by earlier truthful plays are
 not modelled beyond the tallies); stakes are in cards, not in points or places;
