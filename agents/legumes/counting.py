@@ -48,7 +48,8 @@ Decisions by expected cards (positive = good for me), with the real stakes:
 - play: one card shed (1); the risk that my own play is accused is not
   modelled (a simplification: the accusation has to gain more than a shed card).
 - accuse when its value exceeds the play's by ``margin``; double when doubling is
-  worth more than a plain accusation.
+  worth more than a plain accusation and the card is true with a chance below
+  ``double_below`` (default 1: the values alone decide).
 - facing a player's last face-down card: accept only at 3+ players when sure to
   finish second (the heuristic's rule), unless a lie is at least
   ``accept_below`` likely (default 1: never); otherwise accuse (doubled when
@@ -227,7 +228,7 @@ class LegumesCounting(Agent):
     games = ("legumes",)
     traits = {"stochastic": True, "uses_history": True, "uses_observation": True}
     params = {"spite": 0.6, "spite2": 1.0, "urgent_at": 2, "tempo": 0.5,
-              "margin": 0.0, "accept_below": 1.0, "trap_rate": 1.5, "trap_pile": 8.0,
+              "margin": 0.0, "double_below": 1.0, "accept_below": 1.0, "trap_rate": 1.5, "trap_pile": 8.0,
               "keep_margin": 2.0}
     spec = {
         "spite": real(0, doc="weight of a card the accused draws, against one I draw (3+ players)"),
@@ -235,6 +236,7 @@ class LegumesCounting(Agent):
         "urgent_at": real(0, doc="double the spite against an owner with this many cards or fewer"),
         "tempo": real(0, doc="value of opening the next round (a free card)"),
         "margin": real(doc="accuse when its expected gain exceeds playing's by this"),
+        "double_below": probability("double only when the card is true with a chance below this"),
         "accept_below": probability("accept a last card (sure second) when a lie is less likely"),
         "trap_rate": real(0, doc="lie with the Bomb when the next player's accusations per round "
                           "times P exceed this"),
@@ -275,7 +277,8 @@ class LegumesCounting(Agent):
                      obs["face_down_count"], obs["pending"], obs["discard_size"], obs["seat"],
                      legal_mask[:, R.ACCUSE_DOUBLE], legal_mask[:, R.ACCEPT],
                      rows.astype(np.int64), float(spite), float(c["urgent_at"]), float(c["tempo"]),
-                     float(c["margin"]), float(c["accept_below"]), out, beliefs)
+                     float(c["margin"]), float(c["double_below"]), float(c["accept_below"]), out,
+                     beliefs)
         return beliefs
 
     def lie_rows(self, obs: dict[str, np.ndarray], legal_mask: np.ndarray,
@@ -361,7 +364,7 @@ class LegumesCounting(Agent):
                  + (p_t + p_l)) + turn
         v_play = np.ones(n)          # one card shed (the play's own risk is not modelled yet)
         can_double = legal_mask[:, R.ACCUSE_DOUBLE]
-        use_double = can_double & (v_dbl > v_acc)
+        use_double = can_double & (v_dbl > v_acc) & (p_t < c["double_below"])
         v_best = np.where(use_double, v_dbl, v_acc)
         accuse = v_best > v_play + c["margin"]
         act = np.where(use_double, R.ACCUSE_DOUBLE, R.ACCUSE)
@@ -378,7 +381,7 @@ class LegumesCounting(Agent):
             my_score = obs["hand"].astype(np.int64) @ POINTS
             sure_second = (p >= 3) & (my_score <= rival.min(axis=1))
             accept = sure_second & (p_l < c["accept_below"])
-            last_dbl = can_double & (v_dbl > v_acc)
+            last_dbl = use_double
             decision = np.where(facing, np.where(accept, R.ACCEPT,
                                                  np.where(last_dbl, R.ACCUSE_DOUBLE, R.ACCUSE)),
                                 decision)

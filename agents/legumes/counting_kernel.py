@@ -102,7 +102,7 @@ def features_row(table, total, hand, my_fd, face_up, disc_rev, my_disc, hand_siz
 def judge_kernel(total, weights, penalty, points, hand, my_fd, face_up, disc_rev, my_disc,
                  hand_sizes, last_owner, last_called, accused, accuser, shown, drawn_t, fd_claims,
                  num_rounds, fd_count, pending, discard_size, seat, can_double, facing, rows,
-                 spite_base, urgent_at, tempo, margin, accept_below, out, beliefs):
+                 spite_base, urgent_at, tempo, margin, double_below, accept_below, out, beliefs):
     """For each row ``b`` in ``rows``: the beliefs (``beliefs[b]``, float64[3]) and the decision
     (``out[b]``, which holds the play on entry and keeps it unless the rule accuses or
     accepts)."""
@@ -153,7 +153,7 @@ def judge_kernel(total, weights, penalty, points, hand, my_fd, face_up, disc_rev
         v_acc = -p_t * k_true - p_b * bomb_cost + spite * p_l * k_lie + turn
         v_dbl = (-p_t * 2 * k_true - p_b * (bomb_cost + 1) + spite * p_l * 2 * k_lie
                  + (p_t + p_l)) + turn
-        use_double = can_double[b] and v_dbl > v_acc
+        use_double = can_double[b] and v_dbl > v_acc and p_t < double_below
         v_best = v_dbl if use_double else v_acc
         if facing[b]:
             me = max(seat[b], 0)
