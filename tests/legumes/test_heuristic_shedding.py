@@ -60,3 +60,34 @@ def test_parameters_keep_their_meaning():
     # accuse_rate=1 accuses anyway, even when it would shed an action card
     hands = (OPENER, ["leek-1", "pea-1", "bomb", "double"], NEXT)
     assert decide(hands, ["open tomato-1 carrot"], accuse_rate=1.0) == "accuse"
+
+
+def decide_with_pile(hands, actions, discard, **params) -> str:
+    """The heuristic's decision (by name) with ``discard`` as the discard pile."""
+    ref, s = scenario([list(h) for h in hands], ["radish-1", "radish-2", "radish-3"],
+                      discard=list(discard))
+    for a in actions:
+        ref.apply(s, a)
+    game = LegumesGame(ref.rules)
+    st = game.from_reference([s])
+    agent = agents.make("heuristic", game, **params)
+    a = agent.act(game.observe(st), st.legal_action_mask,
+                  AgentRNG(st.seed, st.current_player, st.num_decisions))
+    assert st.legal_action_mask[0, a[0]]
+    return game.action_names[int(a[0])]
+
+
+def test_no_accusation_when_a_bomb_would_hand_over_more_than_the_accused_holds():
+    # seat 1 holds three carrots: accuse_at=3 accuses the opener (5 cards left) while the pile
+    # (discard + this round) is at most 5 cards, and plays its carrot once a Bomb would hand it
+    # more; accuse_rate=1 obeys the same guard
+    hands = (OPENER, ["carrot-1", "carrot-1", "carrot-3", "bomb", "double"], NEXT)
+    small, big = ["pea-3"] * 4, ["pea-3"] * 5
+    assert decide_with_pile(hands, ["open tomato-1 carrot"], small, accuse_rate=0.0) == "accuse"
+    assert decide_with_pile(hands, ["open tomato-1 carrot"], big, accuse_rate=0.0) == "play carrot-3"
+    hands = (OPENER, ["leek-1", "pea-1", "bomb", "double"], NEXT)
+    assert decide_with_pile(hands, ["open tomato-1 carrot"], small, accuse_rate=1.0) == "accuse"
+    assert decide_with_pile(hands, ["open tomato-1 carrot"], big, accuse_rate=1.0) == "play double"
+    # facing a player's last face-down card it still accuses (the only way to keep playing)
+    hands = (["carrot-1"], ["pea-3", "leek-1"])
+    assert decide_with_pile(hands, ["open carrot-1 carrot"], ["pea-3"] * 9) == "accuse"
