@@ -165,7 +165,7 @@ class LegumesDisplay(GameDisplay):
         if words[0] == "open":
             card = (f"{self.named(words[1])} face down" if len(words) == 3
                     else "a card face down")
-            lines.append(f"{who}: opens round {_i(b['num_rounds']) + 1}: {card}, calling {words[-1]}")
+            lines.append(f"{who}: opens round {_i(b['num_rounds']) + 1}: {card}, claiming {words[-1]}")
         elif words[0] == "play":
             card = f"{self.named(words[1])} face down" if len(words) > 1 else "a card face down"
             lines.append(f"{who}: plays {card}, claiming {called}")
