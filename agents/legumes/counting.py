@@ -86,7 +86,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import Agent, probability, real, register_agent
+from agents.base import Agent, Traits, probability, real, register_agent
 from agents.combinatorics import log_choose
 from agents.legumes.counting_kernel import judge_kernel, lie_kernel
 from agents.legumes.heuristic import LegumesHeuristic
@@ -226,7 +226,7 @@ class LegumesCounting(Agent):
     docstring)."""
 
     name = "counting"
-    traits = {"stochastic": True, "uses_history": True, "uses_observation": True}
+    traits = Traits(stochastic=True, uses_history=True)
     params = {"spite": 0.6, "spite2": 1.0, "urgent_at": 2, "tempo": 0.5,
               "margin": 0.0, "double_below": 1.0, "accept_below": 1.0, "trap_rate": 1.5, "trap_pile": 8.0,
               "keep_margin": 2.0}

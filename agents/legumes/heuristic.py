@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.base import Agent, integer, probability, register_agent
+from agents.base import Agent, Traits, integer, probability, register_agent
 from bluffsim.games.legumes import rules as R
 from bluffsim.rng import AgentRNG
 
@@ -55,7 +55,7 @@ class LegumesHeuristic(Agent):
     """Rule-of-thumb legumes player (see the module docstring)."""
 
     name = "heuristic"
-    traits = {"stochastic": True, "uses_history": False, "uses_observation": True}
+    traits = Traits(stochastic=True)
     params = {"accuse_at": 3, "double_at": 5, "accuse_rate": 0.15}
     spec = {
         "accuse_at": integer(0, doc="accuse when holding this many of the called vegetable"),
@@ -112,9 +112,7 @@ class LegumesHeuristic(Agent):
         act_play = np.where(double, R.ACCUSE_DOUBLE, np.where(accuse, R.ACCUSE, play))
         act_play = np.where(legal_mask[:, R.ACCEPT], self.facing_last_card(obs, legal_mask, many),
                             act_play)
-        out = np.where(obs["phase"] == R.PHASE_OPEN, opening, act_play)
-        ok = legal_mask[rows, np.clip(out, 0, legal_mask.shape[1] - 1)]
-        return np.where(ok, out, legal_mask.argmax(axis=1))
+        return np.where(obs["phase"] == R.PHASE_OPEN, opening, act_play)
 
     def facing_last_card(self, obs: dict[str, np.ndarray], legal_mask: np.ndarray,
                          many: np.ndarray) -> np.ndarray:
