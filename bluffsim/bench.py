@@ -138,12 +138,16 @@ class VectorisedLoop:
     def fused_steps(self, n: int) -> tuple[int, int, int]:
         """``n`` decisions per running game in one compiled call, then the group refill."""
         st = self.st
-        out = self.game.play_random(st, n)
+        out = self.play(n)
         done = np.flatnonzero(st.done)
         if done.size >= self.refill_at:
             self.game.reset_games(st, done, np.arange(self.next_seed, self.next_seed + done.size))
             self.next_seed += done.size
         return out
+
+    def play(self, n: int) -> tuple[int, int, int]:
+        """The fused loop alone: ``n`` decisions per running game (``play_random``)."""
+        return self.game.play_random(self.st, n)
 
 
 def vectorised_run(game_id: str, players: int, batch: int, seconds: float,
@@ -409,16 +413,12 @@ class ChunkedPrangeLoop(VectorisedLoop):
         self.bounds = np.linspace(0, batch, cores + 1).astype(np.int64)
         self.counts = np.zeros((cores, 3), np.int64)
 
-    def fused_steps(self, n: int) -> tuple[int, int, int]:
-        """``n`` decisions per running game, the chunks in parallel, then the group refill."""
+    def play(self, n: int) -> tuple[int, int, int]:
+        """``n`` decisions per running game, the chunks in parallel."""
         st = self.st
         self.kernel(st.data, st.hot, self.rules, n, self.counts, self.bounds)
-        out = tuple(int(v) for v in self.counts.sum(axis=0))
-        done = np.flatnonzero(st.done)
-        if done.size >= self.refill_at:
-            self.game.reset_games(st, done, np.arange(self.next_seed, self.next_seed + done.size))
-            self.next_seed += done.size
-        return out  # type: ignore[return-value]
+        made, rounds, ended = (int(v) for v in self.counts.sum(axis=0))
+        return made, rounds, ended
 
 
 def bench_cores(game_id: str, players: int, batch: int, seconds: float, repeats: int,
