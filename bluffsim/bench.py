@@ -18,8 +18,10 @@ For each game and agent mix (every seat played by one agent, e.g. ``random`` or
   applied action, dice rolls included), and the C++ anchor, OpenSpiel's
   ``RandomRolloutEvaluator`` under a one-simulation ``MCTSBot`` (``openspiel_cpp_run``:
   player decisions/s = rollouts/s x player decisions per game, the latter measured
-  alongside).  Every row gets its ratio to both (``x_openspiel``, ``x_openspiel_cpp``;
-  ``fused_x_*`` for the fused loop); without open-spiel they are NaN and the run says so;
+  alongside).  Half of each anchor's repeats run before the games, half after, so a
+  drift of the machine's load over the run shows in their min – max.  Every row gets its
+  ratio to both (``x_openspiel``, ``x_openspiel_cpp``; ``fused_x_*`` for the fused loop);
+  without open-spiel they are NaN and the run says so;
 - with ``cores`` > 1, random play on ``cores`` cores at the ``cores_batches`` sizes:
   ``cores`` processes, each pinned to its own core and playing its share of the batch
   (as ``bluffsim run --workers`` does; ``cores_via="threads"`` measures the alternative,
@@ -505,14 +507,18 @@ def bench_engines(games: list[str], players: int = 4,
         if len(before) < cores:
             raise ValueError(f"cores={cores}: this process may use {len(before)} CPU(s)")
         cpus = sorted(before)[:cores]
-    spiel = cpp = [None]
+    spiel: list[Run | None] = [None]
+    cpp: list[Run | None] = [None]
+    per_game = openspiel_decisions_per_game() if anchor else None
     try:
+        if per_game is not None:  # the anchors' repeats: half before the games, half after
+            first = (repeats + 1) // 2
+            spiel = [openspiel_run(seconds) for _ in range(first)]
+            cpp = [openspiel_cpp_run(seconds, per_game) for _ in range(first)]
         rows = _bench_rows(games, players, batches, repeats, seconds, agent_names)
-        if anchor:
-            spiel = [openspiel_run(seconds) for _ in range(repeats)]
-            per_game = openspiel_decisions_per_game() if spiel[0] is not None else None
-            if per_game is not None:
-                cpp = [openspiel_cpp_run(seconds, per_game) for _ in range(repeats)]
+        if per_game is not None and repeats > first:
+            spiel += [openspiel_run(seconds) for _ in range(repeats - first)]
+            cpp += [openspiel_cpp_run(seconds, per_game) for _ in range(repeats - first)]
         if spiel[0] is not None:
             rows.append({"game": "liars_dice (OpenSpiel)", "engine": ANCHOR_ENGINES["python"],
                          "agents": "random", "batch": 1, **_stats(spiel), "x_reference": np.nan,
