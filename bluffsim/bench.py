@@ -691,5 +691,5 @@ def bench_figure(table: pd.DataFrame) -> Any:
         ax.axhline(r["decisions_per_s"], color="black", ls="-.", lw=1.2,
                    label="OpenSpiel liars_dice, C++ rollouts")
     ax.set_ylabel("decisions per second (one core unless marked)")
-    ax.legend(fontsize=6, loc="upper left", ncol=2)
+    ax.legend(fontsize=6, loc="lower right", ncol=2)
     return fig
