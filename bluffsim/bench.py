@@ -400,6 +400,19 @@ def _chunked_prange(kernel: Any) -> Any:
     return _CHUNKED[kernel]
 
 
+def has_chunked_prange(game_id: str, players: int) -> bool:
+    """Whether ``--cores-via threads`` can run ``game_id``: a compiled ``play_random`` whose
+    ``kernels.play_random_kernel`` takes the game's rules record (``_rec``)."""
+    game = bluffsim.make(game_id, players)
+    if not hasattr(game, "play_random") or not hasattr(game, "_rec"):
+        return False
+    try:
+        kernels = importlib.import_module(f"bluffsim.games.{game_id}.kernels")
+    except ImportError:
+        return False
+    return hasattr(kernels, "play_random_kernel")
+
+
 class ChunkedPrangeLoop(VectorisedLoop):
     """The threads alternative to ``CoreProcesses``: one process plays the whole batch with
     random play, ``cores`` chunks of it at once in a numba ``prange`` (the same games and
@@ -407,9 +420,9 @@ class ChunkedPrangeLoop(VectorisedLoop):
 
     def __init__(self, game_id: str, players: int, batch: int, cores: int):
         super().__init__(game_id, players, batch, "random", fused=True)
-        kernels = importlib.import_module(f"bluffsim.games.{game_id}.kernels")
-        if not hasattr(kernels, "play_random_kernel") or not hasattr(self.game, "_rec"):
+        if not has_chunked_prange(game_id, players):
             raise ValueError(f"{game_id!r} has no compiled play_random_kernel for threads")
+        kernels = importlib.import_module(f"bluffsim.games.{game_id}.kernels")
         self.kernel = _chunked_prange(kernels.play_random_kernel)
         self.rules = np.repeat(self.game._rec, cores)
         self.bounds = np.linspace(0, batch, cores + 1).astype(np.int64)
@@ -440,8 +453,6 @@ def bench_cores(game_id: str, players: int, batch: int, seconds: float, repeats:
     elif via == "threads":
         from numba import get_num_threads, set_num_threads
 
-        if not fused:
-            raise ValueError(f"--cores-via threads: {game_id!r} has no compiled play_random")
         loop = ChunkedPrangeLoop(game_id, players, batch, cores)
         one = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else None
         threads = get_num_threads()

@@ -188,7 +188,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     """``bluffsim bench``."""
     import os
 
-    from bluffsim.bench import bench_engines, bench_figure, markdown_lines, summary_lines
+    from bluffsim.bench import bench_engines, bench_figure, has_chunked_prange, markdown_lines, summary_lines
 
     games = [g.strip() for g in args.games.split(",") if g.strip()]
     for g in games:
@@ -215,9 +215,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
     if args.cores > 1 and min(cores_batches) < args.cores:
         raise BluffsimError(f"--cores-batches {args.cores_batches}: at least one game per core")
     if args.cores > 1 and args.cores_via == "threads":
-        lacking = [g for g in games if not hasattr(bluffsim.make(g, args.players), "play_random")]
+        lacking = [g for g in games if not has_chunked_prange(g, args.players)]
         if lacking:
-            raise BluffsimError(f"--cores-via threads needs a compiled play_random; "
+            raise BluffsimError(f"--cores-via threads needs a compiled play_random kernel; "
                                 f"{', '.join(lacking)} has none (use processes)")
     if max(batches + cores_batches) > MAX_BATCH:
         raise BluffsimError(f"--batches {max(batches + cores_batches)}: at most {MAX_BATCH} "

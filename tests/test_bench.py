@@ -140,3 +140,19 @@ def test_chunked_prange_plays_the_same_games_as_the_serial_fused_loop():
         made[1] += chunked.play(20)[0]
     assert made[0] == made[1] > 0
     assert np.array_equal(st.hot, chunked.st.hot) and np.array_equal(st.data, chunked.st.data)
+
+
+def test_threads_need_a_compiled_play_random_kernel(capsys, monkeypatch):
+    import bluffsim.bench as bench
+
+    monkeypatch.setattr(bench, "has_chunked_prange", lambda game_id, players: game_id != "qdv")
+    assert main([*TINY, "--cores", "2", "--cores-via", "threads"]) == 2
+    err = capsys.readouterr().err
+    assert "--cores-via threads" in err and "qdv has none" in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_compiled_games_offer_the_threads_alternative():
+    from bluffsim.bench import has_chunked_prange
+
+    assert has_chunked_prange("qdv", 4) and has_chunked_prange("legumes", 4)
