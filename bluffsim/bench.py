@@ -453,8 +453,8 @@ def bench_cores(game_id: str, players: int, batch: int, seconds: float, repeats:
     elif via == "threads":
         from numba import get_num_threads, set_num_threads
 
-        # numba's worker threads keep the CPU set of the thread that started the pool (before
-        # the pinning, in bench_engines); this thread is widened to ``cpus`` for each run
+        # OpenMP starts its worker threads at the first parallel call, made below with this
+        # thread widened to ``cpus``: they inherit that CPU set
         loop = ChunkedPrangeLoop(game_id, players, batch, cores)
         one = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else None
         threads = get_num_threads()
@@ -513,10 +513,6 @@ def bench_engines(games: list[str], players: int = 4,
     cpu.  ``attrs``: "openspiel", "openspiel_cpp" (measured, or why skipped) and "load"
     (the one-minute load average at the start and at the end).
     """
-    if cores > 1 and cores_via == "threads":
-        from numba import get_num_threads
-
-        get_num_threads()  # numba's thread pool starts now: its threads keep every allowed CPU
     cpu, before = pin_to_one_core()
     load_start = os.getloadavg()[0]
     cpus: list[int | None] = [None] * cores
