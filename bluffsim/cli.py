@@ -79,7 +79,18 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--seconds", type=float, default=0.5, help="minimum time per run")
     b.add_argument("--agents", default="random,counting",
                    help="comma-separated agents, each playing every seat in turn")
-    b.add_argument("--no-anchor", action="store_true", help="skip the OpenSpiel anchor")
+    b.add_argument("--no-anchor", action="store_true",
+                   help="skip the OpenSpiel anchors (Python loop and C++ rollouts)")
+    b.add_argument("--cores", type=int, default=1,
+                   help="also time random play on this many cores (processes, each pinned to a "
+                        "core with its share of the batch) next to one core; 1 = skip")
+    b.add_argument("--cores-batches", default="4096",
+                   help="comma-separated batch sizes of the --cores measure")
+    b.add_argument("--cores-via", choices=("processes", "threads"), default="processes",
+                   help="processes (as run --workers) or threads (numba prange over batch "
+                        "chunks, compiled games only; measured for comparison)")
+    b.add_argument("--markdown", action="store_true",
+                   help="also print the table in Markdown (the README's benchmark table)")
     b.add_argument("--out", default="results/bench",
                    help="directory for bench.parquet and bench.png")
     b.set_defaults(func=cmd_bench)
@@ -175,15 +186,19 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 def cmd_bench(args: argparse.Namespace) -> int:
     """``bluffsim bench``."""
-    from bluffsim.bench import bench_engines
+    import os
+
+    from bluffsim.bench import bench_engines, bench_figure, has_chunked_prange, markdown_lines, summary_lines
 
     games = [g.strip() for g in args.games.split(",") if g.strip()]
     for g in games:
         bluffsim.game_module(g)
     try:
         batches = [int(x) for x in args.batches.split(",")]
+        cores_batches = [int(x) for x in args.cores_batches.split(",")]
     except ValueError:
-        raise BluffsimError(f"--batches {args.batches!r}: give integers like 1,64,1024") from None
+        raise BluffsimError(f"--batches {args.batches!r} / --cores-batches "
+                            f"{args.cores_batches!r}: give integers like 1,64,1024") from None
     names = tuple(a.strip() for a in args.agents.split(",") if a.strip())
     import agents as agent_registry
 
@@ -193,24 +208,37 @@ def cmd_bench(args: argparse.Namespace) -> int:
                                 f"{', '.join(agent_registry.list_agents())}")
     if args.repeats < 1 or args.seconds <= 0 or min(batches) < 1:
         raise BluffsimError("--repeats and --batches must be positive, --seconds above 0")
-    if max(batches) > MAX_BATCH:
-        raise BluffsimError(f"--batches {max(batches)}: at most {MAX_BATCH} games per batch "
+    usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    if not 1 <= args.cores <= (usable or 1):
+        raise BluffsimError(f"--cores {args.cores}: give 1 to {usable} (the CPUs this process "
+                            "may use)")
+    if args.cores > 1 and min(cores_batches) < args.cores:
+        raise BluffsimError(f"--cores-batches {args.cores_batches}: at least one game per core")
+    if args.cores > 1 and args.cores_via == "threads":
+        lacking = [g for g in games if not has_chunked_prange(g, args.players)]
+        if lacking:
+            raise BluffsimError(f"--cores-via threads needs a compiled play_random kernel; "
+                                f"{', '.join(lacking)} has none (use processes)")
+    if max(batches + cores_batches) > MAX_BATCH:
+        raise BluffsimError(f"--batches {max(batches + cores_batches)}: at most {MAX_BATCH} "
+                            "games per batch "
                             "(as run.batch; a batch's state is held in memory at once)")
     out = Path(args.out)
     if out.exists() and not out.is_dir():
         raise BluffsimError(f"--out {args.out!r} is a file; give a directory")
     table = bench_engines(games, args.players, batches, args.repeats, args.seconds, names,
-                          anchor=not args.no_anchor)
-    shown = table.drop(columns=["players", "cpu"])
-    with pd.option_context("display.width", 160, "display.max_columns", 20,
+                          anchor=not args.no_anchor, cores=args.cores,
+                          cores_batches=cores_batches, cores_via=args.cores_via)
+    shown = table.drop(columns=["players", "cpu"]).dropna(axis=1, how="all")
+    with pd.option_context("display.width", 160, "display.max_columns", 40,
                            "display.float_format", "{:,.4g}".format):
         print(shown.to_string(index=False))
-    print(f"OpenSpiel anchor: {table.attrs['openspiel']}")
+    print("\n".join(summary_lines(table)))
+    if args.markdown:
+        print("\n".join(markdown_lines(table)))
     out.mkdir(parents=True, exist_ok=True)
     table.to_parquet(out / "bench.parquet", index=False)
-    from bluffsim.analysis.plots import throughput_vs_batch
-
-    throughput_vs_batch(table).savefig(out / "bench.png", dpi=120)
+    bench_figure(table).savefig(out / "bench.png", dpi=120)
     print(f"wrote {out / 'bench.parquet'} and {out / 'bench.png'}")
     return 0
 
