@@ -6,8 +6,10 @@ each heuristic parameter, counting), so lineups, player counts and seatings all
 vary.  At every answer to a claim (whoever answers) it logs
 
 - the claim model's inputs from the answering seat's observation
-  (``honesty_features``) and whether the claim was true (read from the state,
-  which no agent sees);
+  (``honesty_features``, ``reckless_truth``) and whether the claim was true (read
+  from the state, which no agent sees); the logistic part is fitted with each row
+  weighted by 1 - P(reckless claimant), since the mixture gives reckless claimants
+  their own term;
 - the doubt model's inputs from the *claimant's* observation at that moment
   (``doubt_features``; the state is observed as the claimant) and whether the
   answer was ``disbelieve``;
@@ -40,6 +42,7 @@ from agents.veru.counting import (  # noqa: E402
     WEIGHTS_FILE,
     doubt_features,
     honesty_features,
+    reckless_truth,
 )
 from bluffsim.games.veru import rules as R  # noqa: E402
 from bluffsim.rng import AgentRNG  # noqa: E402
@@ -52,13 +55,14 @@ POOL_WEIGHTS = np.array([3, 2, 1, 1, 1, 1, 1, 1, 3], np.float64)
 
 
 def logged(players: int, games: int, seed: int) -> tuple[np.ndarray, ...]:
-    """(honesty x, truth, doubt x, disbelieved, answering agent index) over ``games`` games."""
+    """(honesty x, truth, doubt x, disbelieved, claimant's agent index, (reckless posterior,
+    reckless truth)) over ``games`` games."""
     game = bluffsim.make("veru", num_players=players)
     pool = [agents.make(name, game, **params) for name, params in POOL]
     draw = np.random.default_rng(seed + players)
     seat_agent = draw.choice(len(POOL), size=(games, players), p=POOL_WEIGHTS / POOL_WEIGHTS.sum())
     st = game.init(np.arange(games, dtype=np.uint64) + seed * 1000 + players)
-    hx, truth, dx, doubted, who_log = [], [], [], [], []
+    hx, truth, dx, doubted, who_log, rk = [], [], [], [], [], []
     rows_all = np.arange(games)
     while not st.done.all():
         live = ~st.done
@@ -80,6 +84,7 @@ def logged(players: int, games: int, seed: int) -> tuple[np.ndarray, ...]:
             rank = st.claim_rank[answer].astype(np.int64)[:, None]
             truth.append(((table < 0) | (table == rank) | (table == R.JOKER)).all(axis=1))
             hx.append(honesty_features(sub, game.rules))
+            rk.append(np.stack(reckless_truth(sub, game.rules), axis=1))
             who_log.append(seat_agent[answer, np.maximum(st.claimant[answer].astype(np.int64), 0)])
             # the claimant's view of the same moment: observe the state as the claimant
             saved = st.current_player.copy()
@@ -92,16 +97,19 @@ def logged(players: int, games: int, seed: int) -> tuple[np.ndarray, ...]:
             doubted.append(actions[answer] == R.DISBELIEVE)
         game.step(st, np.where(live, actions, -1))
     return (np.concatenate(hx), np.concatenate(truth), np.concatenate(dx), np.concatenate(doubted),
-            np.concatenate(who_log))
+            np.concatenate(who_log), np.concatenate(rk))
 
 
-def fit_logistic(x: np.ndarray, y: np.ndarray, ridge: float = 1e-4, iters: int = 30) -> np.ndarray:
-    """Ridge-regularised logistic regression weights by Newton's method."""
+def fit_logistic(x: np.ndarray, y: np.ndarray, ridge: float = 1e-4, iters: int = 30,
+                 weight: np.ndarray | None = None) -> np.ndarray:
+    """Ridge-regularised (row-weighted) logistic regression weights by Newton's method."""
     w = np.zeros(x.shape[1])
+    v = np.ones(len(y)) if weight is None else weight
+    n = v.sum()
     for _ in range(iters):
         p = 1.0 / (1.0 + np.exp(-(x @ w)))
-        grad = x.T @ (p - y) / len(y) + ridge * w
-        hess = (x * (p * (1 - p))[:, None]).T @ x / len(y) + ridge * np.eye(len(w))
+        grad = x.T @ (v * (p - y)) / n + ridge * w
+        hess = (x * (v * p * (1 - p))[:, None]).T @ x / n + ridge * np.eye(len(w))
         w -= np.linalg.solve(hess, grad)
     return w
 
@@ -129,12 +137,14 @@ def main() -> None:
     ap.add_argument("--dry-run", action="store_true", help="print, do not write the weights file")
     args = ap.parse_args()
     parts = [logged(p, args.games, args.seed) for p in (3, 4, 5, 6)]
-    hx, truth, dx, doubted, who = (np.concatenate(v) for v in zip(*parts, strict=True))
-    wh = fit_logistic(hx, truth.astype(np.float64))
+    hx, truth, dx, doubted, who, rk = (np.concatenate(v) for v in zip(*parts, strict=True))
+    # the logistic part is the rule-following claimant's: rows weighted by 1 - P(reckless)
+    wh = fit_logistic(hx, truth.astype(np.float64), weight=1.0 - rk[:, 0])
     wd = fit_logistic(dx, doubted.astype(np.float64))
-    report("claim model", HONESTY_FEATURES, hx, truth.astype(np.float64), wh)
+    report("claim model (logistic part)", HONESTY_FEATURES, hx, truth.astype(np.float64), wh)
     report("doubt model", DOUBT_FEATURES, dx, doubted.astype(np.float64), wd)
-    ph = 1 / (1 + np.exp(-(hx @ wh)))
+    ph = rk[:, 0] * rk[:, 1] + (1 - rk[:, 0]) / (1 + np.exp(-(hx @ wh)))
+    print(f"claim model (mixture): log-loss {log_loss(ph, truth.astype(np.float64)):.4f}")
     for j, (name, params) in enumerate(POOL):
         m = who == j
         if m.any():

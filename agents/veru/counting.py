@@ -81,16 +81,19 @@ def seat_rates(obs: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.n
     return honesty, add, doubt
 
 
+RECKLESS_PRIOR_LOGIT = float(np.log(0.2 / 0.8))
+
+
 def reckless(obs: dict[str, np.ndarray]) -> np.ndarray:
     """float64[B, P]: posterior that each seat plays like ``random`` (claims true ~5% of the
     time, adds ~80% of its answers) rather than like a rule-following player (claims true
-    ~60%, adds ~45%), from its checked claims and its answers; prior 1/2."""
+    ~60%, adds ~45%), from its checked claims and its answers; prior 1/5."""
     cc = obs["claims_checked"].astype(np.float64)
     added = obs["claims"][..., 1].astype(np.float64)
     checks = obs["checks"].astype(np.float64).sum(axis=-1)
     llr = (cc[..., 0] * np.log(0.95 / 0.4) + cc[..., 1] * np.log(0.05 / 0.6)
            + added * np.log(0.8 / 0.45) + checks * np.log(0.2 / 0.55))
-    return 1.0 / (1.0 + np.exp(-np.clip(llr, -30, 30)))
+    return 1.0 / (1.0 + np.exp(-np.clip(llr + RECKLESS_PRIOR_LOGIT, -30, 30)))
 
 
 def unseen_counts(obs: dict[str, np.ndarray], rules: R.Rules) -> tuple[np.ndarray, ...]:
@@ -206,14 +209,17 @@ def doubt_features(obs: dict[str, np.ndarray], rules: R.Rules, count: np.ndarray
     k = np.asarray(count, np.int64)
     dl = _logit(doubt[rows, nxt])
     seen = obs["discard_seen"][rows, rank].astype(np.float64)
+    r = reckless(obs)[rows, nxt]
     return np.stack([np.ones(b), k == 2, k == 3, q, _logit(add[rows, nxt]), dl, dl * (k - 1),
-                     (seen + k) / 4.0,
-                     obs["bank_sizes"].astype(np.int64).sum(axis=1) / 10.0], axis=1).astype(np.float64)
+                     (seen + k) / 4.0, obs["bank_sizes"].astype(np.int64).sum(axis=1) / 10.0,
+                     r, r * q, r * (k - 1), (1 - q) * dl, (1 - q) * (k - 1)], axis=1).astype(np.float64)
 
 
 DOUBT_FEATURES = ("bias", "claims 2", "claims 3", "P(next holds a fitting card)",
                   "logit next's add rate", "logit next's doubt rate", "logit doubt x (k - 1)",
-                  "(rank out face up + k) / 4", "Bank / 10")
+                  "(rank out face up + k) / 4", "Bank / 10", "P(next reckless)",
+                  "P(next reckless) x P(holds)", "P(next reckless) x (k - 1)",
+                  "P(holds none) x logit doubt", "P(holds none) x (k - 1)")
 
 
 def _load_weights() -> tuple[np.ndarray, np.ndarray]:
@@ -224,11 +230,23 @@ def _load_weights() -> tuple[np.ndarray, np.ndarray]:
 HONESTY_WEIGHTS, DOUBT_WEIGHTS = _load_weights()
 
 
+def reckless_truth(obs: dict[str, np.ndarray], rules: R.Rules) -> tuple[np.ndarray, np.ndarray]:
+    """(r, t) float[B]: the claimant's ``reckless`` posterior and the chance a reckless claim
+    of ``k`` cards is true (each card a uniform pick, fitting with half the hands' share)."""
+    rows = np.arange(obs["hand"].shape[0])
+    claimant = np.maximum(obs["claimant"].astype(np.int64), 0)
+    hp, hg = hand_pool(obs, rules)
+    k = np.maximum(obs["claim_count"].astype(np.int64), 1)
+    return reckless(obs)[rows, claimant], (0.5 * hg / hp) ** k
+
+
 def claim_probability(obs: dict[str, np.ndarray], rules: R.Rules,
                       weights: np.ndarray | None = None) -> np.ndarray:
-    """float[B]: probability that the claim on the table is true (module model)."""
+    """float[B]: probability that the claim on the table is true: a mixture of a reckless
+    claimant (``reckless_truth``) and the fitted logistic model of a rule-following one."""
     w = HONESTY_WEIGHTS if weights is None else np.asarray(weights, dtype=np.float64)
-    return 1.0 / (1.0 + np.exp(-(honesty_features(obs, rules) @ w)))
+    r, t = reckless_truth(obs, rules)
+    return r * t + (1 - r) / (1.0 + np.exp(-(honesty_features(obs, rules) @ w)))
 
 
 def doubt_probability(obs: dict[str, np.ndarray], rules: R.Rules, count: np.ndarray, step: int,
