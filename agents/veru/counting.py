@@ -85,14 +85,11 @@ RECKLESS_PRIOR_LOGIT = float(np.log(0.2 / 0.8))
 
 
 def reckless(obs: dict[str, np.ndarray]) -> np.ndarray:
-    """float64[B, P]: posterior that each seat plays like ``random`` (claims true ~5% of the
-    time, adds ~80% of its answers) rather than like a rule-following player (claims true
-    ~60%, adds ~45%), from its checked claims and its answers; prior 1/5."""
+    """float64[B, P]: posterior that each seat claims like ``random`` (its claims true ~4% of
+    the time) rather than like a rule-following player (~50%), from its checked claims;
+    prior 1/5."""
     cc = obs["claims_checked"].astype(np.float64)
-    added = obs["claims"][..., 1].astype(np.float64)
-    checks = obs["checks"].astype(np.float64).sum(axis=-1)
-    llr = (cc[..., 0] * np.log(0.95 / 0.4) + cc[..., 1] * np.log(0.05 / 0.6)
-           + added * np.log(0.8 / 0.45) + checks * np.log(0.2 / 0.55))
+    llr = cc[..., 0] * np.log(0.96 / 0.5) + cc[..., 1] * np.log(0.04 / 0.5)
     return 1.0 / (1.0 + np.exp(-np.clip(llr + RECKLESS_PRIOR_LOGIT, -30, 30)))
 
 
@@ -210,16 +207,21 @@ def doubt_features(obs: dict[str, np.ndarray], rules: R.Rules, count: np.ndarray
     dl = _logit(doubt[rows, nxt])
     seen = obs["discard_seen"][rows, rank].astype(np.float64)
     r = reckless(obs)[rows, nxt]
+    chk = obs["checks"][rows, nxt].astype(np.float64)
+    per_answer = _logit((chk[:, 2] + chk[:, 3] + 1.0)
+                        / (chk.sum(axis=1) + obs["claims"][rows, nxt, 1] + 2.0))
     return np.stack([np.ones(b), k == 2, k == 3, q, _logit(add[rows, nxt]), dl, dl * (k - 1),
                      (seen + k) / 4.0, obs["bank_sizes"].astype(np.int64).sum(axis=1) / 10.0,
-                     r, r * q, r * (k - 1), (1 - q) * dl, (1 - q) * (k - 1)], axis=1).astype(np.float64)
+                     r, r * q, r * (k - 1), (1 - q) * dl, (1 - q) * (k - 1), per_answer,
+                     r * per_answer], axis=1).astype(np.float64)
 
 
 DOUBT_FEATURES = ("bias", "claims 2", "claims 3", "P(next holds a fitting card)",
                   "logit next's add rate", "logit next's doubt rate", "logit doubt x (k - 1)",
                   "(rank out face up + k) / 4", "Bank / 10", "P(next reckless)",
                   "P(next reckless) x P(holds)", "P(next reckless) x (k - 1)",
-                  "P(holds none) x logit doubt", "P(holds none) x (k - 1)")
+                  "P(holds none) x logit doubt", "P(holds none) x (k - 1)",
+                  "logit next's disbelieves per answer", "P(next reckless) x that")
 
 
 def _load_weights() -> tuple[np.ndarray, np.ndarray]:

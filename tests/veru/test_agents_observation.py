@@ -1,7 +1,9 @@
 """veru agents keep working with the extended observation (issue 12 point 11).
 
-The heuristic and counting agents read only fields that existed before the memory
-fields and tallies were added, so their decisions must not depend on the new keys.
+The heuristic reads only fields that existed before the memory fields and tallies were
+added, so its decisions must not depend on the new keys.  (The counting agent was in
+this test too until issue 15, whose point 1 makes it read the per-seat tallies: its
+premise changed, see ``test_counting_reads_the_tallies``.)
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ NEW_KEYS = ("my_out", "known_in_hand", "claims", "cards_claimed", "claims_checke
             "pickups", "timeouts", "swaps_made")
 
 
-@pytest.mark.parametrize("name", ["heuristic", "counting"])
+@pytest.mark.parametrize("name", ["heuristic"])
 def test_veru_agents_decide_the_same_without_the_new_observation_fields(name):
     """Same inputs, same decisions: dropping the issue-12 fields changes no action."""
     game = bluffsim.make("veru", 4, joker_swap_seats=(1,), check_seats=(2,))
@@ -40,3 +42,25 @@ def test_veru_agents_decide_the_same_without_the_new_observation_fields(name):
         compared += int(live.sum())
         game.step(st, np.where(live, full, -1))
     assert compared > 1000
+
+
+def test_counting_reads_the_tallies():
+    """Issue 15: counting's per-seat model is fitted online from the tallies, so some
+    decisions change when they are replaced by those of a seat never checked."""
+    game = bluffsim.make("veru", 4)
+    agent = agents.make("counting", game)
+    st = game.init(np.arange(64))
+    changed = 0
+    for _ in range(300):
+        if st.done.all():
+            break
+        obs = game.observe(st)
+        blank = {k: (np.zeros_like(v) if k in NEW_KEYS[2:] else v) for k, v in obs.items()}
+        rng = AgentRNG(st.seed, st.current_player, st.num_decisions)
+        full = agent.act(obs, st.legal_action_mask, rng)
+        trimmed = agent.act(blank, st.legal_action_mask, rng)
+        live = ~st.done
+        changed += int((full[live] != trimmed[live]).sum())
+        assert st.legal_action_mask[np.flatnonzero(live), trimmed[live]].all()
+        game.step(st, np.where(live, full, -1))
+    assert changed > 20
