@@ -10,9 +10,10 @@ vary.  At every answer to a claim (whoever answers) it logs
   from the state, which no agent sees); the logistic part is fitted with each row
   weighted by 1 - P(reckless claimant), since the mixture gives reckless claimants
   their own term;
-- the doubt model's inputs from the *claimant's* observation at that moment
-  (``doubt_features``; the state is observed as the claimant) and whether the
-  answer was ``disbelieve``;
+- the *claimant's* observation at that moment (the state is observed as the
+  claimant), whether the answering player held a fitting card (for the
+  ``fitting_probability`` correction, fitted first) and whether the answer was
+  ``disbelieve`` (for the doubt model, ``doubt_features``, fitted on top);
 
 then fits both by ridge-regularised Newton steps and writes
 ``agents/veru/counting_weights.json`` (the agent reads it at import).  Prints the
@@ -36,11 +37,14 @@ if str(ROOT) not in sys.path:
 
 import agents  # noqa: E402
 import bluffsim  # noqa: E402
+from agents.veru import counting  # noqa: E402
 from agents.veru.counting import (  # noqa: E402
     DOUBT_FEATURES,
+    FITTING_FEATURES,
     HONESTY_FEATURES,
     WEIGHTS_FILE,
     doubt_features,
+    fitting_features,
     honesty_features,
     reckless_truth,
 )
@@ -55,14 +59,15 @@ POOL_WEIGHTS = np.array([3, 2, 1, 1, 1, 1, 1, 1, 3], np.float64)
 
 
 def logged(players: int, games: int, seed: int) -> tuple[np.ndarray, ...]:
-    """(honesty x, truth, doubt x, disbelieved, claimant's agent index, (reckless posterior,
-    reckless truth)) over ``games`` games."""
+    """(honesty x, truth, the claimants' observations, disbelieved, claimant's agent index,
+    (reckless posterior, reckless truth), answerer holds a fitting card, rules) over ``games``
+    games."""
     game = bluffsim.make("veru", num_players=players)
     pool = [agents.make(name, game, **params) for name, params in POOL]
     draw = np.random.default_rng(seed + players)
     seat_agent = draw.choice(len(POOL), size=(games, players), p=POOL_WEIGHTS / POOL_WEIGHTS.sum())
     st = game.init(np.arange(games, dtype=np.uint64) + seed * 1000 + players)
-    hx, truth, dx, doubted, who_log, rk = [], [], [], [], [], []
+    hx, truth, dx, doubted, who_log, rk, fits = [], [], [], [], [], [], []
     rows_all = np.arange(games)
     while not st.done.all():
         live = ~st.done
@@ -92,12 +97,15 @@ def logged(players: int, games: int, seed: int) -> tuple[np.ndarray, ...]:
             cobs = game.observe(st)
             st.current_player[:] = saved
             csub = {k: v[answer] for k, v in cobs.items()}
-            dx.append(doubt_features(csub, game.rules, csub["claim_count"].astype(np.int64),
-                                     game.rules.step))
+            dx.append(csub)
+            nxt = st.current_player[answer].astype(np.int64)
+            held = st.hands[answer, nxt]
+            fits.append(held[np.arange(answer.size), rank[:, 0]] + held[:, R.JOKER] > 0)
             doubted.append(actions[answer] == R.DISBELIEVE)
         game.step(st, np.where(live, actions, -1))
-    return (np.concatenate(hx), np.concatenate(truth), np.concatenate(dx), np.concatenate(doubted),
-            np.concatenate(who_log), np.concatenate(rk))
+    claimant_obs = {k: np.concatenate([d[k] for d in dx]) for k in dx[0]}
+    return (np.concatenate(hx), np.concatenate(truth), claimant_obs, np.concatenate(doubted),
+            np.concatenate(who_log), np.concatenate(rk), np.concatenate(fits), game.rules)
 
 
 def fit_logistic(x: np.ndarray, y: np.ndarray, ridge: float = 1e-4, iters: int = 30,
@@ -137,7 +145,15 @@ def main() -> None:
     ap.add_argument("--dry-run", action="store_true", help="print, do not write the weights file")
     args = ap.parse_args()
     parts = [logged(p, args.games, args.seed) for p in (3, 4, 5, 6)]
-    hx, truth, dx, doubted, who, rk = (np.concatenate(v) for v in zip(*parts, strict=True))
+    hx, truth, doubted, who, rk = (np.concatenate([p[i] for p in parts]) for i in (0, 1, 3, 4, 5))
+    # 1. the fitting correction, 2. the doubt model on top of it (same claimants' observations)
+    fx = np.concatenate([fitting_features(p[2], p[7], p[7].step) for p in parts])
+    fits = np.concatenate([p[6] for p in parts]).astype(np.float64)
+    wf = fit_logistic(fx, fits)
+    report("fitting correction", FITTING_FEATURES, fx, fits, wf)
+    counting.FITTING_WEIGHTS = wf
+    dx = np.concatenate([doubt_features(p[2], p[7], p[2]["claim_count"].astype(np.int64), p[7].step)
+                         for p in parts])
     # the logistic part is the rule-following claimant's: rows weighted by 1 - P(reckless)
     wh = fit_logistic(hx, truth.astype(np.float64), weight=1.0 - rk[:, 0])
     wd = fit_logistic(dx, doubted.astype(np.float64))
@@ -156,6 +172,7 @@ def main() -> None:
     if not args.dry_run:
         WEIGHTS_FILE.write_text(json.dumps({
             "honesty": [round(float(v), 4) for v in wh], "doubt": [round(float(v), 4) for v in wd],
+            "fitting": [round(float(v), 4) for v in wf],
             "fitted_by": "experiments/fit_veru_counting.py",
             "games_per_player_count": args.games, "seed": args.seed}, indent=1) + "\n",
             encoding="utf-8")

@@ -14,19 +14,29 @@ uniformly random subsets of that pool, so whether a given player holds ``k``
 fitting cards is a hypergeometric term (``next_holds_fitting``, ``held_at_least``;
 checked against enumeration in the tests).
 
-Per-seat behaviour model (``seat_rates``).  Every seat's public tallies give
-Beta(1, 1)-smoothed rates, updated online as the game goes: its *honesty* (checked
-claims found true / checked), its *add rate* (claims added / responses) and its
-*doubt rate* (disbelieves / checks).  Two logistic models combine them with the
-card counting; their weights (``counting_weights.json``) are fitted by
-``experiments/fit_veru_counting.py`` on a mixture of lineups (random,
-heuristic, every heuristic extreme, counting), 3-6 players and random seatings:
-- ``claim_probability``: the claim on the table is true (``HONESTY_FEATURES``:
-  claim size, the claimant's honesty, add rate and cards per claim, the chance
-  it held ``k`` fitting cards at all, and their interaction);
+Per-seat behaviour model (``seat_rates``, ``reckless``).  Every seat's public
+tallies give Beta(1, 1)-smoothed rates, updated online as the game goes: its
+*honesty* (checked claims found true / checked), its *add rate* (claims added /
+answers) and its *doubt rate* (disbelieves / checks); and the posterior that it
+claims like ``random`` (claims true ~4% of the time, against ~50% for a
+rule-follower; prior 1/5), from its checked claims.  Three models combine them
+with the card counting; their weights (``counting_weights.json``) are fitted by
+``experiments/fit_veru_counting.py`` on a mixture of lineups (random, heuristic,
+every heuristic extreme, counting), 3-6 players and random seatings:
+- ``claim_probability``: the claim on the table is true.  A mixture: with the
+  reckless posterior ``r``, a reckless claim is true when each card, a uniform
+  pick, fits (half the hands' fitting share per card); otherwise a logistic model
+  of a rule-follower (``HONESTY_FEATURES``: claim size, the claimant's honesty, add
+  rate and cards per claim, the chance it held ``k`` fitting cards at all, and
+  their interactions), fitted with rows weighted by ``1 - r``;
+- ``fitting_probability``: the next player holds a fitting card — the uniform-hands
+  term recalibrated (players shed a rank's cards whenever it comes up, so hands
+  are poorer in the running rank than a uniform slice: the uniform term said 0.5
+  where the truth was 0.33);
 - ``doubt_probability``: the next player disbelieves a claim of ``k`` cards
-  (``DOUBT_FEATURES``: its add and doubt rates, the chance it holds a fitting
-  card, claim size, how many of the rank are out face up).
+  (``DOUBT_FEATURES``: its add and doubt rates, reckless posterior, the chance it
+  holds a fitting card, a structured term "a rule-follower checks when it holds no
+  fitting card, a reckless one at its own rate", claim size, the rank out face up).
 
 Decisions by expected value in cards (my hand's change; a card an opponent
 takes is worth ``rival`` of one of mine; opening the next round ``open_value``).
@@ -43,8 +53,12 @@ The stakes of a check are the whole pot ``S`` = claim + Bank.
 
 Simplifications: pick-ups I saw are not tracked per card (the seat may have
 played them since); all unplaced cards of a type are alike; the chain after the
-next player (a later player checking) is ignored; rates are per seat, not per
-situation (the logistic models add the situation).
+next player (a later player checking) is ignored, and so is the gain when the next
+player believes my lie (it takes the pot); rates are per seat, not per situation
+(the logistic models add the situation), so a seat is judged as the mixture's
+average until it has a record; the doubt model does not see whom the next player
+would be answering (calibration by answering type is loose, see
+``tests/veru/test_counting_calibration.py``).
 """
 
 from __future__ import annotations
@@ -192,6 +206,28 @@ HONESTY_FEATURES = ("bias", "claims 2", "claims 3", "adds to a round", "hand siz
                     "P(reckless)", "P(reckless) x P(held)", "P(reckless) x share ** k")
 
 
+def fitting_features(obs: dict[str, np.ndarray], rules: R.Rules, step: int) -> np.ndarray:
+    """float64[B, F]: inputs of the correction of ``next_holds_fitting`` (``FITTING_FEATURES``)."""
+    b = obs["hand"].shape[0]
+    lq = _logit(next_holds_fitting(obs, rules, step))
+    return np.stack([np.ones(b), lq, obs["discard_hidden"].astype(np.float64) / 10.0,
+                     obs["num_rounds"].astype(np.float64) / 10.0,
+                     obs["claim_count"].astype(np.float64)], axis=1)
+
+
+FITTING_FEATURES = ("bias", "logit P(next holds a fitting card), uniform hands",
+                    "cards out unseen / 10", "rounds / 10", "cards in the claim")
+
+
+def fitting_probability(obs: dict[str, np.ndarray], rules: R.Rules, step: int,
+                        weights: np.ndarray | None = None) -> np.ndarray:
+    """float[B]: P(the next player holds a fitting card), the uniform-hands estimate
+    recalibrated by a fitted logistic: players shed fitting cards whenever a rank comes
+    up, so hands are poorer in the running rank than a uniform slice of the pool."""
+    w = FITTING_WEIGHTS if weights is None else np.asarray(weights, dtype=np.float64)
+    return 1.0 / (1.0 + np.exp(-(fitting_features(obs, rules, step) @ w)))
+
+
 def doubt_features(obs: dict[str, np.ndarray], rules: R.Rules, count: np.ndarray,
                    step: int) -> np.ndarray:
     """float64[B, F]: the doubt model's inputs (``DOUBT_FEATURES``) for a claim of ``count``
@@ -200,20 +236,22 @@ def doubt_features(obs: dict[str, np.ndarray], rules: R.Rules, count: np.ndarray
     rows = np.arange(b)
     honesty, add, doubt = seat_rates(obs)
     nxt = next_in_turn(obs, step)
-    hp, hg = hand_pool(obs, rules, honesty)
-    q = 1.0 - smooth_pmf(hp, hg, np.minimum(obs["hand_sizes"][rows, nxt].astype(np.int64), hp), 0)
+    q = fitting_probability(obs, rules, step)
     rank = np.maximum(obs["claim_rank"].astype(np.int64), 0)
     k = np.asarray(count, np.int64)
     dl = _logit(doubt[rows, nxt])
     seen = obs["discard_seen"][rows, rank].astype(np.float64)
     r = reckless(obs)[rows, nxt]
+    # a rule-follower checks when it holds no fitting card, a reckless one at its own rate
+    structured = doubt[rows, nxt] * ((1 - r) * (1 - q) + r * (1 - add[rows, nxt]))
     chk = obs["checks"][rows, nxt].astype(np.float64)
     per_answer = _logit((chk[:, 2] + chk[:, 3] + 1.0)
                         / (chk.sum(axis=1) + obs["claims"][rows, nxt, 1] + 2.0))
     return np.stack([np.ones(b), k == 2, k == 3, q, _logit(add[rows, nxt]), dl, dl * (k - 1),
                      (seen + k) / 4.0, obs["bank_sizes"].astype(np.int64).sum(axis=1) / 10.0,
                      r, r * q, r * (k - 1), (1 - q) * dl, (1 - q) * (k - 1), per_answer,
-                     r * per_answer], axis=1).astype(np.float64)
+                     r * per_answer, (1 - q) * (k - 1) * dl, q * dl, _logit(structured),
+                     _logit(structured) * (k == 1)], axis=1).astype(np.float64)
 
 
 DOUBT_FEATURES = ("bias", "claims 2", "claims 3", "P(next holds a fitting card)",
@@ -221,15 +259,17 @@ DOUBT_FEATURES = ("bias", "claims 2", "claims 3", "P(next holds a fitting card)"
                   "(rank out face up + k) / 4", "Bank / 10", "P(next reckless)",
                   "P(next reckless) x P(holds)", "P(next reckless) x (k - 1)",
                   "P(holds none) x logit doubt", "P(holds none) x (k - 1)",
-                  "logit next's disbelieves per answer", "P(next reckless) x that")
+                  "logit next's disbelieves per answer", "P(next reckless) x that",
+                  "P(holds none) x (k - 1) x logit doubt", "P(holds) x logit doubt",
+                  "logit structured doubt", "logit structured doubt x (k == 1)")
 
 
-def _load_weights() -> tuple[np.ndarray, np.ndarray]:
+def _load_weights() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     data = json.loads(WEIGHTS_FILE.read_text(encoding="utf-8"))
-    return np.asarray(data["honesty"], np.float64), np.asarray(data["doubt"], np.float64)
+    return tuple(np.asarray(data[k], np.float64) for k in ("honesty", "doubt", "fitting"))
 
 
-HONESTY_WEIGHTS, DOUBT_WEIGHTS = _load_weights()
+HONESTY_WEIGHTS, DOUBT_WEIGHTS, FITTING_WEIGHTS = _load_weights()
 
 
 def reckless_truth(obs: dict[str, np.ndarray], rules: R.Rules) -> tuple[np.ndarray, np.ndarray]:
