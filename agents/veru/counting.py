@@ -77,6 +77,22 @@ from bluffsim.rng import AgentRNG
 WEIGHTS_FILE = Path(__file__).with_name("counting_weights.json")
 
 
+UNUSED = ("seen_taken", "known_in_hand", "last_check_cards", "ace_where", "my_out", "taken",
+          "pickups", "timeouts", "swaps_made", "place", "opener", "endgame_left", "last_check",
+          "swaps_left", "closed")
+
+
+def _memo(obs: dict[str, np.ndarray], key: object, fn):  # noqa: ANN001, ANN202
+    """``fn()``, computed once per observation dict that carries a ``"_memo"`` dict (the
+    agent's own per-call subsets; other callers' dicts are never written to)."""
+    memo = obs.get("_memo")
+    if memo is None:
+        return fn()
+    if key not in memo:
+        memo[key] = fn()
+    return memo[key]
+
+
 def _logit(x: np.ndarray) -> np.ndarray:
     x = np.clip(x, 1e-4, 1 - 1e-4)
     return np.log(x / (1 - x))
@@ -85,6 +101,10 @@ def _logit(x: np.ndarray) -> np.ndarray:
 def seat_rates(obs: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(honesty, add, doubt) float64[B, P]: each seat's Beta(1, 1)-smoothed rate of checked
     claims found true, of responses that added, and of checks that disbelieved."""
+    return _memo(obs, "rates", lambda: _seat_rates(obs))
+
+
+def _seat_rates(obs: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     cc = obs["claims_checked"].astype(np.float64)
     honesty = (cc[..., 1] + 1.0) / (cc.sum(axis=-1) + 2.0)
     chk = obs["checks"].astype(np.float64)
@@ -102,6 +122,10 @@ def reckless(obs: dict[str, np.ndarray]) -> np.ndarray:
     """float64[B, P]: posterior that each seat claims like ``random`` (its claims true ~4% of
     the time) rather than like a rule-following player (~50%), from its checked claims;
     prior 1/5."""
+    return _memo(obs, "reckless", lambda: _reckless(obs))
+
+
+def _reckless(obs: dict[str, np.ndarray]) -> np.ndarray:
     cc = obs["claims_checked"].astype(np.float64)
     llr = cc[..., 0] * np.log(0.96 / 0.5) + cc[..., 1] * np.log(0.04 / 0.5)
     return 1.0 / (1.0 + np.exp(-np.clip(llr + RECKLESS_PRIOR_LOGIT, -30, 30)))
@@ -183,7 +207,7 @@ def honesty_features(obs: dict[str, np.ndarray], rules: R.Rules) -> np.ndarray:
     b = obs["hand"].shape[0]
     rows = np.arange(b)
     honesty, add, _ = seat_rates(obs)
-    hp, hg = hand_pool(obs, rules, honesty)
+    hp, hg = hand_pool(obs, rules)
     k = np.maximum(obs["claim_count"].astype(np.int64), 1)
     claimant = np.maximum(obs["claimant"].astype(np.int64), 0)
     share = hg / hp
@@ -224,21 +248,27 @@ def fitting_probability(obs: dict[str, np.ndarray], rules: R.Rules, step: int,
     """float[B]: P(the next player holds a fitting card), the uniform-hands estimate
     recalibrated by a fitted logistic: players shed fitting cards whenever a rank comes
     up, so hands are poorer in the running rank than a uniform slice of the pool."""
-    w = FITTING_WEIGHTS if weights is None else np.asarray(weights, dtype=np.float64)
-    return 1.0 / (1.0 + np.exp(-(fitting_features(obs, rules, step) @ w)))
+    if weights is None:
+        return _memo(obs, ("fitting", step), lambda: 1.0 / (1.0 + np.exp(
+            -(fitting_features(obs, rules, step) @ FITTING_WEIGHTS))))
+    return 1.0 / (1.0 + np.exp(-(fitting_features(obs, rules, step) @ np.asarray(weights, np.float64))))
 
 
 def doubt_features(obs: dict[str, np.ndarray], rules: R.Rules, count: np.ndarray,
                    step: int) -> np.ndarray:
     """float64[B, F]: the doubt model's inputs (``DOUBT_FEATURES``) for a claim of ``count``
     cards by me, answered by the next player in turn."""
+    return _doubt_x(_memo(obs, ("doubt", step), lambda: _doubt_base(obs, rules, step)), count)
+
+
+def _doubt_base(obs: dict[str, np.ndarray], rules: R.Rules, step: int) -> dict[str, np.ndarray]:
+    """The doubt model's inputs that do not depend on the claim size."""
     b = obs["hand"].shape[0]
     rows = np.arange(b)
-    honesty, add, doubt = seat_rates(obs)
+    _, add, doubt = seat_rates(obs)
     nxt = next_in_turn(obs, step)
     q = fitting_probability(obs, rules, step)
     rank = np.maximum(obs["claim_rank"].astype(np.int64), 0)
-    k = np.asarray(count, np.int64)
     dl = _logit(doubt[rows, nxt])
     seen = obs["discard_seen"][rows, rank].astype(np.float64)
     r = reckless(obs)[rows, nxt]
@@ -247,11 +277,20 @@ def doubt_features(obs: dict[str, np.ndarray], rules: R.Rules, count: np.ndarray
     chk = obs["checks"][rows, nxt].astype(np.float64)
     per_answer = _logit((chk[:, 2] + chk[:, 3] + 1.0)
                         / (chk.sum(axis=1) + obs["claims"][rows, nxt, 1] + 2.0))
-    return np.stack([np.ones(b), k == 2, k == 3, q, _logit(add[rows, nxt]), dl, dl * (k - 1),
-                     (seen + k) / 4.0, obs["bank_sizes"].astype(np.int64).sum(axis=1) / 10.0,
+    return {"b": b, "q": q, "dl": dl, "seen": seen, "r": r, "structured": structured,
+            "per_answer": per_answer, "add": _logit(add[rows, nxt]),
+            "bank": obs["bank_sizes"].astype(np.int64).sum(axis=1) / 10.0}
+
+
+def _doubt_x(base: dict[str, np.ndarray], count: np.ndarray) -> np.ndarray:
+    k = np.asarray(count, np.int64)
+    q, dl, r, per_answer = base["q"], base["dl"], base["r"], base["per_answer"]
+    ls = _logit(base["structured"])
+    return np.stack([np.ones(base["b"]), k == 2, k == 3, q, base["add"], dl, dl * (k - 1),
+                     (base["seen"] + k) / 4.0, base["bank"],
                      r, r * q, r * (k - 1), (1 - q) * dl, (1 - q) * (k - 1), per_answer,
-                     r * per_answer, (1 - q) * (k - 1) * dl, q * dl, _logit(structured),
-                     _logit(structured) * (k == 1)], axis=1).astype(np.float64)
+                     r * per_answer, (1 - q) * (k - 1) * dl, q * dl, ls,
+                     ls * (k == 1)], axis=1).astype(np.float64)
 
 
 DOUBT_FEATURES = ("bias", "claims 2", "claims 3", "P(next holds a fitting card)",
@@ -300,6 +339,10 @@ def doubt_probability(obs: dict[str, np.ndarray], rules: R.Rules, count: np.ndar
 
 def next_in_turn(obs: dict[str, np.ndarray], step: int) -> np.ndarray:
     """int64[B]: the first seat after me in turn order that has not finished."""
+    return _memo(obs, ("next", step), lambda: _next_in_turn(obs, step))
+
+
+def _next_in_turn(obs: dict[str, np.ndarray], step: int) -> np.ndarray:
     p = obs["out"].shape[1]
     seat = np.maximum(obs["seat"].astype(np.int64), 0)
     ahead = (seat[:, None] + step * np.arange(1, p)[None, :]) % p
@@ -335,12 +378,19 @@ class VeruCounting(Agent):
         out = VeruHeuristic(self.game, bluff=0.0).act(obs, legal_mask, rng)
         resp = np.flatnonzero(obs["phase"] == R.PHASE_RESPOND)
         if resp.size:
-            choice = self.respond({k: v[resp] for k, v in obs.items()})
+            choice = self.respond(self.subset(obs, resp))
             out[resp] = np.where(legal_mask[resp, choice], choice, out[resp])
         stop = np.flatnonzero((obs["phase"] == R.PHASE_PUT) & (out == R.DONE))
         if stop.size:
-            choice = self.pad({k: v[stop] for k, v in obs.items()})
+            choice = self.pad(self.subset(obs, stop))
             out[stop] = np.where(legal_mask[stop, choice], choice, out[stop])
+        return out
+
+    @staticmethod
+    def subset(obs: dict[str, np.ndarray], rows: np.ndarray) -> dict[str, np.ndarray]:
+        """The rows of the fields the models read, with a fresh per-call memo."""
+        out: dict = {k: v[rows] for k, v in obs.items() if k not in UNUSED}
+        out["_memo"] = {}
         return out
 
     def lie_card(self, obs: dict[str, np.ndarray]) -> np.ndarray:
