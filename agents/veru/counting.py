@@ -365,7 +365,7 @@ class VeruCounting(Agent):
     name = "counting"
     games = ("veru",)
     traits = {"stochastic": True, "uses_history": True, "uses_observation": True}
-    params = {"open_value": 1.0, "rival": 0.3, "add_margin": 0.0, "lie_margin": 0.0}
+    params = {"open_value": 1.0, "rival": 0.6, "add_margin": 0.0, "lie_margin": 0.0}
     spec = {
         "open_value": real(0, doc="worth of opening the next round, in cards"),
         "rival": real(0, 1, doc="worth of a card an opponent takes, in my cards"),
