@@ -1,9 +1,11 @@
 """veru agents keep working with the extended observation (issue 12 point 11).
 
-The heuristic reads only fields that existed before the memory fields and tallies were
-added, so its decisions must not depend on the new keys.  (The counting agent was in
-this test too until issue 15, whose point 1 makes it read the per-seat tallies: its
-premise changed, see ``test_counting_reads_the_tallies``.)
+The heuristic without its claimant-record rule (``record=0``) reads only fields that
+existed before the memory fields and tallies were added, so its decisions must not depend
+on the new keys.  (Until issue 15 this held for the default heuristic and for counting;
+issue 15 makes counting read the per-seat tallies — ``test_counting_reads_the_tallies`` —
+and gives the heuristic a rule of thumb that reads the claimant's checked claims, on by
+default: the premise changed for those two.)
 """
 
 from __future__ import annotations
@@ -19,11 +21,11 @@ NEW_KEYS = ("my_out", "known_in_hand", "claims", "cards_claimed", "claims_checke
             "pickups", "timeouts", "swaps_made")
 
 
-@pytest.mark.parametrize("name", ["heuristic"])
-def test_veru_agents_decide_the_same_without_the_new_observation_fields(name):
+@pytest.mark.parametrize("name, params", [("heuristic", {"record": 0})])
+def test_veru_agents_decide_the_same_without_the_new_observation_fields(name, params):
     """Same inputs, same decisions: dropping the issue-12 fields changes no action."""
     game = bluffsim.make("veru", 4, joker_swap_seats=(1,), check_seats=(2,))
-    agent = agents.make(name, game)
+    agent = agents.make(name, game, **params)
     st = game.init(np.arange(64))
     compared = 0
     for _ in range(150):

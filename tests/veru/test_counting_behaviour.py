@@ -106,3 +106,19 @@ def test_bank_cards_of_an_honest_owner_count_as_the_claimed_rank():
     q_liar = next_holds_fitting(obs, rules, rules.step)[0]
     assert good_honest[0] < good_liar[0] - 1.0
     assert q_honest < q_liar
+
+
+def test_heuristic_doubts_a_claimant_with_a_bad_record_and_trust_one_without_record_rule():
+    """The heuristic's record rule: ``trust`` for a claimant without a record; a claimant
+    caught lying on every checked claim is doubted even by a fully trusting heuristic,
+    unless ``record=0`` (then ``trust = 1`` believes every possible claim)."""
+    _, obs, mask = position(["announce 9", "put K", "done"])
+    ref_game = agents.make("counting", scenario(HANDS, opener=0, jokers=0)[0]).game
+    rng = AgentRNG(np.zeros(1, np.uint64), obs["seat"].astype(np.int64), np.zeros(1, np.int64))
+    names = ref_game.rules.action_names
+    fresh = agents.make("heuristic", ref_game, trust=1.0)
+    assert names[int(fresh.act(obs, mask, rng)[0])] == "believe"
+    record(obs, 0, false=6, true=0)
+    assert names[int(fresh.act(obs, mask, rng)[0])] == "disbelieve"
+    blind = agents.make("heuristic", ref_game, trust=1.0, record=0)
+    assert names[int(blind.act(obs, mask, rng)[0])] == "believe"
