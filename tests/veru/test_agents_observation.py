@@ -1,7 +1,11 @@
 """veru agents keep working with the extended observation (issue 12 point 11).
 
-The heuristic and counting agents read only fields that existed before the memory
-fields and tallies were added, so their decisions must not depend on the new keys.
+The heuristic without its claimant-record rule (``record=0``) reads only fields that
+existed before the memory fields and tallies were added, so its decisions must not depend
+on the new keys.  (Until issue 15 this held for the default heuristic and for counting;
+issue 15 makes counting read the per-seat tallies — ``test_counting_reads_the_tallies`` —
+and gives the heuristic a rule of thumb that reads the claimant's checked claims, on by
+default: the premise changed for those two.)
 """
 
 from __future__ import annotations
@@ -17,11 +21,11 @@ NEW_KEYS = ("my_out", "known_in_hand", "claims", "cards_claimed", "claims_checke
             "pickups", "timeouts", "swaps_made")
 
 
-@pytest.mark.parametrize("name", ["heuristic", "counting"])
-def test_veru_agents_decide_the_same_without_the_new_observation_fields(name):
+@pytest.mark.parametrize("name, params", [("heuristic", {"record": 0})])
+def test_veru_agents_decide_the_same_without_the_new_observation_fields(name, params):
     """Same inputs, same decisions: dropping the issue-12 fields changes no action."""
     game = bluffsim.make("veru", 4, joker_swap_seats=(1,), check_seats=(2,))
-    agent = agents.make(name, game)
+    agent = agents.make(name, game, **params)
     st = game.init(np.arange(64))
     compared = 0
     for _ in range(150):
@@ -40,3 +44,25 @@ def test_veru_agents_decide_the_same_without_the_new_observation_fields(name):
         compared += int(live.sum())
         game.step(st, np.where(live, full, -1))
     assert compared > 1000
+
+
+def test_counting_reads_the_tallies():
+    """Issue 15: counting's per-seat model is fitted online from the tallies, so some
+    decisions change when they are replaced by those of a seat never checked."""
+    game = bluffsim.make("veru", 4)
+    agent = agents.make("counting", game)
+    st = game.init(np.arange(64))
+    changed = 0
+    for _ in range(300):
+        if st.done.all():
+            break
+        obs = game.observe(st)
+        blank = {k: (np.zeros_like(v) if k in NEW_KEYS[2:] else v) for k, v in obs.items()}
+        rng = AgentRNG(st.seed, st.current_player, st.num_decisions)
+        full = agent.act(obs, st.legal_action_mask, rng)
+        trimmed = agent.act(blank, st.legal_action_mask, rng)
+        live = ~st.done
+        changed += int((full[live] != trimmed[live]).sum())
+        assert st.legal_action_mask[np.flatnonzero(live), trimmed[live]].all()
+        game.step(st, np.where(live, full, -1))
+    assert changed > 20
