@@ -1,10 +1,11 @@
-"""veru ``counting`` decisions per second at batch 1024, engine included, and the agent alone.
+"""An agent's decisions per second at batch 1024, engine included, and the agent alone.
 
-Every seat is played by ``counting``; finished games are refilled in groups.  Rates are
-per CPU second of this process (``time.process_time``), after a short warm-up, so a
-loaded shared machine does not deflate them as much as wall time.
+Every seat is played by the agent (default ``counting``); finished games are refilled in
+groups.  Rates are per CPU second of this process (``time.process_time``), after a warm-up
+that fills the agent's memo tables, so a loaded shared machine does not deflate them as
+much as wall time.
 
-    python experiments/ladders/speed_veru.py [--players 3 4 6] [--seconds 10]
+    python experiments/ladders/speed.py --game qdv [--players 4] [--agent counting] [--seconds 10]
 """
 
 from __future__ import annotations
@@ -25,10 +26,11 @@ import bluffsim  # noqa: E402
 from bluffsim.rng import AgentRNG  # noqa: E402
 
 
-def measure(players: int, seconds: float, batch: int = 1024, warmup: float = 3.0) -> dict[str, float]:
+def measure(game_id: str, players: int, seconds: float, agent_name: str = "counting",
+            batch: int = 1024, warmup: float = 3.0) -> dict[str, float]:
     """{"total": decisions per CPU second with the engine, "agent": the agent's share alone}."""
-    game = bluffsim.make("veru", num_players=players)
-    agent = agents.make("counting", game)
+    game = bluffsim.make(game_id, num_players=players)
+    agent = agents.make(agent_name, game)
     st = game.init(np.arange(batch, dtype=np.uint64))
     next_seed = batch
     t_agent = t_total = 0.0
@@ -62,12 +64,14 @@ def measure(players: int, seconds: float, batch: int = 1024, warmup: float = 3.0
 def main() -> None:
     """Command line (module docstring)."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--players", type=int, nargs="+", default=[3, 4, 6])
+    ap.add_argument("--game", default="qdv", choices=bluffsim.list_games())
+    ap.add_argument("--players", type=int, nargs="+", default=[4])
+    ap.add_argument("--agent", default="counting")
     ap.add_argument("--seconds", type=float, default=10.0)
     a = ap.parse_args()
     for p in a.players:
-        r = measure(p, a.seconds)
-        print(f"veru {p}p counting, batch 1024: {r['total']:,.0f} decisions/s engine included; "
+        r = measure(a.game, p, a.seconds, a.agent)
+        print(f"{a.game} {p}p {a.agent}, batch 1024: {r['total']:,.0f} decisions/s engine included; "
               f"agent alone {r['agent']:,.0f} decisions/s")
 
 
