@@ -2,13 +2,17 @@
 
 A compiled engine keeps each game in two record arrays, ``data`` and ``hot``
 (the fields read every step), and exposes the public ``State`` fields as views
-of them; ``from_data(data, hot, rules)`` rebuilds those views. Copies, pickles
-and sub-batches therefore only need to copy the two records.
+of them; ``from_data(data, hot, rules)`` builds those views (a field is the record
+column of its name — ``legal_action_mask`` is ``hot["mask"]`` — in ``hot`` if that has
+it, cut to the rules' sizes by the class's ``cuts(rules)`` and viewed as bool when named
+in ``BOOL_FIELDS``). Copies, pickles and sub-batches therefore only need to copy the
+two records.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import fields
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -20,6 +24,29 @@ class RecordState:
     data: np.ndarray
     hot: np.ndarray
     rules: Any
+    BOOL_FIELDS: ClassVar[frozenset[str]] = frozenset()
+    SOURCE: ClassVar[dict[str, str]] = {"legal_action_mask": "mask"}
+
+    @classmethod
+    def cuts(cls, rules: Any) -> dict[str, tuple[int, ...]]:
+        """Per field, the lengths its per-game axes are cut to (records are sized for the
+        largest table); fields not named keep their full shape."""
+        return {}
+
+    @classmethod
+    def from_data(cls, data: np.ndarray, hot: np.ndarray, rules: Any) -> Any:
+        """The state whose fields are views of the record arrays ``data`` and ``hot``."""
+        cuts = cls.cuts(rules)
+        views = {}
+        for f in fields(cls):  # type: ignore[arg-type]
+            if f.name in ("data", "hot", "rules"):
+                continue
+            src = cls.SOURCE.get(f.name, f.name)
+            v = (hot if src in hot.dtype.names else data)[src]
+            if f.name in cuts:
+                v = v[(slice(None), *(slice(0, n) for n in cuts[f.name]))]
+            views[f.name] = v.view(np.bool_) if f.name in cls.BOOL_FIELDS else v
+        return cls(**views, data=data, hot=hot, rules=rules)
 
     def copy(self) -> Any:
         """A deep snapshot: later steps on ``self`` do not change it."""

@@ -12,7 +12,7 @@ kernel.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -27,10 +27,6 @@ from bluffsim.games.legumes.rules import Rules
 from bluffsim.games.records import RecordState
 
 POINTS = np.asarray(R.CARD_POINTS, dtype=np.int64)
-_BOOL = {"terminated", "truncated", "after_reverse", "round_over", "legal_action_mask"}
-_SOURCE = {"legal_action_mask": "mask"}
-_HOT = {"seed", "num_decisions", "num_rounds", "current_player", "phase", "terminated",
-        "truncated", "round_over", "legal_action_mask"}
 # fields whose leading per-game axes are seats (cut to P), and the per-game width of `draw`
 _SEAT_AXES = {"placements": 1, "hand_sizes": 1, "hands": 1, "fd_by_owner": 1, "fd_claims": 1,
               "my_discard": 1, "reshuffled_known": 1, "taken_known": 2, "accused_tally": 1,
@@ -79,24 +75,15 @@ class LegumesState(RecordState, State):
     # ^ record[B] (kernels.HOT_DTYPE): seed, counters, player, phase, end flags, legal mask
     rules: Rules | None = field(default=None, repr=False)
 
+    BOOL_FIELDS = frozenset({"terminated", "truncated", "after_reverse", "round_over", "legal_action_mask"})
+
     @classmethod
-    def from_data(cls, data: np.ndarray, hot: np.ndarray, rules: Rules) -> LegumesState:
-        """The state whose fields are views of the record arrays ``data`` and ``hot``."""
-        p, w = rules.num_players, rules.total_cards
-        views = {}
-        for f in fields(cls):
-            if f.name in ("data", "hot", "rules"):
-                continue
-            v = (hot if f.name in _HOT else data)[_SOURCE.get(f.name, f.name)]
-            axes = _SEAT_AXES.get(f.name, 0)
-            if axes == 1:
-                v = v[:, :p]
-            elif axes == 2:
-                v = v[:, :p, :p]
-            elif f.name == "draw":
-                v = v[:, :w]
-            views[f.name] = v.view(np.bool_) if f.name in _BOOL else v
-        return cls(**views, data=data, hot=hot, rules=rules)
+    def cuts(cls, rules: Rules) -> dict[str, tuple[int, ...]]:
+        """Per-game seat axes cut to the table's seats (``_SEAT_AXES``) and ``draw`` to the deck."""
+        p = rules.num_players
+        out = {name: (p,) * axes for name, axes in _SEAT_AXES.items()}
+        out["draw"] = (rules.total_cards,)
+        return out
 
 
 class LegumesGame(CompiledGame):

@@ -12,7 +12,7 @@ mask and round deals included), ``reset_games``, ``observe`` and
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -25,12 +25,6 @@ from bluffsim.games.qdv import rules as R
 from bluffsim.games.qdv.reference import RefState
 from bluffsim.games.qdv.rules import Rules
 from bluffsim.games.records import RecordState
-
-# sizes of the public views of a record: name -> per-game slice builder from the rules
-_BOOL = {"terminated", "truncated", "in_round", "chal_ready", "round_over", "legal_action_mask"}
-_SOURCE = {"legal_action_mask": "mask"}
-_HOT = {"seed", "num_decisions", "num_rounds", "current_player", "phase", "terminated",
-        "truncated", "round_over", "legal_action_mask"}
 
 
 @dataclass
@@ -84,9 +78,12 @@ class QdvState(RecordState, State):
     # ^ record[B] (kernels.HOT_DTYPE): seed, counters, player, phase, end flags, legal mask
     rules: Rules | None = field(default=None, repr=False)
 
+    BOOL_FIELDS = frozenset({"terminated", "truncated", "in_round", "chal_ready", "round_over",
+                             "legal_action_mask"})
+
     @classmethod
-    def from_data(cls, data: np.ndarray, hot: np.ndarray, rules: Rules) -> QdvState:
-        """The state whose fields are views of the record arrays ``data`` and ``hot``."""
+    def cuts(cls, rules: Rules) -> dict[str, tuple[int, ...]]:
+        """Per-game axes cut to the table: seats, bid history, deck, challenge deck, actions."""
         p, h, a = rules.num_players, rules.history_len, len(rules.action_names)
         d, c = rules.deck_size, len(rules.challenge_ids)
         cut = {"placements": p, "tokens": p, "in_round": p, "elim_round": p, "zero_time": p,
@@ -94,15 +91,7 @@ class QdvState(RecordState, State):
                "chal_deck": c, "bid_history": h, "drawn": p, "declared": p,
                "showdown_hands": p, "last_bid_history": h, "bid_tally": p, "call_tally": p,
                "called_tally": p, "token_tally": p, "legal_action_mask": a}
-        views = {}
-        for f in fields(cls):
-            if f.name in ("data", "hot", "rules"):
-                continue
-            v = (hot if f.name in _HOT else data)[_SOURCE.get(f.name, f.name)]
-            if f.name in cut:
-                v = v[:, :cut[f.name]]
-            views[f.name] = v.view(np.bool_) if f.name in _BOOL else v
-        return cls(**views, data=data, hot=hot, rules=rules)
+        return {name: (n,) for name, n in cut.items()}
 
 
 LAST_ROUND = R.LAST_ROUND

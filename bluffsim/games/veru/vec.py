@@ -12,7 +12,7 @@ each run as one compiled kernel.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -25,11 +25,6 @@ from bluffsim.games.veru import observe as O
 from bluffsim.games.veru.reference import RefState
 from bluffsim.games.veru.rules import Rules
 
-_BOOL = {"terminated", "truncated", "closed", "out", "acted", "swapped_round", "round_over",
-         "legal_action_mask"}
-_SOURCE = {"legal_action_mask": "mask"}
-_HOT = {"seed", "num_decisions", "num_rounds", "current_player", "phase", "terminated",
-        "truncated", "round_over", "legal_action_mask"}
 # fields whose leading per-game axes are seats (cut to P)
 _SEAT_AXES = {"placements": 1, "hands": 1, "hand_sizes": 1, "bank": 1, "out": 1, "place": 1,
               "swaps_used": 1, "swapped_round": 1, "taken": 1, "seen_taken": 2, "known": 2,
@@ -81,22 +76,15 @@ class VeruState(RecordState, State):
     # ^ record[B] (kernels.HOT_DTYPE): seed, counters, player, phase, end flags, legal mask
     rules: Rules | None = field(default=None, repr=False)
 
+    BOOL_FIELDS = frozenset({"terminated", "truncated", "closed", "out", "acted", "swapped_round",
+                             "round_over", "legal_action_mask"})
+
     @classmethod
-    def from_data(cls, data: np.ndarray, hot: np.ndarray, rules: Rules) -> VeruState:
-        """The state whose fields are views of the record arrays ``data`` and ``hot``."""
+    def cuts(cls, rules: Rules) -> dict[str, tuple[int, ...]]:
+        """Per-game seat axes cut to the table's seats (``_SEAT_AXES``)."""
         p = rules.num_players
-        views = {}
-        for f in fields(cls):
-            if f.name in ("data", "hot", "rules"):
-                continue
-            v = (hot if f.name in _HOT else data)[_SOURCE.get(f.name, f.name)]
-            axes = _SEAT_AXES.get(f.name, 0)
-            if axes == 1:
-                v = v[:, :p]
-            elif axes == 2:
-                v = v[:, :p, :p]
-            views[f.name] = v.view(np.bool_) if f.name in _BOOL else v
-        return cls(**views, data=data, hot=hot, rules=rules)
+        out = {name: (p,) * axes for name, axes in _SEAT_AXES.items()}
+        return out
 
 
 class VeruGame(CompiledGame):
