@@ -12,9 +12,10 @@ OPENER = ["carrot-2", "tomato-1", "bomb", "choice", "reverse", "double"]
 NEXT = ["pea-1", "pea-2", "choice"]
 
 
-def decide(hands, actions, **params) -> str:
+def decide(hands, actions, discard=(), **params) -> str:
     """The heuristic's decision (by name) after ``actions`` in a scenario."""
-    ref, s = scenario([list(h) for h in hands], ["radish-1", "radish-2", "radish-3"])
+    ref, s = scenario([list(h) for h in hands], ["radish-1", "radish-2", "radish-3"],
+                      discard=list(discard))
     for a in actions:
         ref.apply(s, a)
     game = LegumesGame(ref.rules)
@@ -64,17 +65,7 @@ def test_parameters_keep_their_meaning():
 
 def decide_with_pile(hands, actions, discard, **params) -> str:
     """The heuristic's decision (by name) with ``discard`` as the discard pile."""
-    ref, s = scenario([list(h) for h in hands], ["radish-1", "radish-2", "radish-3"],
-                      discard=list(discard))
-    for a in actions:
-        ref.apply(s, a)
-    game = LegumesGame(ref.rules)
-    st = game.from_reference([s])
-    agent = agents.make("heuristic", game, **params)
-    a = agent.act(game.observe(st), st.legal_action_mask,
-                  AgentRNG(st.seed, st.current_player, st.num_decisions))
-    assert st.legal_action_mask[0, a[0]]
-    return game.action_names[int(a[0])]
+    return decide(hands, actions, discard=discard, **params)
 
 
 def test_no_accusation_when_a_bomb_would_hand_over_more_than_the_accused_holds():
