@@ -49,8 +49,10 @@ def test_distribution_matches_enumeration(mine, theirs, centre, q):
     np.testing.assert_allclose(got.sum(axis=1), 1.0)
 
 
-def played(players: int, games: int, steps: int) -> tuple[QdvGame, dict[str, np.ndarray]]:
-    """A qdv engine and the observations of ``games`` games after ``steps`` random decisions."""
+def played(players: int, games: int,
+           steps: int) -> tuple[QdvGame, dict[str, np.ndarray], np.random.Generator]:
+    """A qdv engine, the observations of ``games`` games after ``steps`` random decisions, and
+    the generator that drew them (for further draws)."""
     game = QdvGame(R.Rules.from_options(num_players=players))
     rng = np.random.default_rng(players)
     st = game.init(np.arange(games, dtype=np.uint64))
@@ -58,13 +60,13 @@ def played(players: int, games: int, steps: int) -> tuple[QdvGame, dict[str, np.
         legal = st.legal_action_mask
         game.step(st, np.where(st.done, legal.argmax(axis=1),
                                (rng.random(legal.shape) * legal).argmax(axis=1)))
-    return game, game.observe(st)
+    return game, game.observe(st), rng
 
 
 @pytest.mark.parametrize("players", [2, 4, 6])
 def test_threshold_queries_equal_sums_over_the_distribution(players):
     """``Counts`` answers from the memo's cumulative tables what the full pmf gives by summing."""
-    game, obs = played(players, games=64, steps=25)
+    game, obs, _ = played(players, games=64, steps=25)
     dist = count_distribution(obs, game.rules)                           # [B, F, V]
     table = count_table(game.rules, 0.5)
     classes, known = fruit_classes(obs, game.rules)
@@ -87,7 +89,7 @@ def test_posterior_gathers_equal_sums_over_the_tilted_pmf(players):
     the direct sums over its pmf, stakes and elimination included."""
     from agents.qdv.counting import posterior, stake
 
-    game, obs = played(players, games=128, steps=40)
+    game, obs, rng = played(players, games=128, steps=40)
     post = posterior(obs, game.rules)
     assert post.tilt is not None and (post.tilt != 0).any()
     np.testing.assert_allclose(post.pmf.sum(axis=-1), 1.0)
