@@ -82,7 +82,18 @@ def register_agent(*games: str) -> Callable[[A], A]:
     def add(cls: A) -> A:
         import bluffsim
 
-        plays = games or tuple(bluffsim.list_games())
+        known = bluffsim.list_games()
+        unknown = [g for g in games if g not in known]
+        if unknown:
+            raise AgentError(f"register_agent({cls.__name__}): unknown game(s) "
+                             f"{', '.join(map(repr, unknown))}; games: {', '.join(known)}")
+        plays = games or tuple(known)
+        taken = {g: REGISTRY[cls.name][g] for g in plays
+                 if g in REGISTRY.get(cls.name, {}) and REGISTRY[cls.name][g] is not cls}
+        if taken:
+            raise AgentError(f"register_agent({cls.__name__}): agent {cls.name!r} is already "
+                             f"registered for {', '.join(taken)} by "
+                             f"{', '.join(sorted({c.__name__ for c in taken.values()}))}")
         cls.games = plays
         REGISTRY.setdefault(cls.name, {}).update({g: cls for g in plays})
         return cls

@@ -44,7 +44,9 @@ def _game_ids() -> tuple[str, ...]:
 
 
 def list_games() -> list[str]:
-    """Ids of the games bluffsim implements (the subpackages of ``bluffsim.games``), sorted."""
+    """Ids of the games bluffsim implements, sorted: every subpackage of ``bluffsim.games`` is a
+    game and must define ``SPEC`` (checked by ``tests/test_spec.py``; nothing is imported here,
+    so listing the games stays cheap)."""
     return list(_game_ids())
 
 
@@ -60,6 +62,7 @@ def spec(game_id: str) -> GameSpec:
     return game_module(game_id).SPEC
 
 
-def make(game_id: str, num_players: int = 4, **options: Any) -> Game:
-    """Build the fast engine of ``game_id`` with validated rules options."""
+def make(game_id: str, num_players: int | None = None, **options: Any) -> Game:
+    """Build the fast engine of ``game_id`` with validated rules options (``num_players``
+    defaults to the game's declared default)."""
     return spec(game_id).make(num_players, **options)

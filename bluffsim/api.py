@@ -112,7 +112,7 @@ REWARD_KINDS = ("zero_sum", "win")
 
 
 def placement_rewards(placements: np.ndarray, kind: str = "zero_sum") -> np.ndarray:
-    """float32[B, P] rewards of finished games from their placements int[B, P] (1 = best).
+    """float64[B, P] rewards of finished games from their placements int[B, P] (1 = best).
 
     ``zero_sum``: seat ``i`` scores ``sum_j sign(place_j - place_i) / (P - 1)`` — +1 per
     seat it beat, -1 per seat that beat it, 0 for a shared place — so rewards lie in
@@ -120,11 +120,11 @@ def placement_rewards(placements: np.ndarray, kind: str = "zero_sum") -> np.ndar
     """
     place = np.asarray(placements).astype(np.int64)
     if kind == "win":
-        return (place == 1).astype(np.float32)
+        return (place == 1).astype(np.float64)
     if kind != "zero_sum":
         raise ValueError(f"unknown reward kind {kind!r}; allowed: {', '.join(REWARD_KINDS)}")
     beats = np.sign(place[:, None, :] - place[:, :, None]).sum(axis=2)
-    return (beats / (place.shape[1] - 1)).astype(np.float32)
+    return beats / (place.shape[1] - 1)
 
 
 def rules_from_options(cls: Any, game_id: str, num_players: int, options: dict[str, Any]) -> Any:
@@ -269,7 +269,7 @@ class Game:
     def rewards(self, state: State, kind: str = "zero_sum") -> np.ndarray:
         """float32[B, P] placement rewards (``placement_rewards``); zeros for running games."""
         return np.where(state.done[:, None], placement_rewards(state.placements, kind),
-                        np.float32(0.0)).astype(np.float32)
+                        0.0).astype(np.float32)
 
     @staticmethod
     def copy_shared_fields(st: State, b: int, s: Any) -> None:
@@ -331,3 +331,6 @@ class FastEngine(Protocol):
 
     def rewards(self, state: State, kind: str = "zero_sum") -> np.ndarray:
         """float32[B, P] placement rewards of finished games, zeros for running ones."""
+
+    def from_reference(self, states: list[Any]) -> State:
+        """A batch holding exact copies of reference states (scenarios, differential tests)."""

@@ -7,9 +7,12 @@ import math
 import numpy as np
 import pytest
 
+import bluffsim
 from bluffsim.adapters.single import SingleGame
 
-CASES = [("qdv", 2), ("qdv", 4), ("veru", 3), ("veru", 5), ("legumes", 2), ("legumes", 6)]
+# every game at its smallest table and one larger table of its conformance cases
+CASES = [(g, p) for g in bluffsim.list_games()
+         for p in sorted({bluffsim.spec(g).players[0], bluffsim.spec(g).test_tables[-1][0]})]
 
 
 def test_single_game_rewards_are_zero_sum_placement_scores():

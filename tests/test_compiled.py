@@ -2,7 +2,8 @@
 a batch of 4096 against the reference, ``reset_games`` equal to a fresh ``init`` (records
 byte-field by field), the compiled tensor equal to ``observe.to_tensor``, the fused random
 loop equal to stepping with the ``random`` agent, and the record-backed state's views, copies
-and pickles.  Games join by their spec: nothing here names a game."""
+and pickles.  Games join by their spec (every ``CompiledGame`` engine); ``WIDE`` adds, for
+two games, option values that change the tensor's width."""
 
 from __future__ import annotations
 

@@ -50,6 +50,20 @@ EXTREMES: list[tuple[str, int, str, Any]] = [
 ]
 
 
+
+def declared_extremes(game_id: str) -> list[tuple[str, int, str, Any]]:
+    """The bounds each option declares (``Option.accepted``), at the default table: the rows a
+    game without hand-picked ones above (a new game) is played at."""
+    spec = bluffsim.spec(game_id)
+    rules = spec.make_rules()
+    return [(game_id, value if o.name == "num_players" else spec.players[2], o.name, value)
+            for o in rules.OPTIONS for value in o.accepted(rules)]
+
+
+EXTREMES += [row for gid in bluffsim.list_games() if gid not in {r[0] for r in EXTREMES}
+             for row in declared_extremes(gid)]
+
+
 def case_id(row: tuple[str, int, str, Any]) -> str:
     game, p, option, value = row
     text = repr(value) if not isinstance(value, tuple) or len(value) < 4 else f"{len(value)}-tuple"
@@ -88,6 +102,14 @@ def test_every_option_extreme_builds_and_plays_on_both_engines(row) -> None:
     assert_same_game(game, ref, st, rstates, where=f"{case_id(row)} end")
     for row_places in st.placements:
         assert min(row_places) == 1 and max(row_places) <= p
+
+
+def test_declared_extremes_name_every_option_twice() -> None:
+    """The rows a new game would get from its declared bounds cover each option twice."""
+    for game_id in bluffsim.list_games():
+        described = {name for name, _, _ in type(bluffsim.make(game_id).rules).describe()}
+        names = [opt for _, _, opt, _ in declared_extremes(game_id)]
+        assert set(names) == described and all(names.count(n) == 2 for n in described), game_id
 
 
 def test_the_extremes_cover_every_option_of_every_game() -> None:

@@ -384,12 +384,10 @@ class VeruCounting(Agent):
         out = VeruHeuristic(self.game, bluff=0.0).act(obs, legal_mask, rng)
         resp = np.flatnonzero(obs["phase"] == R.PHASE_RESPOND)
         if resp.size:
-            choice = self.respond(self.subset(obs, resp))
-            out[resp] = np.where(legal_mask[resp, choice], choice, out[resp])
+            out[resp] = self.respond(self.subset(obs, resp))
         stop = np.flatnonzero((obs["phase"] == R.PHASE_PUT) & (out == R.DONE))
         if stop.size:
-            choice = self.pad(self.subset(obs, stop))
-            out[stop] = np.where(legal_mask[stop, choice], choice, out[stop])
+            out[stop] = self.pad(self.subset(obs, stop))
         return out
 
     @staticmethod

@@ -64,7 +64,8 @@ REWARDS = api.REWARD_KINDS
 
 def placement_rewards(placements: np.ndarray, seats: np.ndarray, kind: str = "zero_sum") -> np.ndarray:
     """float32[B]: the reward of ``seats`` in finished games with ``placements`` int[B, P] (module doc)."""
-    return api.placement_rewards(placements, kind)[np.arange(placements.shape[0]), seats]
+    rewards = api.placement_rewards(placements, kind)[np.arange(placements.shape[0]), seats]
+    return rewards.astype(np.float32)
 
 
 def put(state: State, idx: np.ndarray, sub: State) -> None:

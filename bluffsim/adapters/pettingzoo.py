@@ -133,7 +133,7 @@ class BluffsimAECEnv(AECEnv):
         """Placement rewards of the finished game (``bluffsim.adapters.single``)."""
         if self.fast is None:
             return self.game.rewards(self.state)
-        return placement_rewards(self.state.placements[:1])[0].astype(np.float64)
+        return placement_rewards(self.state.placements[:1])[0]
 
     def step(self, action: int | None) -> None:
         """Apply the selected agent's action; a finished agent must step ``None``."""

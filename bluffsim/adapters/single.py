@@ -70,7 +70,7 @@ class SingleGame:
         """float64[P]: placement rewards (module docstring); zeros while the game runs."""
         if not state.done:
             return np.zeros(self.num_players)
-        return placement_rewards(np.asarray([state.placements]))[0].astype(np.float64)
+        return placement_rewards(np.asarray([state.placements]))[0]
 
     def vectorised(self) -> bluffsim.Game:
         """The vectorised engine of the same rules (agents read its observation format)."""

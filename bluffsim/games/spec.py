@@ -16,7 +16,9 @@ README's "Adding a game".
 | `reference`       | the reference module: `ReferenceGame`, `scenario`, `redeal_hidden`         |
 | `observation`     | the observation module: field table, `tensor_layout`, `to_tensor`          |
 | `display`         | module path of the terminal display (`DISPLAY` class), imported on use     |
-| `seat_columns`    | round-record columns holding a seat (each gets an `<column>_agent` column) |
+| `seat_columns`    | round-record columns holding a seat (each gets an `<column>_agent` column); a
+|                   | round record also has `caller` (the checking seat) and `call_right`, and a
+|                   | `call` of "timeout" marks a round that ended without a check             |
 | `claim_seat`      | the round-record column of the seat whose claim a check tested             |
 | `claim_false`     | rounds DataFrame -> bool Series: that claim was false (bluff statistics)  |
 | `claim_columns`   | the round-record columns `claim_false` reads                              |
