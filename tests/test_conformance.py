@@ -60,6 +60,15 @@ def test_reset_games_equals_a_fresh_init(case: Case) -> None:
         assert same()
 
 
+def test_reset_games_needs_one_seed_per_game(case: Case) -> None:
+    game = case.make()
+    st = game.init(np.arange(4))
+    before = st.copy()
+    with pytest.raises(SeedError, match="2 games to restart but 3 seeds"):
+        game.reset_games(st, np.array([0, 1]), np.array([7, 8, 9]))
+    np.testing.assert_array_equal(st.current_player, before.current_player)
+
+
 def test_rewards_come_from_placements(case: Case) -> None:
     """Rewards: zero while a game runs; at the end zero-sum, in [-1, 1], ordered like the
     placements (a better place never earns less); ``win`` rewards the shared first place."""

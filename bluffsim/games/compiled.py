@@ -32,7 +32,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from bluffsim.api import Game, State, check_seeds
+from bluffsim.api import Game, SeedError, State, check_seeds
 
 
 class CompiledGame(Game):
@@ -76,6 +76,9 @@ class CompiledGame(Game):
         records as ``init`` gives for those seeds."""
         idx = np.asarray(idx, dtype=np.int64)
         seeds = check_seeds(seeds)
+        if idx.shape != seeds.shape:
+            raise SeedError(f"reset_games: {idx.size} games to restart but {seeds.size} seeds; "
+                            "give one seed per game")
         st.data[idx] = self._blank
         st.hot[idx] = self._blank_hot
         st.hot["seed"][idx] = seeds
