@@ -35,7 +35,6 @@ placements (``placement_rewards``), the same in every adapter.
 from __future__ import annotations
 
 import copy
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar, Protocol, runtime_checkable
@@ -161,6 +160,7 @@ class Game:
     """Base of the vectorised games: action naming, seed and action validation."""
 
     game_id: ClassVar[str] = ""
+    state_type: ClassVar[type | None] = None   # the state class ``init`` returns
     rules: Any
     action_names: tuple[str, ...]
 
@@ -186,45 +186,9 @@ class Game:
                 f"unknown {self.game_id} action {name!r}; valid: {', '.join(self.action_names)}"
             ) from None
 
-    def check_actions(self, state: State, actions: Any) -> np.ndarray:
-        """Validate a batch of actions against the legal mask; returns int64[B].
-
-        Finished games ignore their action (any value is accepted there).  A state
-        this game did not make raises ``StateMismatchError`` (``check_state``).
-        """
-        self.check_state(state)
-        a = np.asarray(actions)
-        if a.shape != (state.batch_size,) or not np.issubdtype(a.dtype, np.integer):
-            raise IllegalActionError(
-                f"actions must be an integer array of shape ({state.batch_size},); "
-                f"got {a.dtype} {a.shape}"
-            )
-        a = a.astype(np.int64)
-        live = ~state.done
-        in_range = (a >= 0) & (a < self.num_actions)
-        ok = ~live | (in_range & state.legal_action_mask[
-            np.arange(a.size), np.clip(a, 0, self.num_actions - 1)])
-        if not ok.all():
-            b = int(np.flatnonzero(~ok)[0])
-            raise IllegalActionError(self.describe_illegal(state, b, int(a[b])))
-        return a
-
-    def state_class(self) -> type | None:
-        """The state class ``init`` returns (from its annotation), or None if unresolvable."""
-        cls = type(self)
-        cached = cls.__dict__.get("_state_class", False)
-        if cached is not False:
-            return cached
-        ann = getattr(cls.init, "__annotations__", {}).get("return") if hasattr(cls, "init") else None
-        if isinstance(ann, str):
-            ann = vars(sys.modules[cls.init.__module__]).get(ann)
-        found = ann if isinstance(ann, type) and issubclass(ann, State) else None
-        cls._state_class = found
-        return found
-
     def check_state(self, state: Any) -> None:
         """Raise ``StateMismatchError`` unless ``state`` has this game's state type and shapes."""
-        expected = self.state_class()
+        expected = self.state_type
         problem = ""
         if not isinstance(state, State):
             problem = f"got a {type(state).__name__}, not a bluffsim state"

@@ -54,7 +54,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 import bluffsim
 from bluffsim import api
 from bluffsim import rng as brng
-from bluffsim.api import State
+from bluffsim.api import IllegalActionError, State
 from bluffsim.rng import AgentRNG
 from bluffsim.tournament.schedule import SCHEDULE_STREAM
 
@@ -325,7 +325,7 @@ class BluffsimEnv(gym.Env):
         a = int(action)
         if not (0 <= a < self.venv.num_actions and st.legal_action_mask[0, a]):
             if self.illegal == "raise":
-                self.venv.game.check_actions(st, np.array([a]))
+                raise IllegalActionError(self.venv.game.describe_illegal(st, 0, a))
             self._over = True
             obs, info = self.venv._obs()
             info = {**self._one_info(info), "illegal_action": True}

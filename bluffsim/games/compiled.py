@@ -39,7 +39,6 @@ class CompiledGame(Game):
     """A fast engine over a game's compiled ``kernels`` (module docstring)."""
 
     kernels: ClassVar[ModuleType]
-    state_type: ClassVar[type]
     observation: ClassVar[ModuleType]
     computed_keys: ClassVar[tuple[str, ...]]
 
@@ -52,10 +51,6 @@ class CompiledGame(Game):
         self._blank = kn.blank_record(rules)
         self._blank_hot = kn.blank_hot(rules)
         self._obs_keys, self._obs_table = kn.observation_table(rules)
-
-    def state_class(self) -> type:
-        """The state class ``init`` returns."""
-        return self.state_type
 
     # ================================================================ set-up
     def empty_state(self, seeds: np.ndarray) -> Any:

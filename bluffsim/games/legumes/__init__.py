@@ -4,7 +4,7 @@ from typing import Any
 
 from bluffsim.games.legumes import observe, reference
 from bluffsim.games.legumes.rules import Rules
-from bluffsim.games.legumes.vec import LegumesGame, LegumesState, make_game
+from bluffsim.games.legumes.vec import LegumesGame, LegumesState
 from bluffsim.games.spec import GameSpec
 
 NAME = "Menteur (légumes)"
@@ -27,4 +27,4 @@ SPEC = GameSpec(
                   "small")),
 )
 
-__all__ = ["NAME", "SPEC", "SUMMARY", "LegumesGame", "LegumesState", "Rules", "make_game"]
+__all__ = ["NAME", "SPEC", "SUMMARY", "LegumesGame", "LegumesState", "Rules"]

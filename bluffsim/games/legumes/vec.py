@@ -13,7 +13,6 @@ kernel.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 
@@ -138,7 +137,3 @@ class LegumesGame(CompiledGame):
         self.update_legal_mask(st)
         return st
 
-
-def make_game(num_players: int = 4, **options: Any) -> LegumesGame:
-    """``bluffsim.make("legumes", ...)``: validated rules and the compiled engine."""
-    return LegumesGame(Rules.from_options(num_players=num_players, **options))

@@ -4,7 +4,7 @@ from typing import Any
 
 from bluffsim.games.qdv import observe, reference
 from bluffsim.games.qdv.rules import Rules
-from bluffsim.games.qdv.vec import QdvGame, QdvState, make_game
+from bluffsim.games.qdv.vec import QdvGame, QdvState
 from bluffsim.games.spec import GameSpec
 
 NAME = "Qui dit vrai ?"
@@ -32,4 +32,4 @@ SPEC = GameSpec(
     test_tables=((2, (), ""), (4, (), ""), (6, (), "")),
 )
 
-__all__ = ["NAME", "SPEC", "SUMMARY", "QdvGame", "QdvState", "Rules", "make_game"]
+__all__ = ["NAME", "SPEC", "SUMMARY", "QdvGame", "QdvState", "Rules"]

@@ -13,7 +13,6 @@ mask and round deals included), ``reset_games``, ``observe`` and
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 
@@ -178,7 +177,3 @@ class QdvGame(CompiledGame):
         self.update_legal_mask(st)
         return st
 
-
-def make_game(num_players: int = 4, **options: Any) -> QdvGame:
-    """``bluffsim.make("qdv", ...)``: validated rules and the compiled engine."""
-    return QdvGame(Rules.from_options(num_players=num_players, **options))

@@ -5,7 +5,7 @@ from typing import Any
 from bluffsim.games.spec import GameSpec
 from bluffsim.games.veru import observe, reference
 from bluffsim.games.veru.rules import Rules
-from bluffsim.games.veru.vec import VeruGame, VeruState, make_game
+from bluffsim.games.veru.vec import VeruGame, VeruState
 
 NAME = "Верю — не верю"
 SUMMARY = "cheat with a Bank of unchecked claims, jokers, closed ranks; first out wins"
@@ -28,4 +28,4 @@ SPEC = GameSpec(
     test_tables=((3, (), ""), (4, (), ""), (6, (), ""), (5, GADGETS, "gadgets")),
 )
 
-__all__ = ["NAME", "SPEC", "SUMMARY", "Rules", "VeruGame", "VeruState", "make_game"]
+__all__ = ["NAME", "SPEC", "SUMMARY", "Rules", "VeruGame", "VeruState"]

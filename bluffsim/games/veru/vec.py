@@ -13,7 +13,6 @@ each run as one compiled kernel.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 
@@ -141,7 +140,3 @@ class VeruGame(CompiledGame):
         self.update_legal_mask(st)
         return st
 
-
-def make_game(num_players: int = 4, **options: Any) -> VeruGame:
-    """``bluffsim.make("veru", ...)``: validated rules and the compiled engine."""
-    return VeruGame(Rules.from_options(num_players=num_players, **options))
