@@ -1,11 +1,14 @@
 """veru agents keep working with the extended observation (issue 12 point 11).
 
-The heuristic without its claimant-record rule (``record=0``) reads only fields that
-existed before the memory fields and tallies were added, so its decisions must not depend
-on the new keys.  (Until issue 15 this held for the default heuristic and for counting;
-issue 15 makes counting read the per-seat tallies — ``test_counting_reads_the_tallies`` —
-and gives the heuristic a rule of thumb that reads the claimant's checked claims, on by
-default: the premise changed for those two.)
+The heuristic without its record rules (``record=0``) reads no tally, and an observation
+without the memory fields counts as one that remembers nothing: its decisions on an
+observation without the new keys are those on the full observation with ``my_out`` and
+``known_in_hand`` zeroed.  (Until issue 15 its decisions did not depend on the new keys at
+all, for the default heuristic and for counting; issue 15 makes counting read the per-seat
+tallies — ``test_counting_reads_the_tallies`` — and gives the heuristic rules of thumb
+that read the checked claims (on by default) and, in its impossibility check, the cards it
+remembers elsewhere (``my_out``, ``known_in_hand``) — ``test_heuristic_reads_the_memory``:
+the premise changed.)
 """
 
 from __future__ import annotations
@@ -19,11 +22,17 @@ from bluffsim.rng import AgentRNG
 
 NEW_KEYS = ("my_out", "known_in_hand", "claims", "cards_claimed", "claims_checked", "checks",
             "pickups", "timeouts", "swaps_made")
+MEMORY = ("my_out", "known_in_hand")
+
+
+def forget(obs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """The observation with the memory fields zeroed (a seat that remembers nothing)."""
+    return {k: (np.zeros_like(v) if k in MEMORY else v) for k, v in obs.items()}
 
 
 @pytest.mark.parametrize("name, params", [("heuristic", {"record": 0})])
 def test_veru_agents_decide_the_same_without_the_new_observation_fields(name, params):
-    """Same inputs, same decisions: dropping the issue-12 fields changes no action."""
+    """Dropping the issue-12 fields decides as remembering nothing (memory zeroed)."""
     game = bluffsim.make("veru", 4, joker_swap_seats=(1,), check_seats=(2,))
     agent = agents.make(name, game, **params)
     st = game.init(np.arange(64))
@@ -35,7 +44,7 @@ def test_veru_agents_decide_the_same_without_the_new_observation_fields(name, pa
         assert set(NEW_KEYS) <= set(obs)
         old = {k: v for k, v in obs.items() if k not in NEW_KEYS}
         rng = AgentRNG(st.seed, st.current_player, st.num_decisions)
-        full = agent.act(obs, st.legal_action_mask, rng)
+        full = agent.act(forget(obs), st.legal_action_mask, rng)
         rng = AgentRNG(st.seed, st.current_player, st.num_decisions)
         trimmed = agent.act(old, st.legal_action_mask, rng)
         live = ~st.done
@@ -44,6 +53,27 @@ def test_veru_agents_decide_the_same_without_the_new_observation_fields(name, pa
         compared += int(live.sum())
         game.step(st, np.where(live, full, -1))
     assert compared > 1000
+
+
+def test_heuristic_reads_the_memory():
+    """Issue 15: the heuristic's impossibility check counts the cards it remembers elsewhere
+    (its own out unseen, cards known in a hand), so some decisions change without them."""
+    game = bluffsim.make("veru", 4)
+    agent = agents.make("heuristic", game, record=0)
+    st = game.init(np.arange(64))
+    changed = 0
+    for _ in range(400):
+        if st.done.all():
+            break
+        obs = game.observe(st)
+        rng = AgentRNG(st.seed, st.current_player, st.num_decisions)
+        full = agent.act(obs, st.legal_action_mask, rng)
+        rng = AgentRNG(st.seed, st.current_player, st.num_decisions)
+        blind = agent.act(forget(obs), st.legal_action_mask, rng)
+        live = ~st.done
+        changed += int((full[live] != blind[live]).sum())
+        game.step(st, np.where(live, full, -1))
+    assert changed > 0
 
 
 def test_counting_reads_the_tallies():
