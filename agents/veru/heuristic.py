@@ -20,23 +20,23 @@ The chance ``t`` that a claimed card is genuine:
   update it, ``t0 = (trust * record + true) / (record + checked)`` — a newcomer is
   judged by how the table has played;
 - the claimant's own record updates that again,
-  ``t = (t0 * record + true) / (record + checked)`` (``record`` = 0 ignores both,
-  ``t = trust`` always);
+  ``t = (t0 * record + true) / (record + checked)`` (``record`` = 0 ignores both
+  records: ``t = trust`` before the round's cap);
 - the round caps it: the running round's claims by the others (their Bank cards
   and the claim on the table, all claiming the rank) cannot all be genuine when
   they outnumber the fitting cards that can still be out there (as above), so
   ``t`` is at most that number over the claimed cards.
 
-Why (issue 15; measured against three random players, 1,000 games): the thin
-lie card sheds a hand's singletons first (4p win rate 0.49 -> 0.52, 6p 0.29 ->
-0.33); the table's record and the round cap stop a trusting heuristic from
-believing a random claimant's lies before that claimant has a record of its own
-(``trust=1``: 6p 0.07 -> 0.31; before, nearly all its wrong believes came in the
-first round, on three-card claims into a Bank of ten "sevens").  ``bluff=0``
-still never puts a lie into a claim that has a true card, so it sheds only true
-cards (about 1.4 a turn) and cannot shed an ace until its hand is aces only:
-against reckless random players that sheds too slowly to win first (it places
-well; README, robustness ladder).
+Why (issue 15; robustness ladder, ``experiments/ladders/veru_ladder.md``, against
+random players): a trusting heuristic believed a random claimant's lies until that
+claimant had a record of its own — nearly all its wrong believes came in the first
+round, on three-card claims into a Bank already full of claimed cards; the table's record and the
+round cap fix that (``trust=1``: 4p win rate 0.261 -> 0.511, 6p 0.069 -> 0.271); the
+thin lie card sheds a hand's singles first (without it, 1,000 games: 4p 0.49, 6p 0.29
+instead of 0.52, 0.33); the default went from 6p 0.243 to 0.288.  ``bluff=0`` still
+never puts a lie into a claim that has a true card, so it sheds only true cards (about
+1.4 a claim) and cannot shed an ace until its hand is aces only: against reckless
+random players that is too slow to finish first (README, robustness ladder).
 """
 
 from __future__ import annotations
