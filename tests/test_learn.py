@@ -99,6 +99,100 @@ def test_vector_env_plays_the_engine_games_of_its_seed():
         assert rewards[i] == pytest.approx(reward)
 
 
+@pytest.mark.parametrize("game_id", ["qdv", "veru"])
+def test_end_when_out_stops_at_the_learners_exit_with_the_full_games_reward(game_id):
+    """end_when_out: the episode is the engine game's learner decisions, and its reward and
+    placement are those of the whole game played to the end (the learner's place is settled)."""
+    game = bluffsim.make(game_id, 4)
+    names = ("heuristic", "random", "random")
+    opps = [agents.make(n, game) for n in names]
+    n_envs, seed = 16, 3
+    v = vector_env(game_id, n_envs, seat="rotate", opponents=names, end_when_out=True)
+    obs, info = v.reset(seed=seed)
+    expected = [play_on_engine(game, int(s), j % 4, opps) for j, s in enumerate(info["game_seed"])]
+    got: list[list] = [[] for _ in range(n_envs)]
+    rewards = np.full(n_envs, np.nan)
+    open_ = np.ones(n_envs, bool)
+    for _ in range(3000):
+        for i in np.flatnonzero(open_):
+            got[i].append(obs[i].copy())
+        obs, r, term, trunc, info = v.step(learner_policy(obs, info["action_mask"]))
+        ended = (term | trunc) & open_
+        rewards[ended] = r[ended]
+        open_ &= ~ended
+        if not open_.any():
+            break
+    shorter = 0
+    for i, (seen, reward) in enumerate(expected):
+        assert 1 <= len(got[i]) <= len(seen), f"game {i}: decision count"
+        for x, (x2, _) in zip(got[i], seen, strict=False):
+            np.testing.assert_array_equal(x, x2)
+        assert rewards[i] == pytest.approx(reward), f"game {i}"
+        shorter += len(got[i]) < len(seen)
+    assert shorter == 0  # the learner never decides again once it is out
+
+
+def test_settled_placements_match_the_final_ones_on_random_games():
+    """qdv and veru: once a seat is settled, the pseudo placements order every seat against it as
+    the final placements do (random games on the engine, every seat checked)."""
+    from bluffsim.adapters.gymnasium import SETTLED, score_placements
+
+    for game_id in ("qdv", "veru"):
+        game = bluffsim.make(game_id, 4)
+        n = 64
+        st = game.init(np.arange(n, dtype=np.uint64) + 100)
+        pick = np.random.default_rng(0)
+        first: dict[tuple[int, int], np.ndarray] = {}
+        while not st.done.all():
+            a = np.where(st.done, -1, (pick.random(st.legal_action_mask.shape)
+                                       * st.legal_action_mask).argmax(axis=1))
+            game.step(st, a)
+            for seat in range(4):
+                rows = np.arange(n)
+                settled, score = SETTLED[game_id](st, rows, np.full(n, seat))
+                for b in np.flatnonzero(settled & ~st.done):
+                    first.setdefault((int(b), seat), score_placements(score[b:b + 1])[0])
+        assert len(first) > n  # many seats leave before their game ends
+        for (b, seat), pseudo in first.items():
+            final = st.placements[b].astype(np.int64)
+            assert pseudo[seat] == final[seat], (game_id, b, seat)
+            np.testing.assert_array_equal(np.sign(pseudo - pseudo[seat]), np.sign(final - final[seat]))
+
+
+def test_token_shaping_sums_to_the_change_of_the_token_share():
+    """qdv shaping: per step c * (share after - share before), the share being the learner's part
+    of the tokens in play; over an episode it adds up to c * (final share - share at the first
+    decision): 1 for the winner, 0 once out.  Observations are those of the unshaped env."""
+    c = 0.5
+    kw = dict(seat="rotate", opponents="heuristic", num_players=4, end_when_out=True)
+    v = vector_env("qdv", 8, shaping=c, **kw)
+    base = vector_env("qdv", 8, **kw)
+    obs, info = v.reset(seed=4)
+    base.reset(seed=4)
+    rows = np.arange(8)
+
+    def share() -> np.ndarray:
+        tok = v.state.tokens.astype(np.float64)
+        return tok[rows, v.learner] / tok.sum(axis=1)
+
+    start, total, checked = share(), np.zeros(8), 0
+    for _ in range(400):
+        a = learner_policy(obs, info["action_mask"])
+        obs, r, term, trunc, info = v.step(a)
+        obs_b, r_b, *_ = base.step(a)
+        np.testing.assert_array_equal(obs, obs_b)
+        total += r - r_b
+        done = term | trunc
+        live = ~done
+        np.testing.assert_allclose(total[live], c * (share()[live] - start[live]), atol=1e-5)
+        for i in np.flatnonzero(done & term):
+            final = 1.0 if info["final_info"]["placement"][i] == 1 else 0.0
+            assert total[i] == pytest.approx(c * (final - start[i]), abs=1e-5)
+            checked += 1
+        start[done], total[done] = share()[done], 0.0
+    assert checked > 8
+
+
 def test_vector_env_autoreset_is_same_step_and_seeding_reproduces():
     from gymnasium.vector import AutoresetMode
 

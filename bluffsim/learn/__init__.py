@@ -20,6 +20,8 @@ A training config (``bluffsim train CONFIG``, e.g. ``experiments/train_qdv.toml`
     vf_coef = 0.5
     max_grad_norm = 0.5
     reward = "zero_sum"     # or "win" (bluffsim.adapters.gymnasium)
+    end_when_out = false    # end the learner's episode once its place is settled (qdv, veru)
+    shaping = 0.0           # qdv: + shaping * change of the learner's share of the tokens in play
     checkpoint_every = 10   # iterations between checkpoints (out/checkpoint.npz)
     snapshot_every = 25     # iterations between frozen copies added to the opponent pool
     out = "results/train_qdv_2p"              # checkpoints, log.csv
@@ -73,6 +75,8 @@ class TrainConfig:
     vf_coef: float = 0.5
     max_grad_norm: float = 0.5
     reward: str = "zero_sum"
+    end_when_out: bool = False
+    shaping: float = 0.0
     seat: str | int = "rotate"
     checkpoint_every: int = 10
     snapshot_every: int = 25

@@ -176,7 +176,8 @@ def train(cfg: TrainConfig, resume: bool = False, progress: bool = True,
     ckpt = out / "checkpoint.npz"
     mix = MixedOpponent([], [])
     env = vector_env(cfg.game, cfg.envs, seat=cfg.seat, opponents=[mix] * (cfg.players - 1),
-                     num_players=cfg.players, reward=cfg.reward, **cfg.rules)
+                     num_players=cfg.players, reward=cfg.reward, end_when_out=cfg.end_when_out,
+                     shaping=cfg.shaping, **cfg.rules)
     game = env.game
     base = [agent_registry.make(n, game) for n in cfg.opponents]
 
