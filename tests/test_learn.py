@@ -317,19 +317,43 @@ def test_learned_weights_errors_are_clear(tmp_path):
         agents.make("learned", game3, weights=str(path))
 
 
-@pytest.mark.parametrize("players", [2, 4])
-def test_shipped_weights_load_and_play(players):
-    from agents.learned import shipped_weights
+SHIPPED = [("qdv", 2, "train_qdv.toml"), ("qdv", 4, "train_qdv_4p.toml"),
+           ("veru", 4, "train_veru.toml"), ("legumes", 2, "train_legumes.toml")]
 
-    if not shipped_weights("qdv", players).is_file():
-        pytest.skip("weights not shipped yet")
-    game = bluffsim.make("qdv", players)
+
+@pytest.mark.parametrize("game_id, players, config", SHIPPED, ids=[f"{g}{p}" for g, p, _ in SHIPPED])
+def test_shipped_weights_load_and_play_legal_games(game_id, players, config):
+    """Every shipped weights file loads by default, records the command and config that made it,
+    and plays whole games at every seat picking only legal actions."""
+    from pathlib import Path
+
+    from bluffsim.learn import load_train_config
+
+    game = bluffsim.make(game_id, players)
     agent = agents.make("learned", game)
-    assert agent.meta["command"].startswith("bluffsim train")
-    st = game.init(np.arange(8, dtype=np.uint64))
-    a = agent.act(game.observe(st), st.legal_action_mask,
-                  AgentRNG(np.arange(8, dtype=np.uint64), st.current_player, st.num_decisions))
-    assert st.legal_action_mask[np.arange(8), a].all()
+    assert agent.meta["command"] == f"bluffsim train experiments/{config}" or \
+        agent.meta["command"].startswith(f"bluffsim train experiments/{config} ")
+    path = Path(__file__).resolve().parents[1] / "experiments" / config
+    cfg = load_train_config(path)
+    assert cfg.weights == f"agents/weights/{game_id}_{players}p.npz"
+    import tomllib
+
+    assert tomllib.loads(agent.meta["config"]) == tomllib.loads(path.read_text())  # comments aside
+    n = 16
+    seeds = np.arange(n, dtype=np.uint64) + 7
+    st = game.init(seeds)
+    for _ in range(20000):
+        if st.done.all():
+            break
+        live = np.flatnonzero(~st.done)
+        mask = st.legal_action_mask[live]
+        obs = {k: v[live] for k, v in game.observe(st).items()}
+        a = agent.act(obs, mask, AgentRNG(seeds[live], st.current_player[live], st.num_decisions[live]))
+        assert mask[np.arange(live.size), a].all()
+        acts = np.full(n, -1, np.int64)
+        acts[live] = a
+        game.step(st, acts)
+    assert st.done.all()
 
 
 def test_numpy_inference_equals_the_jax_forward_pass():
