@@ -425,6 +425,31 @@ def test_bluffsim_train_tiny_config_writes_loadable_weights_and_resumes(tmp_path
     assert "unknown [train] key" in capsys.readouterr().err
 
 
+def test_anneal_iterations_makes_a_run_the_prefix_of_a_longer_one(tmp_path):
+    """``anneal_iterations`` = a longer run's length: the first iterations are that run's (same
+    log), while a run annealed over its own length differs; end_when_out/shaping train too."""
+    pytest.importorskip("jax", reason="needs the 'learn' extra")
+    import csv
+
+    from bluffsim.cli import main
+
+    def run(name: str, iterations: int, extra: str) -> list[list[str]]:
+        text = TINY.format(out=tmp_path / name).replace("anneal = false", "anneal = true")
+        text = text.replace("iterations = 4", f"iterations = {iterations}\n{extra}")
+        text = text.replace("players = 2", "players = 2\nend_when_out = true\nshaping = 0.5")
+        (tmp_path / f"{name}.toml").write_text(text)
+        assert main(["train", str(tmp_path / f"{name}.toml"), "--quiet"]) == 0
+        rows = list(csv.reader((tmp_path / name / "log.csv").open()))
+        keep = [i for i, c in enumerate(rows[0]) if c not in ("seconds", "sps")]
+        return [[r[i] for i in keep] for r in rows[1:]]
+
+    long = run("long", 4, "")
+    short = run("short", 2, "anneal_iterations = 4")
+    own = run("own", 2, "")
+    assert short == long[:2]
+    assert own[0] == long[0] and own[1] != long[1]  # the step size differs from the 2nd update on
+
+
 def test_learned_agent_is_registered():
     assert "learned" in agents.list_agents()
     assert isinstance(agents.REGISTRY["learned"]["qdv"](bluffsim.make("qdv", 2), layers=random_layers(

@@ -429,52 +429,73 @@ def env(game_id: str, seat: int | str = 0, opponents: Opponent | Sequence[Oppone
     return BluffsimEnv(game_id, seat=seat, opponents=opponents, **kwargs)
 
 
-def throughput(game_id: str, num_envs: int, opponents: Opponent | Sequence[Opponent] = "random",
-               num_players: int | None = None, seconds: float = 3.0, seed: int = 0) -> float:
-    """Learner decisions per second of the vector env with uniformly random legal learner actions."""
+def _clock(cpu: bool) -> Any:
     import time
 
-    venv = vector_env(game_id, num_envs, seat="rotate", opponents=opponents, num_players=num_players)
+    return time.process_time if cpu else time.perf_counter
+
+
+def throughput(game_id: str, num_envs: int, opponents: Opponent | Sequence[Opponent] = "random",
+               num_players: int | None = None, seconds: float = 3.0, seed: int = 0,
+               cpu: bool = False, **env_kw: Any) -> float:
+    """Learner decisions per second of the vector env with uniformly random legal learner actions
+    (per second of this process's CPU time if ``cpu``: comparable on a loaded machine);
+    ``env_kw`` go to ``vector_env`` (e.g. ``end_when_out=True``)."""
+    clock = _clock(cpu)
+    venv = vector_env(game_id, num_envs, seat="rotate", opponents=opponents, num_players=num_players,
+                      **env_kw)
     _, info = venv.reset(seed=seed)
     pick = np.random.default_rng(seed)
-    steps, t0 = 0, time.perf_counter()
-    while time.perf_counter() - t0 < seconds:
+    venv.step((pick.random(info["action_mask"].shape) * info["action_mask"]).argmax(axis=1))  # warm up
+    _, info = venv.reset(seed=seed)
+    steps, t0 = 0, clock()
+    while clock() - t0 < seconds:
         mask = info["action_mask"]
         _, _, _, _, info = venv.step((pick.random(mask.shape) * mask).argmax(axis=1))
         steps += num_envs
-    return steps / (time.perf_counter() - t0)
+    return steps / (clock() - t0)
 
 
 def aec_throughput(game_id: str, num_players: int, backend: str = "reference", seconds: float = 3.0,
-                   seed: int = 0) -> float:
-    """Decisions per second of the PettingZoo AEC env, every seat uniformly random."""
-    import time
-
+                   seed: int = 0, cpu: bool = False) -> float:
+    """Decisions per second of the PettingZoo AEC env, every seat uniformly random (per CPU second
+    of this process if ``cpu``); one warm-up game (compilation, caches) is not counted."""
     from bluffsim.adapters.pettingzoo import env as aec_env
 
+    clock = _clock(cpu)
     e = aec_env(game_id, num_players, backend=backend)
     pick = np.random.default_rng(seed)
-    steps, t0, game = 0, time.perf_counter(), 0
-    while time.perf_counter() - t0 < seconds:
+    steps, t0, game = 0, None, 0
+    while t0 is None or clock() - t0 < seconds:
         e.reset(seed=seed + game)
         game += 1
         for agent in e.agent_iter():
             obs, _, term, trunc, _ = e.last()
             e.step(None if term or trunc else int(pick.choice(np.flatnonzero(obs["action_mask"]))))
-            steps += 0 if term or trunc else 1
+            steps += 0 if term or trunc or t0 is None else 1
             del agent
-    return steps / (time.perf_counter() - t0)
+        if t0 is None:
+            t0 = clock()
+    return steps / (clock() - t0)
 
 
-if __name__ == "__main__":  # python -m bluffsim.adapters.gymnasium [game] [players] [envs]
+if __name__ == "__main__":  # python -m bluffsim.adapters.gymnasium [game] [players] [envs] [--cpu]
     import sys
 
-    gid = sys.argv[1] if len(sys.argv) > 1 else "qdv"
-    players = int(sys.argv[2]) if len(sys.argv) > 2 else 2
-    n = int(sys.argv[3]) if len(sys.argv) > 3 else 1024
-    print(f"{gid} {players}p, decisions/s (uniformly random decisions):")
+    per_cpu = "--cpu" in sys.argv
+    argv = [a for a in sys.argv[1:] if a != "--cpu"]
+    gid = argv[0] if len(argv) > 0 else "qdv"
+    players = int(argv[1]) if len(argv) > 1 else 2
+    n = int(argv[2]) if len(argv) > 2 else 1024
+    unit = "per CPU second of this process" if per_cpu else "per wall second"
+    print(f"{gid} {players}p, decisions {unit} (uniformly random decisions):")
     for backend in ("reference", "fast"):
-        print(f"  PettingZoo AEC, {backend} backend, all seats: {aec_throughput(gid, players, backend):,.0f}")
+        print(f"  PettingZoo AEC, {backend} backend, all seats: "
+              f"{aec_throughput(gid, players, backend, cpu=per_cpu):,.0f}")
     for opp in ("random", "heuristic", "counting"):
         print(f"  vector env, {n} games, learner vs {opp}: "
-              f"{throughput(gid, n, opp, num_players=players):,.0f}")
+              f"{throughput(gid, n, opp, num_players=players, cpu=per_cpu):,.0f}")
+    if gid in SETTLED and players > 2:
+        for opp in ("random", "heuristic", "counting"):
+            print(f"  vector env, {n} games, learner vs {opp}, end_when_out: "
+                  f"{throughput(gid, n, opp, num_players=players, cpu=per_cpu, end_when_out=True):,.0f}")

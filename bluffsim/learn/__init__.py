@@ -11,6 +11,8 @@ A training config (``bluffsim train CONFIG``, e.g. ``experiments/train_qdv.toml`
     iterations = 300        # PPO iterations (envs * rollout decisions each)
     hidden = [128, 128]     # MLP hidden sizes (tanh)
     lr = 3e-4               # Adam step size (linearly decayed to 0 if anneal = true)
+    anneal_iterations = 400 # the decay reaches 0 after this many iterations (default: iterations;
+                            # more = a run stopped early on the schedule of a longer one)
     epochs = 4              # passes over each rollout
     minibatches = 4
     gamma = 0.995           # discount per learner decision
@@ -66,6 +68,7 @@ class TrainConfig:
     hidden: tuple[int, ...] = (128, 128)
     lr: float = 3e-4
     anneal: bool = True
+    anneal_iterations: int | None = None
     epochs: int = 4
     minibatches: int = 4
     gamma: float = 0.995

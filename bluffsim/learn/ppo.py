@@ -192,7 +192,7 @@ def train(cfg: TrainConfig, resume: bool = False, progress: bool = True,
     params = init_params(key, env.obs_size, cfg.hidden, env.num_actions)
     n_batch = cfg.envs * cfg.rollout
     mb = n_batch // cfg.minibatches
-    opt = make_optimizer(cfg, cfg.iterations * cfg.epochs * cfg.minibatches)
+    opt = make_optimizer(cfg, (cfg.anneal_iterations or cfg.iterations) * cfg.epochs * cfg.minibatches)
     opt_state = opt.init(params)
     update = make_update(cfg, opt)
     start, snaps, totals = 0, [], {"decisions": 0, "seconds": 0.0}
