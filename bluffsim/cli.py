@@ -116,6 +116,9 @@ def build_parser() -> argparse.ArgumentParser:
     ex.add_argument("--iterations", type=int, default=300, help="CFR iterations")
     ex.add_argument("--checkpoints", default="1,10,100",
                     help="also report CFR at these iteration counts")
+    ex.add_argument("--weights", metavar="PATH",
+                    help="a `learned` weights file trained on the preset's rules (default: the one "
+                         "shipped for the preset, e.g. agents/weights/qdv_small_2p.npz)")
     ex.set_defaults(func=cmd_exploit)
 
     t = sub.add_parser("train", help="train a learned agent with PPO from a TOML config "
@@ -280,7 +283,10 @@ def cmd_exploit(args: argparse.Namespace) -> int:
     except ValueError:
         raise BluffsimError(f"--checkpoints {args.checkpoints!r}: give integers like 1,10,100") from None
     game = exploit.load_preset(args.preset)
-    rows = exploit.exploitability_table(game, marks)
+    weights = args.weights or exploit.preset_weights(args.preset)
+    if weights is not None and not Path(weights).is_file():
+        raise BluffsimError(f"--weights {weights!r}: file not found")
+    rows = exploit.exploitability_table(game, marks, learned_weights=weights)
     print(f"{args.preset}: {game}")
     print(pd.DataFrame(rows).to_string(index=False, float_format="{:.4f}".format))
     return 0

@@ -119,3 +119,30 @@ def test_cli_exploit_prints_the_table(capsys):
     for policy in ("random", "heuristic", "counting", "cfr 1 iterations", "cfr 4 iterations"):
         assert policy in out
     assert main(["exploit", "--preset", "nope"]) == 2
+
+
+def test_cli_exploit_lists_learned_with_weights_for_the_preset(tmp_path, capsys):
+    """`bluffsim exploit --weights` adds `learned` (sampling and greedy) to the table; qdv-small
+    lists its shipped file by default."""
+    pytest.importorskip("pyspiel", reason="needs the 'adapters' extra")
+    import bluffsim
+    from agents.learned import save_weights
+    from bluffsim.adapters.exploit import PRESETS, preset_weights
+    from bluffsim.cli import main
+
+    opts = PRESETS["qdv-tiny"]["options"]
+    game = bluffsim.make("qdv", 2, **opts)
+    d = game.observation_tensor(game.init(np.zeros(1, np.uint64))).shape[1]
+    r = np.random.default_rng(0)
+    layers = [(r.normal(size=(d, 16)).astype(np.float32), np.zeros(16, np.float32)),
+              (r.normal(size=(16, game.num_actions)).astype(np.float32),
+               np.zeros(game.num_actions, np.float32))]
+    path = tmp_path / "tiny.npz"
+    save_weights(path, layers, {"game": "qdv", "num_players": 2, "rules": opts})
+    assert main(["exploit", "--preset", "qdv-tiny", "--iterations", "1", "--checkpoints", "1",
+                 "--weights", str(path)]) == 0
+    out = capsys.readouterr().out
+    rows = {line.rsplit(None, 1)[0].strip() for line in out.splitlines()[1:] if line.strip()}
+    assert {"learned", "learned (greedy)"} <= rows
+    assert preset_weights("qdv-tiny") is None
+    assert preset_weights("qdv-small").endswith("qdv_small_2p.npz")

@@ -10,6 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from agents.learned import shipped_weights
+
 PATH = Path(__file__).resolve().parents[1] / "experiments" / "ladders" / "run.py"
 spec = importlib.util.spec_from_file_location("ladder_run", PATH)
 L = importlib.util.module_from_spec(spec)
@@ -58,11 +60,19 @@ def test_tables_cover_every_variant_extreme_and_seating(game, players):
     assert "random" in names and "heuristic" in names and "h/random" in names
     for t in ts:
         assert len(t.seats) == players and len({s.label for s in t.seats}) == players
-        want = "heuristic" if t.name.startswith("h/") else "counting"
+        want = {"h/": "heuristic", "l/": "learned"}.get(t.name[:2], "counting")
         assert t.seats[0].agent == want
         assert all(s.agent != "counting" for s in t.seats[1:])
     if players >= 3:
         assert any(t.permute for t in ts) and "mixed" in names
+    # the learned tables exactly where a learned agent is shipped (qdv 2p is)
+    shipped = shipped_weights(game, players).is_file()
+    assert ({"learned", "l/random", "l/heuristic"} <= set(names)) == shipped
+    assert ("learned" in names) == shipped
+    if (game, players) == ("qdv", 2):
+        assert shipped
+        t = next(t for t in ts if t.name == "learned")
+        assert [s.agent for s in t.seats] == ["counting", "learned"]
 
 
 def test_one_small_table_end_to_end(tmp_path):

@@ -99,6 +99,100 @@ def test_vector_env_plays_the_engine_games_of_its_seed():
         assert rewards[i] == pytest.approx(reward)
 
 
+@pytest.mark.parametrize("game_id", ["qdv", "veru"])
+def test_end_when_out_stops_at_the_learners_exit_with_the_full_games_reward(game_id):
+    """end_when_out: the episode is the engine game's learner decisions, and its reward and
+    placement are those of the whole game played to the end (the learner's place is settled)."""
+    game = bluffsim.make(game_id, 4)
+    names = ("heuristic", "random", "random")
+    opps = [agents.make(n, game) for n in names]
+    n_envs, seed = 16, 3
+    v = vector_env(game_id, n_envs, seat="rotate", opponents=names, end_when_out=True)
+    obs, info = v.reset(seed=seed)
+    expected = [play_on_engine(game, int(s), j % 4, opps) for j, s in enumerate(info["game_seed"])]
+    got: list[list] = [[] for _ in range(n_envs)]
+    rewards = np.full(n_envs, np.nan)
+    open_ = np.ones(n_envs, bool)
+    for _ in range(3000):
+        for i in np.flatnonzero(open_):
+            got[i].append(obs[i].copy())
+        obs, r, term, trunc, info = v.step(learner_policy(obs, info["action_mask"]))
+        ended = (term | trunc) & open_
+        rewards[ended] = r[ended]
+        open_ &= ~ended
+        if not open_.any():
+            break
+    shorter = 0
+    for i, (seen, reward) in enumerate(expected):
+        assert 1 <= len(got[i]) <= len(seen), f"game {i}: decision count"
+        for x, (x2, _) in zip(got[i], seen, strict=False):
+            np.testing.assert_array_equal(x, x2)
+        assert rewards[i] == pytest.approx(reward), f"game {i}"
+        shorter += len(got[i]) < len(seen)
+    assert shorter == 0  # the learner never decides again once it is out
+
+
+def test_settled_placements_match_the_final_ones_on_random_games():
+    """qdv and veru: once a seat is settled, the pseudo placements order every seat against it as
+    the final placements do (random games on the engine, every seat checked)."""
+    from bluffsim.adapters.gymnasium import SETTLED, score_placements
+
+    for game_id in ("qdv", "veru"):
+        game = bluffsim.make(game_id, 4)
+        n = 64
+        st = game.init(np.arange(n, dtype=np.uint64) + 100)
+        pick = np.random.default_rng(0)
+        first: dict[tuple[int, int], np.ndarray] = {}
+        while not st.done.all():
+            a = np.where(st.done, -1, (pick.random(st.legal_action_mask.shape)
+                                       * st.legal_action_mask).argmax(axis=1))
+            game.step(st, a)
+            for seat in range(4):
+                rows = np.arange(n)
+                settled, score = SETTLED[game_id](st, rows, np.full(n, seat))
+                for b in np.flatnonzero(settled & ~st.done):
+                    first.setdefault((int(b), seat), score_placements(score[b:b + 1])[0])
+        assert len(first) > n  # many seats leave before their game ends
+        for (b, seat), pseudo in first.items():
+            final = st.placements[b].astype(np.int64)
+            assert pseudo[seat] == final[seat], (game_id, b, seat)
+            np.testing.assert_array_equal(np.sign(pseudo - pseudo[seat]), np.sign(final - final[seat]))
+
+
+def test_token_shaping_sums_to_the_change_of_the_token_share():
+    """qdv shaping: per step c * (share after - share before), the share being the learner's part
+    of the tokens in play; over an episode it adds up to c * (final share - share at the first
+    decision): 1 for the winner, 0 once out.  Observations are those of the unshaped env."""
+    c = 0.5
+    kw = dict(seat="rotate", opponents="heuristic", num_players=4, end_when_out=True)
+    v = vector_env("qdv", 8, shaping=c, **kw)
+    base = vector_env("qdv", 8, **kw)
+    obs, info = v.reset(seed=4)
+    base.reset(seed=4)
+    rows = np.arange(8)
+
+    def share() -> np.ndarray:
+        tok = v.state.tokens.astype(np.float64)
+        return tok[rows, v.learner] / tok.sum(axis=1)
+
+    start, total, checked = share(), np.zeros(8), 0
+    for _ in range(400):
+        a = learner_policy(obs, info["action_mask"])
+        obs, r, term, trunc, info = v.step(a)
+        obs_b, r_b, *_ = base.step(a)
+        np.testing.assert_array_equal(obs, obs_b)
+        total += r - r_b
+        done = term | trunc
+        live = ~done
+        np.testing.assert_allclose(total[live], c * (share()[live] - start[live]), atol=1e-5)
+        for i in np.flatnonzero(done & term):
+            final = 1.0 if info["final_info"]["placement"][i] == 1 else 0.0
+            assert total[i] == pytest.approx(c * (final - start[i]), abs=1e-5)
+            checked += 1
+        start[done], total[done] = share()[done], 0.0
+    assert checked > 8
+
+
 def test_vector_env_autoreset_is_same_step_and_seeding_reproduces():
     from gymnasium.vector import AutoresetMode
 
@@ -223,19 +317,43 @@ def test_learned_weights_errors_are_clear(tmp_path):
         agents.make("learned", game3, weights=str(path))
 
 
-@pytest.mark.parametrize("players", [2, 4])
-def test_shipped_weights_load_and_play(players):
-    from agents.learned import shipped_weights
+SHIPPED = [("qdv", 2, "train_qdv.toml"), ("qdv", 4, "train_qdv_4p.toml"),
+           ("veru", 4, "train_veru.toml"), ("legumes", 2, "train_legumes.toml")]
 
-    if not shipped_weights("qdv", players).is_file():
-        pytest.skip("weights not shipped yet")
-    game = bluffsim.make("qdv", players)
+
+@pytest.mark.parametrize("game_id, players, config", SHIPPED, ids=[f"{g}{p}" for g, p, _ in SHIPPED])
+def test_shipped_weights_load_and_play_legal_games(game_id, players, config):
+    """Every shipped weights file loads by default, records the command and config that made it,
+    and plays whole games at every seat picking only legal actions."""
+    from pathlib import Path
+
+    from bluffsim.learn import load_train_config
+
+    game = bluffsim.make(game_id, players)
     agent = agents.make("learned", game)
-    assert agent.meta["command"].startswith("bluffsim train")
-    st = game.init(np.arange(8, dtype=np.uint64))
-    a = agent.act(game.observe(st), st.legal_action_mask,
-                  AgentRNG(np.arange(8, dtype=np.uint64), st.current_player, st.num_decisions))
-    assert st.legal_action_mask[np.arange(8), a].all()
+    assert agent.meta["command"] == f"bluffsim train experiments/{config}" or \
+        agent.meta["command"].startswith(f"bluffsim train experiments/{config} ")
+    path = Path(__file__).resolve().parents[1] / "experiments" / config
+    cfg = load_train_config(path)
+    assert cfg.weights == f"agents/weights/{game_id}_{players}p.npz"
+    import tomllib
+
+    assert tomllib.loads(agent.meta["config"]) == tomllib.loads(path.read_text())  # comments aside
+    n = 16
+    seeds = np.arange(n, dtype=np.uint64) + 7
+    st = game.init(seeds)
+    for _ in range(20000):
+        if st.done.all():
+            break
+        live = np.flatnonzero(~st.done)
+        mask = st.legal_action_mask[live]
+        obs = {k: v[live] for k, v in game.observe(st).items()}
+        a = agent.act(obs, mask, AgentRNG(seeds[live], st.current_player[live], st.num_decisions[live]))
+        assert mask[np.arange(live.size), a].all()
+        acts = np.full(n, -1, np.int64)
+        acts[live] = a
+        game.step(st, acts)
+    assert st.done.all()
 
 
 def test_numpy_inference_equals_the_jax_forward_pass():
@@ -305,6 +423,31 @@ def test_bluffsim_train_tiny_config_writes_loadable_weights_and_resumes(tmp_path
     bad.write_text("[train]\nnope = 1\n")
     assert main(["train", str(bad)]) == 2
     assert "unknown [train] key" in capsys.readouterr().err
+
+
+def test_anneal_iterations_makes_a_run_the_prefix_of_a_longer_one(tmp_path):
+    """``anneal_iterations`` = a longer run's length: the first iterations are that run's (same
+    log), while a run annealed over its own length differs; end_when_out/shaping train too."""
+    pytest.importorskip("jax", reason="needs the 'learn' extra")
+    import csv
+
+    from bluffsim.cli import main
+
+    def run(name: str, iterations: int, extra: str) -> list[list[str]]:
+        text = TINY.format(out=tmp_path / name).replace("anneal = false", "anneal = true")
+        text = text.replace("iterations = 4", f"iterations = {iterations}\n{extra}")
+        text = text.replace("players = 2", "players = 2\nend_when_out = true\nshaping = 0.5")
+        (tmp_path / f"{name}.toml").write_text(text)
+        assert main(["train", str(tmp_path / f"{name}.toml"), "--quiet"]) == 0
+        rows = list(csv.reader((tmp_path / name / "log.csv").open()))
+        keep = [i for i, c in enumerate(rows[0]) if c not in ("seconds", "sps")]
+        return [[r[i] for i in keep] for r in rows[1:]]
+
+    long = run("long", 4, "")
+    short = run("short", 2, "anneal_iterations = 4")
+    own = run("own", 2, "")
+    assert short == long[:2]
+    assert own[0] == long[0] and own[1] != long[1]  # the step size differs from the 2nd update on
 
 
 def test_learned_agent_is_registered():

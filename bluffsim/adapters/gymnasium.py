@@ -25,6 +25,19 @@
   in [-1, 1] and summing to zero over the seats (as ``bluffsim.adapters.single``);
   ``reward="win"`` gives 1.0 for a (shared) first place, else 0.0.  ``terminated`` = the game
   ended by its rules; ``truncated`` = it hit the engine's safety cap.
+* **Leaving early** (``end_when_out=True``; qdv and veru, ``SETTLED``): the learner's episode ends
+  (``terminated``) on the step at which its final place becomes fixed while the game goes on —
+  qdv: its tokens hit 0 (everyone with tokens will rank above it, the seats out before it below,
+  seats out at the same event share its place); veru: it went out with its place.  The reward is
+  then exactly the placement reward of the whole game (the rest cannot change it; a test plays the
+  games to the end), ``final_info["placement"]`` its settled place, and the slot deals the next
+  game at once instead of playing the others' tail.  Off by default: episodes are whole games.
+* **Shaping** (``shaping=c``; qdv, ``POTENTIALS``): every learner step also earns ``c`` times the
+  change of a potential, the learner's share of the tokens in play (``tokens[learner] /
+  sum(tokens)``) between its decision and the next one (or the end: 1 for the winner, 0 once out).
+  Over an episode this adds ``c * (final share - share at the first decision)``, a credit for
+  tokens kept that points the same way as the placement; ``0.0`` (default) leaves the placement
+  reward alone.  Evaluations (``bluffsim run``) always score by placements.
 * **Autoreset: SAME_STEP** (``metadata["autoreset_mode"]``).  On the step that ends game ``i`` the
   returned reward / terminated / truncated belong to that game, its last observation is in
   ``info["final_obs"][i]`` (flagged by ``info["_final_obs"][i]``; the engine's tensor of the
@@ -70,10 +83,50 @@ def placement_rewards(placements: np.ndarray, seats: np.ndarray, kind: str = "ze
 
 def put(state: State, idx: np.ndarray, sub: State) -> None:
     """Write sub-batch ``sub`` (from ``state.take(idx)``) back into rows ``idx`` of ``state``."""
+    if isinstance(getattr(state, "data", None), np.ndarray) and isinstance(getattr(state, "hot", None),
+                                                                          np.ndarray):
+        state.data[idx] = sub.data  # a compiled engine's state: its fields are views of two records
+        state.hot[idx] = sub.hot
+        return
     for f in fields(state):
         v = getattr(state, f.name)
         if isinstance(v, np.ndarray):
             v[idx] = getattr(sub, f.name)
+
+
+def _qdv_settled(st: State, rows: np.ndarray, seats: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """qdv: a seat with 0 tokens is out, its place fixed (everyone with tokens ranks above it, the
+    seats that hit 0 earlier below, the same event shares): pseudo placements from that order."""
+    tok = st.tokens[rows].astype(np.int64)
+    score = np.where(tok > 0, np.int64(1) << 40, st.zero_time[rows].astype(np.int64))
+    return tok[np.arange(rows.size), seats] == 0, score
+
+
+def _veru_settled(st: State, rows: np.ndarray, seats: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """veru: a seat that went out has its place; the seats still playing all place after it."""
+    out = st.out[rows].astype(bool)
+    score = np.where(out, -st.place[rows].astype(np.int64), -np.int64(st.place.shape[1] + 1))
+    return out[np.arange(rows.size), seats], score
+
+
+def _qdv_potential(st: State, rows: np.ndarray, seats: np.ndarray) -> np.ndarray:
+    """qdv: the seat's share of the tokens in play (1 for the last player with tokens)."""
+    tok = st.tokens[rows].astype(np.float64)
+    return (tok[np.arange(rows.size), seats] / np.maximum(tok.sum(axis=1), 1.0)).astype(np.float32)
+
+
+SETTLED = {"qdv": _qdv_settled, "veru": _veru_settled}
+"""Per game: ``f(state, rows, seats) -> (settled bool[n], score int[n, P])`` — whether the seat's
+final place is already fixed while the game goes on, and a score per seat that orders every seat
+against it as the final placements will (higher = better).  Used by ``end_when_out``."""
+
+POTENTIALS = {"qdv": _qdv_potential}
+"""Per game: ``f(state, rows, seats) -> float32[n]``, the potential used by ``shaping``."""
+
+
+def score_placements(score: np.ndarray) -> np.ndarray:
+    """int[n, P] placements from scores (1 + number of seats with a higher score)."""
+    return 1 + (score[:, None, :] > score[:, :, None]).sum(axis=2)
 
 
 class _Opponent:
@@ -106,7 +159,7 @@ class BluffsimVectorEnv(VectorEnv):
     def __init__(self, game_id: str, num_envs: int, seat: int | str = 0,
                  opponents: Opponent | Sequence[Opponent] = "random", num_players: int | None = None,
                  reward: str = "zero_sum", dict_obs: bool = False, autoreset: bool = True,
-                 **rules_options: Any):
+                 end_when_out: bool = False, shaping: float = 0.0, **rules_options: Any):
         if isinstance(opponents, str) or not isinstance(opponents, Sequence):
             players = 2 if num_players is None else int(num_players)
             opponents = [opponents] * (players - 1)
@@ -117,6 +170,13 @@ class BluffsimVectorEnv(VectorEnv):
             raise ValueError(f"reward {reward!r}; allowed: {', '.join(REWARDS)}")
         if seat != "rotate" and not (isinstance(seat, int | np.integer) and 0 <= seat < players):
             raise ValueError(f"seat {seat!r}: give 0..{players - 1} or 'rotate'")
+        if end_when_out and game_id not in SETTLED:
+            raise ValueError(f"end_when_out: {game_id} has no seat that leaves before the end; "
+                             f"games with it: {', '.join(SETTLED)}")
+        if shaping and game_id not in POTENTIALS:
+            raise ValueError(f"shaping: no potential for {game_id}; games with one: "
+                             f"{', '.join(POTENTIALS)}")
+        self.end_when_out, self.shaping = bool(end_when_out), float(shaping)
         self.game = bluffsim.make(game_id, players, **rules_options)
         self.game_id, self.num_players = game_id, players
         self.num_envs = int(num_envs)
@@ -144,6 +204,7 @@ class BluffsimVectorEnv(VectorEnv):
         self.game_index = np.zeros(self.num_envs, np.int64)
         self.learner = np.zeros(self.num_envs, np.int64)
         self.who = np.zeros((self.num_envs, players), np.int64)  # opponent index per seat, -1 learner
+        self.phi = np.zeros(self.num_envs, np.float32)  # shaping potential at the learner's decision
 
     # ------------------------------------------------------------------ dealing
     def _assign(self, rows: np.ndarray) -> np.ndarray:
@@ -168,17 +229,20 @@ class BluffsimVectorEnv(VectorEnv):
             else:
                 self.game.reset_games(self.state, rows, seeds)
             self._play_opponents()
-            rows = rows[self.state.done[rows]]
+            rows = rows[self._over()[rows]]
+        if self.shaping:
+            every = np.arange(self.num_envs)
+            self.phi[:] = POTENTIALS[self.game_id](self.state, every, self.learner)
 
     def _play_opponents(self) -> None:
         """Step every game whose player to move is not the learner until all wait for the learner."""
         st = self.state
         while True:
-            live = ~st.done
+            live = ~self._over()
             turn = live & (st.current_player.astype(np.int64) != self.learner)
             if not turn.any():
                 return
-            if turn.sum() == live.sum():                  # nobody waits for the learner: full batch
+            if turn.sum() == (~st.done).sum():           # nobody waits for the learner: full batch
                 idx = np.flatnonzero(turn)
                 actions = np.full(self.num_envs, -1, np.int64)
                 actions[idx] = self._opponent_actions(st, idx)
@@ -189,6 +253,18 @@ class BluffsimVectorEnv(VectorEnv):
                 acts = self._opponent_actions(sub, idx, local=True)
                 self.game.step(sub, acts)
                 put(st, idx, sub)
+
+    def _settled(self) -> np.ndarray:
+        """bool[N]: the learner's final place is fixed in a running game (``end_when_out``)."""
+        st = self.state
+        if not self.end_when_out:
+            return np.zeros(self.num_envs, bool)
+        settled, _ = SETTLED[self.game_id](st, np.arange(self.num_envs), self.learner)
+        return settled & ~st.done
+
+    def _over(self) -> np.ndarray:
+        """bool[N]: the learner's episode is over (the game ended, or ``end_when_out`` and it is out)."""
+        return self.state.done | self._settled()
 
     def _opponent_actions(self, st: State, idx: np.ndarray, local: bool = False) -> np.ndarray:
         """Actions of the opponents to move in games ``idx`` (rows of ``st``, or all of ``st``)."""
@@ -241,14 +317,25 @@ class BluffsimVectorEnv(VectorEnv):
         a = np.where(st.done, -1, a)
         self.game.step(st, a)
         self._play_opponents()
-        done = st.done.copy()
+        settled = self._settled()
+        done = st.done | settled
         reward = np.zeros(self.num_envs, np.float32)
         ended = np.flatnonzero(done)
         placement = np.zeros(self.num_envs, np.int64)
         if ended.size:
-            reward[ended] = placement_rewards(st.placements[ended], self.learner[ended], self.reward_kind)
-            placement[ended] = st.placements[ended, self.learner[ended]]
-        terminated, truncated = st.terminated.copy(), st.truncated.copy()
+            place = st.placements[ended].astype(np.int64)
+            early = settled[ended]
+            if early.any():  # out early: placements that order every seat against the learner
+                _, score = SETTLED[self.game_id](st, ended[early], self.learner[ended[early]])
+                place[early] = score_placements(score)
+            reward[ended] = placement_rewards(place, self.learner[ended], self.reward_kind)
+            placement[ended] = place[np.arange(ended.size), self.learner[ended]]
+        if self.shaping:
+            every = np.arange(self.num_envs)
+            phi = POTENTIALS[self.game_id](st, every, self.learner)
+            reward += self.shaping * (phi - self.phi)
+            self.phi = phi
+        terminated, truncated = st.terminated | settled, st.truncated & ~settled
         if ended.size and self.autoreset:
             final_x = self.game.observation_tensor(st).astype(np.float32)
             final_info = {"placement": placement, "_placement": done.copy(),
@@ -272,7 +359,7 @@ def vector_env(game_id: str, num_envs: int, seat: int | str = 0,
     """A ``gymnasium.vector.VectorEnv`` of ``num_envs`` games of ``game_id`` (module docstring).
 
     Keywords besides the rules options: ``num_players``, ``reward`` ("zero_sum" or "win"),
-    ``dict_obs``.
+    ``dict_obs``, ``end_when_out`` (bool), ``shaping`` (float).
     """
     return BluffsimVectorEnv(game_id, num_envs, seat=seat, opponents=opponents, **rules_options)
 
@@ -342,52 +429,73 @@ def env(game_id: str, seat: int | str = 0, opponents: Opponent | Sequence[Oppone
     return BluffsimEnv(game_id, seat=seat, opponents=opponents, **kwargs)
 
 
-def throughput(game_id: str, num_envs: int, opponents: Opponent | Sequence[Opponent] = "random",
-               num_players: int | None = None, seconds: float = 3.0, seed: int = 0) -> float:
-    """Learner decisions per second of the vector env with uniformly random legal learner actions."""
+def _clock(cpu: bool) -> Any:
     import time
 
-    venv = vector_env(game_id, num_envs, seat="rotate", opponents=opponents, num_players=num_players)
+    return time.process_time if cpu else time.perf_counter
+
+
+def throughput(game_id: str, num_envs: int, opponents: Opponent | Sequence[Opponent] = "random",
+               num_players: int | None = None, seconds: float = 3.0, seed: int = 0,
+               cpu: bool = False, **env_kw: Any) -> float:
+    """Learner decisions per second of the vector env with uniformly random legal learner actions
+    (per second of this process's CPU time if ``cpu``: comparable on a loaded machine);
+    ``env_kw`` go to ``vector_env`` (e.g. ``end_when_out=True``)."""
+    clock = _clock(cpu)
+    venv = vector_env(game_id, num_envs, seat="rotate", opponents=opponents, num_players=num_players,
+                      **env_kw)
     _, info = venv.reset(seed=seed)
     pick = np.random.default_rng(seed)
-    steps, t0 = 0, time.perf_counter()
-    while time.perf_counter() - t0 < seconds:
+    venv.step((pick.random(info["action_mask"].shape) * info["action_mask"]).argmax(axis=1))  # warm up
+    _, info = venv.reset(seed=seed)
+    steps, t0 = 0, clock()
+    while clock() - t0 < seconds:
         mask = info["action_mask"]
         _, _, _, _, info = venv.step((pick.random(mask.shape) * mask).argmax(axis=1))
         steps += num_envs
-    return steps / (time.perf_counter() - t0)
+    return steps / (clock() - t0)
 
 
 def aec_throughput(game_id: str, num_players: int, backend: str = "reference", seconds: float = 3.0,
-                   seed: int = 0) -> float:
-    """Decisions per second of the PettingZoo AEC env, every seat uniformly random."""
-    import time
-
+                   seed: int = 0, cpu: bool = False) -> float:
+    """Decisions per second of the PettingZoo AEC env, every seat uniformly random (per CPU second
+    of this process if ``cpu``); one warm-up game (compilation, caches) is not counted."""
     from bluffsim.adapters.pettingzoo import env as aec_env
 
+    clock = _clock(cpu)
     e = aec_env(game_id, num_players, backend=backend)
     pick = np.random.default_rng(seed)
-    steps, t0, game = 0, time.perf_counter(), 0
-    while time.perf_counter() - t0 < seconds:
+    steps, t0, game = 0, None, 0
+    while t0 is None or clock() - t0 < seconds:
         e.reset(seed=seed + game)
         game += 1
         for agent in e.agent_iter():
             obs, _, term, trunc, _ = e.last()
             e.step(None if term or trunc else int(pick.choice(np.flatnonzero(obs["action_mask"]))))
-            steps += 0 if term or trunc else 1
+            steps += 0 if term or trunc or t0 is None else 1
             del agent
-    return steps / (time.perf_counter() - t0)
+        if t0 is None:
+            t0 = clock()
+    return steps / (clock() - t0)
 
 
-if __name__ == "__main__":  # python -m bluffsim.adapters.gymnasium [game] [players] [envs]
+if __name__ == "__main__":  # python -m bluffsim.adapters.gymnasium [game] [players] [envs] [--cpu]
     import sys
 
-    gid = sys.argv[1] if len(sys.argv) > 1 else "qdv"
-    players = int(sys.argv[2]) if len(sys.argv) > 2 else 2
-    n = int(sys.argv[3]) if len(sys.argv) > 3 else 1024
-    print(f"{gid} {players}p, decisions/s (uniformly random decisions):")
+    per_cpu = "--cpu" in sys.argv
+    argv = [a for a in sys.argv[1:] if a != "--cpu"]
+    gid = argv[0] if len(argv) > 0 else "qdv"
+    players = int(argv[1]) if len(argv) > 1 else 2
+    n = int(argv[2]) if len(argv) > 2 else 1024
+    unit = "per CPU second of this process" if per_cpu else "per wall second"
+    print(f"{gid} {players}p, decisions {unit} (uniformly random decisions):")
     for backend in ("reference", "fast"):
-        print(f"  PettingZoo AEC, {backend} backend, all seats: {aec_throughput(gid, players, backend):,.0f}")
+        print(f"  PettingZoo AEC, {backend} backend, all seats: "
+              f"{aec_throughput(gid, players, backend, cpu=per_cpu):,.0f}")
     for opp in ("random", "heuristic", "counting"):
         print(f"  vector env, {n} games, learner vs {opp}: "
-              f"{throughput(gid, n, opp, num_players=players):,.0f}")
+              f"{throughput(gid, n, opp, num_players=players, cpu=per_cpu):,.0f}")
+    if gid in SETTLED and players > 2:
+        for opp in ("random", "heuristic", "counting"):
+            print(f"  vector env, {n} games, learner vs {opp}, end_when_out: "
+                  f"{throughput(gid, n, opp, num_players=players, cpu=per_cpu, end_when_out=True):,.0f}")

@@ -11,6 +11,8 @@ A training config (``bluffsim train CONFIG``, e.g. ``experiments/train_qdv.toml`
     iterations = 300        # PPO iterations (envs * rollout decisions each)
     hidden = [128, 128]     # MLP hidden sizes (tanh)
     lr = 3e-4               # Adam step size (linearly decayed to 0 if anneal = true)
+    anneal_iterations = 400 # the decay reaches 0 after this many iterations (default: iterations;
+                            # more = a run stopped early on the schedule of a longer one)
     epochs = 4              # passes over each rollout
     minibatches = 4
     gamma = 0.995           # discount per learner decision
@@ -20,6 +22,8 @@ A training config (``bluffsim train CONFIG``, e.g. ``experiments/train_qdv.toml`
     vf_coef = 0.5
     max_grad_norm = 0.5
     reward = "zero_sum"     # or "win" (bluffsim.adapters.gymnasium)
+    end_when_out = false    # end the learner's episode once its place is settled (qdv, veru)
+    shaping = 0.0           # qdv: + shaping * change of the learner's share of the tokens in play
     checkpoint_every = 10   # iterations between checkpoints (out/checkpoint.npz)
     snapshot_every = 25     # iterations between frozen copies added to the opponent pool
     out = "results/train_qdv_2p"              # checkpoints, log.csv
@@ -64,6 +68,7 @@ class TrainConfig:
     hidden: tuple[int, ...] = (128, 128)
     lr: float = 3e-4
     anneal: bool = True
+    anneal_iterations: int | None = None
     epochs: int = 4
     minibatches: int = 4
     gamma: float = 0.995
@@ -73,6 +78,8 @@ class TrainConfig:
     vf_coef: float = 0.5
     max_grad_norm: float = 0.5
     reward: str = "zero_sum"
+    end_when_out: bool = False
+    shaping: float = 0.0
     seat: str | int = "rotate"
     checkpoint_every: int = 10
     snapshot_every: int = 25

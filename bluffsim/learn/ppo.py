@@ -176,7 +176,8 @@ def train(cfg: TrainConfig, resume: bool = False, progress: bool = True,
     ckpt = out / "checkpoint.npz"
     mix = MixedOpponent([], [])
     env = vector_env(cfg.game, cfg.envs, seat=cfg.seat, opponents=[mix] * (cfg.players - 1),
-                     num_players=cfg.players, reward=cfg.reward, **cfg.rules)
+                     num_players=cfg.players, reward=cfg.reward, end_when_out=cfg.end_when_out,
+                     shaping=cfg.shaping, **cfg.rules)
     game = env.game
     base = [agent_registry.make(n, game) for n in cfg.opponents]
 
@@ -191,7 +192,7 @@ def train(cfg: TrainConfig, resume: bool = False, progress: bool = True,
     params = init_params(key, env.obs_size, cfg.hidden, env.num_actions)
     n_batch = cfg.envs * cfg.rollout
     mb = n_batch // cfg.minibatches
-    opt = make_optimizer(cfg, cfg.iterations * cfg.epochs * cfg.minibatches)
+    opt = make_optimizer(cfg, (cfg.anneal_iterations or cfg.iterations) * cfg.epochs * cfg.minibatches)
     opt_state = opt.init(params)
     update = make_update(cfg, opt)
     start, snaps, totals = 0, [], {"decisions": 0, "seconds": 0.0}

@@ -12,8 +12,13 @@ plays these tables (``tables``), each ``--games`` games (default 2,400):
 | `mixed-h`            | counting, random, then heuristics (default and variants) | permuted |
 | `h/random`           | heuristic + (P−1) × random (no counting)                | rotated  |
 | `h/<param>=<v>`      | that heuristic variant + (P−1) × random (no counting)   | rotated  |
+| `learned`            | counting + (P−1) × learned                              | rotated  |
+| `l/random`           | learned + (P−1) × random                                | rotated  |
+| `l/heuristic`        | learned + (P−1) × heuristic                             | rotated  |
 
-Both extremes of every heuristic parameter are played (``VARIANTS``).
+Both extremes of every heuristic parameter are played (``VARIANTS``).  The three
+``learned`` tables exist only at the player counts with a shipped ``learned`` weights file
+(``agents/weights/<game>_<P>p.npz``).
 ``rotated`` cycles the P rotations of the lineup; ``permuted`` cycles all P!
 seatings (so neighbour order is balanced too).  Every seat is reported on its
 own (a table of three identical heuristics has three rivals), and the subject
@@ -48,6 +53,7 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from agents.learned import shipped_weights  # noqa: E402
 from bluffsim.analysis.stats import wilson_interval  # noqa: E402
 from bluffsim.tournament import Experiment, play_shard  # noqa: E402
 from bluffsim.tournament.config import Seat  # noqa: E402
@@ -134,6 +140,11 @@ def tables(game: str, players: int) -> list[Table]:
     for _, label, params in variants:
         out.append(Table(game, p, "h/" + label.split(" ", 1)[1],
                          _lineup([("heuristic", label, params)] + [rnd] * (p - 1)), False))
+    if shipped_weights(game, p).is_file():
+        lrn = ("learned", "learned", {})
+        out.append(Table(game, p, "learned", _lineup([cnt] + [lrn] * (p - 1)), False))
+        out.append(Table(game, p, "l/random", _lineup([lrn] + [rnd] * (p - 1)), False))
+        out.append(Table(game, p, "l/heuristic", _lineup([lrn] + [heu] * (p - 1)), False))
     return out
 
 
