@@ -79,7 +79,8 @@ from typing import Any
 import numpy as np
 
 from agents.base import Agent, Param, Traits, probability, real, register_agent
-from agents.combinatorics import log_choose
+from agents.combinatorics import LOG_CHOOSE, log_choose
+from agents.qdv import counting_kernel as K
 from agents.qdv.common import VALUE, deck_counts, visible
 from agents.qdv.heuristic import declare_salads
 from bluffsim.games.qdv import rules as R
@@ -134,15 +135,31 @@ class CountTable:
         salads = int(deck[R.SALAD]) + 1
         self.radix = np.array([*[c + 1 for c in per_mult], salads, total + 1, total + 1,
                                salads], dtype=np.int64)
-        # float strides: numpy has no BLAS for integer matrix products (keys < 2**53)
-        self.strides = np.cumprod(np.r_[1, self.radix[::-1][:-1]])[::-1].astype(np.float64)
+        # float strides: numpy has no BLAS for integer matrix products (keys < 2**53); the
+        # fruit's own classes vary fastest, so the six fruits of one observation have keys
+        # close together (one or two cache lines of ``index``)
+        self.strides = np.cumprod(np.r_[1, self.radix[:-1]]).astype(np.float64)
         self.index = np.full(int(np.prod(self.radix)), -1, dtype=np.int32)
         # largest hidden value: every card of one fruit plus every salad, drawn or face up
         self.width = sum((m + 1) * c for m, c in enumerate(per_mult)) + 2 * (salads - 1) + 1
         self.salad_p = salad_p
-        self.size = 0
+        self.fill = np.zeros(1, np.int64)  # rows in use (an array: the kernel appends too)
         self.cdf = np.zeros((1024, self.width + 1))
         self.below = np.zeros((1024, self.width + 1))
+
+    @property
+    def size(self) -> int:
+        """Rows in use."""
+        return int(self.fill[0])
+
+    @size.setter
+    def size(self, n: int) -> None:
+        self.fill[0] = n
+
+    def grow(self) -> None:
+        """Double the row storage."""
+        self.cdf = np.concatenate([self.cdf, np.zeros_like(self.cdf)])
+        self.below = np.concatenate([self.below, np.zeros_like(self.below)])
 
     def rows(self, classes: np.ndarray) -> np.ndarray:
         """int64[...]: memo rows of int64[..., 7] class tuples, computing the new ones."""
@@ -160,8 +177,7 @@ class CountTable:
         pmf = hidden_value_distribution(classes, self.salad_p, self.width)
         n = len(keys)
         while self.size + n > len(self.cdf):
-            self.cdf = np.concatenate([self.cdf, np.zeros_like(self.cdf)])
-            self.below = np.concatenate([self.below, np.zeros_like(self.below)])
+            self.grow()
         new = slice(self.size, self.size + n)
         self.cdf[new, 1:] = np.cumsum(pmf, axis=1)
         self.below[new, 1:] = np.cumsum(pmf * np.arange(self.width), axis=1)
@@ -408,6 +424,11 @@ def hidden_share(obs: dict[str, np.ndarray], seats: np.ndarray) -> np.ndarray:
 SALAD_STEPS = 4  # salad probabilities are rounded to 1/4 (one memo table each)
 
 
+def memo_tables(rules: R.Rules) -> tuple[CountTable, ...]:
+    """The memo tables of salad probabilities 0, 1/``SALAD_STEPS``, …, 1 (index = step)."""
+    return tuple(count_table(rules, k / SALAD_STEPS) for k in range(SALAD_STEPS + 1))
+
+
 def called_posterior(obs: dict[str, np.ndarray], rules: R.Rules, fruit: np.ndarray,
                      salad_p: np.ndarray, tilt: np.ndarray | None,
                      classes: tuple[np.ndarray, np.ndarray] | None = None
@@ -513,8 +534,61 @@ class QdvCounting(Agent):
             self.config["token_risk"] = deck.count("token") / len(deck) if deck else 0.0
 
     def act(self, obs: dict[str, np.ndarray], legal_mask: np.ndarray, rng: AgentRNG) -> np.ndarray:
-        """One action per game: calls, bids and the start by expected value; salads and the
-        exact-call reward by ``reward``; salads as the heuristic (``declare_salads``)."""
+        """One action per game: calls, bids and the start by expected value (compiled,
+        ``decide_rows``); the exact-call reward by ``reward``; salads as the heuristic
+        (``declare_salads``).  The same actions as ``act_reference``."""
+        phase = obs["phase"]
+        out = np.where(phase == R.PHASE_SALADS, declare_salads(obs),
+                       np.where(phase == R.PHASE_REWARD, self.reward(obs, legal_mask), 0))
+        self.decide_rows(obs, legal_mask, out)
+        return out
+
+    def kernel_params(self) -> np.ndarray:
+        """float64[NUM_PARAMS]: the configuration and model constants ``decide_kernel`` reads
+        (read at each call: the fitting script sets the module constants)."""
+        c, rules = self.config, self.game.rules
+        m1, v1 = card_moments(rules)
+        first = min(rules.starting_tokens, (len(rules.deck) - 1) // rules.num_players)
+        prm = np.zeros(K.NUM_PARAMS)
+        prm[[K.P_SPITE, K.P_ELIM, K.P_RISK, K.P_M1, K.P_V1, K.P_FIRST]] = (
+            c["spite"], c["elim_cost"], c["token_risk"], m1, v1, first)
+        prm[[K.P_BETA_SCALE, K.P_BETA_PRIOR_MASS, K.P_BETA_BIDS]] = (
+            BETA_SCALE, BETA_PRIOR_BIDS * BETA_PRIOR, BETA_PRIOR_BIDS)
+        prm[[K.P_W0, K.P_W1, K.P_W2, K.P_W3]] = CALL_WEIGHTS
+        prm[[K.P_RATE_MASS, K.P_RATE_WEIGHT]] = (CALL_RATE_WEIGHT * CALL_RATE_PRIOR, CALL_RATE_WEIGHT)
+        prm[K.P_EVIDENCE] = float(bool(c["evidence"]))
+        prm[K.P_SALAD_STEPS] = SALAD_STEPS
+        return prm
+
+    def decide_rows(self, obs: dict[str, np.ndarray], legal_mask: np.ndarray, out: np.ndarray) -> None:
+        """Write into ``out`` the action of every row in the start-choice or bidding phase, with
+        the compiled ``counting_kernel.decide_kernel`` (memo tables grown as it asks)."""
+        rules = self.game.rules
+        tables = memo_tables(rules)
+        t0 = tables[0]
+        prm = self.kernel_params()
+        deck = deck_counts(rules)
+        strides = t0.strides.astype(np.int64)
+        max_comp = int(np.prod(t0.radix[:4]))
+        row = 0
+        while row >= 0:
+            row = K.decide_kernel(
+                obs["seat"], obs["phase"], obs["hand"], obs["hand_sizes"], obs["tokens"],
+                obs["in_round"], obs["direction"], obs["centre"], obs["start"], obs["bid_count"],
+                obs["bid_fruit"], obs["bidder"], obs["bid_history"], obs["revealed"],
+                obs["discarded"], obs["bid_tally"], obs["call_tally"], legal_mask, deck, VALUE,
+                strides, LOG_CHOOSE, prm, tuple(t.index for t in tables),
+                tuple(t.cdf for t in tables), tuple(t.below for t in tables),
+                tuple(t.fill for t in tables), max_comp, row, out)
+            if row >= 0:  # a memo table ran full at this row
+                for t in tables:
+                    if t.size >= len(t.cdf):
+                        t.grow()
+
+    def act_reference(self, obs: dict[str, np.ndarray], legal_mask: np.ndarray,
+                      rng: AgentRNG | None = None) -> np.ndarray:
+        """``act`` in numpy (posterior, called posterior and values as arrays): the readable
+        reference of the compiled ``decide_rows``; same actions."""
         phase = obs["phase"]
         out = np.where(phase == R.PHASE_SALADS, declare_salads(obs),
                        np.where(phase == R.PHASE_REWARD, self.reward(obs, legal_mask), 0))
