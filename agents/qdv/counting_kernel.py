@@ -29,7 +29,8 @@ from agents.combinatorics import TABLE_N
 
 NUM_FRUITS, MAX_MULT, SALAD = 6, 3, 18
 VRAI, MENTEUR, START0 = 12, 13, 14
-PHASE_START, PHASE_BID = 0, 1
+PHASE_START, PHASE_BID, PHASE_SALADS, PHASE_REWARD = 0, 1, 2, 3
+CALL_MENTEUR, SALADS0 = 1, 20
 MENTEUR_RIGHT, MENTEUR_WRONG = 2, 3
 PW_BLOCKSIZE = 128  # numpy's pairwise-summation block
 
@@ -39,7 +40,7 @@ PW_BLOCKSIZE = 128  # numpy's pairwise-summation block
 NUM_PARAMS = 17
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def log_choose(table, n, k):
     """log C(n, k) from ``LOG_CHOOSE`` (``agents.combinatorics.log_choose`` for one pair)."""
     if n < 0:
@@ -146,18 +147,76 @@ def hidden_value_row(lc, n1, n2, n3, ns, n_total, h, face_up, salad_p, out, comp
             out[v] += partial[v]
 
 
+@njit(cache=True, inline="always")
+def group_slot(gkeys, g):
+    """Slot of key group ``g`` in the open-addressing table ``gkeys`` (int64[G], -1 = empty,
+    ``G`` a power of two, linear probing); ``-slot - 1`` of the empty slot where it would go
+    when absent."""
+    mask = gkeys.size - 1
+    i = np.int64((np.uint64(g) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(40)) & mask
+    while True:
+        k = gkeys[i]
+        if k == g:
+            return i
+        if k < 0:
+            return -i - 1
+        i = (i + 1) & mask
+
+
 @njit(cache=True)
-def memo_row(index, cdf, below, fill, key, cls, salad_p, lc, comp_p, comp_int, pmf, partial):
+def memo_lookup(gkeys, buckets, keys, out):
+    """``out[i]``: the memo row of ``keys[i]`` (-1 when not stored)."""
+    inner = buckets.shape[1]
+    for i in range(keys.size):
+        s = group_slot(gkeys, keys[i] // inner)
+        out[i] = buckets[s, keys[i] % inner] if s >= 0 else -1
+
+
+@njit(cache=True)
+def memo_assign(gkeys, buckets, fill, keys, rows):
+    """Store ``rows[i]`` as the memo row of ``keys[i]`` (the table has room for new groups)."""
+    inner = buckets.shape[1]
+    for i in range(keys.size):
+        s = group_slot(gkeys, keys[i] // inner)
+        if s < 0:
+            s = -s - 1
+            gkeys[s] = keys[i] // inner
+            fill[1] += 1
+        buckets[s, keys[i] % inner] = rows[i]
+
+
+@njit(cache=True)
+def memo_rehash(gkeys, buckets, new_gkeys, new_buckets):
+    """Move every group of (``gkeys``, ``buckets``) into the larger empty table ``new_*``."""
+    for i in range(gkeys.size):
+        if gkeys[i] >= 0:
+            s = -group_slot(new_gkeys, gkeys[i]) - 1
+            new_gkeys[s] = gkeys[i]
+            new_buckets[s, :] = buckets[i]
+
+
+@njit(cache=True, inline="always")
+def memo_row(gkeys, buckets, cdf, below, fill, key, cls, salad_p, lc, comp_p, comp_int, pmf,
+             partial):
     """The memo row of class tuple ``cls`` (int64[7]) under ``key``, computing and storing it
-    when new (``CountTable.add``); -1 when the table is full (the caller grows it).
-    ``comp_p`` (float64[C]), ``comp_int`` (int64[2, C]), ``pmf`` and ``partial`` (float64[W])
-    are scratch."""
-    r = index[key]
-    if r >= 0:
-        return np.int64(r)
+    when new (``CountTable.add``); -1 when the table is full (the caller grows it).  Keys
+    are grouped by all but the fruit's own classes (``CountTable``): one hash probe finds
+    the group, ``buckets[slot, key % inner]`` the row.  ``comp_p`` (float64[C]),
+    ``comp_int`` (int64[2, C]), ``pmf`` and ``partial`` (float64[W]) are scratch."""
+    inner = buckets.shape[1]
+    g = key // inner
+    s = group_slot(gkeys, g)
+    if s >= 0:
+        r = buckets[s, key % inner]
+        if r >= 0:
+            return np.int64(r)
     r = fill[0]
-    if r >= cdf.shape[0]:
+    if r >= cdf.shape[0] or (s < 0 and 2 * (fill[1] + 1) > gkeys.size):
         return np.int64(-1)
+    if s < 0:
+        s = -s - 1
+        gkeys[s] = g
+        fill[1] += 1
     w = cdf.shape[1] - 1
     hidden_value_row(lc, cls[0], cls[1], cls[2], cls[3], cls[4], cls[5], cls[6], salad_p, pmf,
                      comp_p, comp_int[0], comp_int[1], partial)
@@ -172,12 +231,12 @@ def memo_row(index, cdf, below, fill, key, cls, salad_p, lc, comp_p, comp_int, p
         acc_below += pmf[u] * u
         cdf[r, u + 1] = acc
         below[r, u + 1] = acc_below
-    index[key] = r
+    buckets[s, key % inner] = r
     fill[0] = r + 1
     return np.int64(r)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def tilt_row(src, tilt, want_below, cdf_out, below_out, expo, pmf):
     """Tilt one memo row (``src`` = its cdf, float64[W+1]) by ``exp(tilt · u)``, normalise, and
     write its cdf (and ``below`` if ``want_below``), as ``Posterior`` does for tilted fruits."""
@@ -188,7 +247,9 @@ def tilt_row(src, tilt, want_below, cdf_out, below_out, expo, pmf):
         if expo[u] > tmax:
             tmax = expo[u]
     for u in range(w):
-        pmf[u] = (src[u + 1] - src[u]) * math.exp(expo[u] - tmax)
+        d = src[u + 1] - src[u]
+        # a zero mass stays 0.0 whatever it is multiplied by: skip its exp (same bits)
+        pmf[u] = d * math.exp(expo[u] - tmax) if d != 0.0 else d
     total = max(pairwise_sum(pmf, 0, w), 1e-300)
     for u in range(w):
         pmf[u] /= total
@@ -207,7 +268,7 @@ def tilt_row(src, tilt, want_below, cdf_out, below_out, expo, pmf):
             below_out[u + 1] = acc
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def gather(arr, known, t):
     """``arr[clip(t − known, 0, W)]`` (``Posterior._at`` for one row; ``t`` int or float)."""
     w = arr.size - 1
@@ -215,13 +276,13 @@ def gather(arr, known, t):
     return arr[np.int64(u)]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def shortfall(cdf, below, known, t):
     """E[(t − T + 1) · 1(T < t)] (``Posterior.shortfall``)."""
     return (t + 1 - known) * gather(cdf, known, t) - gather(below, known, t)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def short_cost(cdf, below, known, t, tokens, elim_cost):
     """E[stake(t − T + 1, tokens) · 1(T < t)] (``Posterior.short_cost``)."""
     x = t + 1 - tokens
@@ -229,27 +290,27 @@ def short_cost(cdf, below, known, t, tokens, elim_cost):
             + gather(cdf, known, x) + elim_cost * gather(cdf, known, min(x + 1, t)))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def stake(loss, tokens, elim_cost):
     """Cost of losing ``loss`` tokens with ``tokens`` left (``counting.stake``)."""
     elim = 1.0 if (loss >= tokens and loss > 0) else 0.0
     return min(np.float64(loss), tokens) + elim_cost * elim
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def logit(p):
     """log(p / (1 − p)), clipped away from 0 and 1 (``counting.logit``)."""
     p = min(max(p, 1e-4), 1 - 1e-4)
     return math.log(p / (1 - p))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def call_logit(x0, x1, x2, x3, w0, w1, w2, w3):
     """``features @ CALL_WEIGHTS`` in the order numpy's BLAS product adds the four terms."""
     return (x0 * w0 + x2 * w2) + (x1 * w1 + x3 * w3)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def visible_row(b, seat, hand, hand_sizes, revealed, discarded, centre, start, deck, value,
                 others_revealed, unseen, known):
     """Fill ``others_revealed`` and ``unseen`` (int64[K]) and ``known`` (int64[F]) for row ``b``
@@ -293,7 +354,7 @@ def visible_row(b, seat, hand, hand_sizes, revealed, discarded, centre, start, d
     return hidden_cards
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def seat_hidden(b, seat, hand_sizes, revealed, hidden):
     """Fill ``hidden`` (float64[P]): each other seat's cards hidden from me (0 for me); return
     their sum (``fruit_tilts`` / ``hidden_share``)."""
@@ -310,7 +371,7 @@ def seat_hidden(b, seat, hand_sizes, revealed, hidden):
     return total
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def fruit_tilts_row(b, seat_raw, seat, hand_sizes, revealed, bid_history, bid_tally, prm, hidden,
                     bid_on, tilt):
     """Fill ``tilt`` (float64[F]) for row ``b`` (``seat_betas`` then ``fruit_tilts``)."""
@@ -341,7 +402,7 @@ def fruit_tilts_row(b, seat_raw, seat, hand_sizes, revealed, bid_history, bid_ta
             tilt[f] += (1.0 if bid_on[p, f] else 0.0) * per_seat
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def next_seat_row(b, seat, in_round, direction):
     """The seat that answers my bid (``counting.next_seat``)."""
     players = in_round.shape[1]
@@ -353,13 +414,42 @@ def next_seat_row(b, seat, in_round, direction):
     return seat
 
 
+@njit(cache=True, inline="always")
+def declare_salads_row(b, seat, hand, bid_count, showdown_count, call, caller, bidder):
+    """Salad declaration helping my side of the call (``heuristic.declare_salads``): all if I
+    am the accused bidder, none if I called menteur, as many as make the count exact if I
+    said vrai."""
+    held = np.int64(hand[b, SALAD])
+    short = min(max(np.int64(bid_count[b]) - np.int64(showdown_count[b]), 0), held)
+    i_called = np.int64(caller[b]) == seat
+    menteur = np.int64(call[b]) == CALL_MENTEUR
+    if i_called:
+        k = 0 if menteur else short
+    else:
+        k = held if (np.int64(bidder[b]) == seat and menteur) else 0
+    return SALADS0 + k
+
+
+@njit(cache=True, inline="always")
+def reward_row(b, seat, tokens, legal, gain_id, punish0):
+    """The exact-call reward (``QdvCounting.reward``): punish the nearest opponent (in seat
+    order after me) left with 1 token, else gain 1."""
+    players = tokens.shape[1]
+    for k in range(1, players):
+        act = punish0 + k - 1
+        if tokens[b, (seat + k) % players] == 1 and legal[b, act]:
+            return act
+    return gain_id
+
+
 @njit(cache=True)
 def decide_kernel(seat_a, phase, hand, hand_sizes, tokens, in_round, direction, centre, start,
                   bid_count, bid_fruit, bidder, bid_history, revealed, discarded, bid_tally,
-                  call_tally, legal, deck, value, strides, lc, prm, indexes, cdfs, belows, fills,
-                  max_comp, first_row, out):
-    """Write ``out[b]`` for every row ``b >= first_row`` in the start-choice or bidding phase
-    (module docstring).  Returns -1 when done, or the row where a memo table ran full."""
+                  call_tally, legal, deck, value, strides, lc, prm, gkeys_t, buckets_t, cdfs, belows, fills,
+                  max_comp, showdown_count, call, caller, gain_id, punish0, first_row, out):
+    """Write ``out[b]`` for every row ``b >= first_row`` in the start-choice, bidding, salad or
+    reward phase (module docstring).  Returns -1 when done, or the row where a memo table
+    ran full."""
     nb = phase.shape[0]
     nk = deck.size
     nf = NUM_FRUITS
@@ -390,12 +480,20 @@ def decide_kernel(seat_a, phase, hand, hand_sizes, tokens, in_round, direction, 
     comp_int = np.empty((2, max_comp), np.int64)
     partial = np.empty(w)
     fresh = np.empty(w)
+    gkeys0, buckets0, cdf0, below0, fill0 = gkeys_t[0], buckets_t[0], cdfs[0], belows[0], fills[0]
     for b in range(first_row, nb):
         ph = np.int64(phase[b])
-        if ph != PHASE_BID and ph != PHASE_START:
-            continue
         seat_raw = np.int64(seat_a[b])
         seat = max(seat_raw, 0)
+        if ph == PHASE_SALADS:
+            out[b] = declare_salads_row(b, seat_raw, hand, bid_count, showdown_count, call, caller,
+                                        bidder)
+            continue
+        if ph == PHASE_REWARD:
+            out[b] = reward_row(b, seat, tokens, legal, gain_id, punish0)
+            continue
+        if ph != PHASE_BID and ph != PHASE_START:
+            continue
         hidden_cards = visible_row(b, seat, hand, hand_sizes, revealed, discarded, centre, start,
                                    deck, value, others_revealed, unseen, known)
         pool_total = 0
@@ -419,16 +517,17 @@ def decide_kernel(seat_a, phase, hand, hand_sizes, tokens, in_round, direction, 
         # the posterior of every fruit: memo rows, tilted where the bids are evidence
         full = False
         for f in range(nf):
-            r = memo_row(indexes[0], cdfs[0], belows[0], fills[0], keys[f], cls[f], 0.0, lc,
+            r = memo_row(gkeys0, buckets0, cdf0, below0, fill0, keys[f], cls[f], 0.0, lc,
                          comp_p, comp_int, fresh, partial)
             if r < 0:
                 full = True
                 break
             if evidence and tilt[f] != 0.0:
-                tilt_row(cdfs[0][r], tilt[f], True, pcdf[f], pbelow[f], expo, tmp)
+                tilt_row(cdf0[r], tilt[f], True, pcdf[f], pbelow[f], expo, tmp)
             else:
-                pcdf[f, :] = cdfs[0][r]
-                pbelow[f, :] = belows[0][r]
+                for u in range(w + 1):
+                    pcdf[f, u] = cdf0[r, u]
+                    pbelow[f, u] = below0[r, u]
             mean[f] = pbelow[f, w] + known[f]
         if full:
             return b
@@ -462,18 +561,18 @@ def decide_kernel(seat_a, phase, hand, hand_sizes, tokens, in_round, direction, 
             total = seat_hidden(b, seat, hand_sizes, revealed, hidden)
             share = hidden[max(who, 0)] / max(total, 1.0) if who >= 0 else 0.0
             k = np.int64(np.rint(min(max(share, 0.0), 1.0) * steps))
-            r = memo_row(indexes[k], cdfs[k], belows[k], fills[k], keys[fruit], cls[fruit],
-                         np.float64(k) / steps, lc, comp_p, comp_int, fresh, partial)
+            cdf_called = cdfs[k]
+            r = memo_row(gkeys_t[k], buckets_t[k], cdf_called, belows[k], fills[k], keys[fruit],
+                         cls[fruit], np.float64(k) / steps, lc, comp_p, comp_int, fresh, partial)
             if r < 0:
                 return b
             if evidence and tilt[fruit] != 0.0:
-                tilt_row(cdfs[k][r], tilt[fruit], False, cdf_k, cdf_k, expo, tmp)
+                tilt_row(cdf_called[r], tilt[fruit], False, cdf_k, cdf_k, expo, tmp)
                 for u in range(w):
                     pm[u] = cdf_k[u + 1] - cdf_k[u]
             else:
-                src = cdfs[k][r]
                 for u in range(w):
-                    pm[u] = src[u + 1] - src[u]
+                    pm[u] = cdf_called[r, u + 1] - cdf_called[r, u]
             for u in range(w):
                 t = kf + u
                 if t >= bid:
