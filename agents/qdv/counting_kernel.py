@@ -117,7 +117,9 @@ def hidden_value_row(lc, n1, n2, n3, ns, n_total, h, face_up, salad_p, out, comp
                      comp_s, partial):
     """Fill ``out`` (float64[W]) with the value distribution of one class tuple: the
     per-tuple form of ``hidden_value_distribution`` (same operation order; compositions
-    in lexicographic (k1, k2, k3, ks) order, one partial sum per declared-salad count j)."""
+    in lexicographic (k1, k2, k3, ks) order, one partial sum per declared-salad count j).
+    Terms numpy adds as exact zeros (impossible compositions, zero salad weights) are
+    skipped: adding 0.0 leaves a sum of non-negative terms unchanged."""
     w = out.size
     n_other = n_total - n1 - n2 - n3 - ns
     top = log_choose(lc, n_total, h)
@@ -126,23 +128,31 @@ def hidden_value_row(lc, n1, n2, n3, ns, n_total, h, face_up, salad_p, out, comp
         for k2 in range(n2 + 1):
             for k3 in range(n3 + 1):
                 for ks in range(ns + 1):
+                    rest = h - k1 - k2 - k3 - ks
+                    if rest < 0 or rest > n_other:
+                        continue  # log C = -inf: probability exactly 0
                     comp_p[c] = math.exp(log_choose(lc, n1, k1) + log_choose(lc, n2, k2)
                                          + log_choose(lc, n3, k3) + log_choose(lc, ns, ks)
-                                         + log_choose(lc, n_other, h - k1 - k2 - k3 - ks) - top)
+                                         + log_choose(lc, n_other, rest) - top)
                     comp_base[c] = k1 + 2 * k2 + 3 * k3
                     comp_s[c] = ks + face_up
                     c += 1
+    smax = ns + face_up
+    # salad weights C(s, j) q^j (1 - q)^(s - j), as numpy computes them element by element
+    weight = np.zeros((smax + 1, smax + 1))
+    for sal in range(smax + 1):
+        for j in range(sal + 1):
+            weight[sal, j] = (math.exp(log_choose(lc, sal, j)) * math.pow(salad_p, j)
+                              * math.pow(1 - salad_p, sal - j))
     for v in range(w):
         out[v] = 0.0
-    for j in range(ns + face_up + 1):
+    for j in range(smax + 1):
         for v in range(w):
             partial[v] = 0.0
         for i in range(c):
-            s = comp_s[i]
-            if j <= s:
-                wj = (math.exp(log_choose(lc, s, j)) * math.pow(salad_p, j)
-                      * math.pow(1 - salad_p, s - j))
-                partial[min(comp_base[i] + j, w - 1)] += comp_p[i] * wj
+            sal = comp_s[i]
+            if j <= sal and weight[sal, j] != 0.0:
+                partial[min(comp_base[i] + j, w - 1)] += comp_p[i] * weight[sal, j]
         for v in range(w):
             out[v] += partial[v]
 
@@ -237,19 +247,37 @@ def memo_row(gkeys, buckets, cdf, below, fill, key, cls, salad_p, lc, comp_p, co
 
 
 @njit(cache=True, inline="always")
-def tilt_row(src, tilt, want_below, cdf_out, below_out, expo, pmf):
-    """Tilt one memo row (``src`` = its cdf, float64[W+1]) by ``exp(tilt · u)``, normalise, and
-    write its cdf (and ``below`` if ``want_below``), as ``Posterior`` does for tilted fruits."""
-    w = src.size - 1
+def tilt_exps(tilt, w, expw):
+    """``expw[u] = exp(tilt · u − max_u tilt · u)`` for ``u < w``: the tilt's weights as
+    ``Posterior`` computes them."""
     tmax = -np.inf
     for u in range(w):
-        expo[u] = tilt * np.float64(u)
-        if expo[u] > tmax:
-            tmax = expo[u]
+        t = tilt * np.float64(u)
+        if t > tmax:
+            tmax = t
     for u in range(w):
-        d = src[u + 1] - src[u]
-        # a zero mass stays 0.0 whatever it is multiplied by: skip its exp (same bits)
-        pmf[u] = d * math.exp(expo[u] - tmax) if d != 0.0 else d
+        expw[u] = math.exp(tilt * np.float64(u) - tmax)
+
+
+@njit(cache=True, inline="always")
+def tilt_row(src, tilt, want_below, cdf_out, below_out, expw, have_exps, pmf):
+    """Tilt one memo row (``src`` = its cdf, float64[W+1]) by ``exp(tilt · u)``, normalise, and
+    write its cdf (and ``below`` if ``want_below``), as ``Posterior`` does for tilted fruits.
+    ``expw`` holds the weights (``tilt_exps``) when ``have_exps``; otherwise each is computed
+    where the untilted mass is not zero (a zero mass stays 0.0 whatever its weight)."""
+    w = src.size - 1
+    if have_exps:
+        for u in range(w):
+            pmf[u] = (src[u + 1] - src[u]) * expw[u]
+    else:
+        tmax = -np.inf
+        for u in range(w):
+            t = tilt * np.float64(u)
+            if t > tmax:
+                tmax = t
+        for u in range(w):
+            d = src[u + 1] - src[u]
+            pmf[u] = d * math.exp(tilt * np.float64(u) - tmax) if d != 0.0 else d
     total = max(pairwise_sum(pmf, 0, w), 1e-300)
     for u in range(w):
         pmf[u] /= total
@@ -374,7 +402,8 @@ def seat_hidden(b, seat, hand_sizes, revealed, hidden):
 @njit(cache=True, inline="always")
 def fruit_tilts_row(b, seat_raw, seat, hand_sizes, revealed, bid_history, bid_tally, prm, hidden,
                     bid_on, tilt):
-    """Fill ``tilt`` (float64[F]) for row ``b`` (``seat_betas`` then ``fruit_tilts``)."""
+    """Fill ``tilt`` (float64[F]) for row ``b`` (``seat_betas`` then ``fruit_tilts``), and
+    ``hidden`` as ``seat_hidden``; return their sum."""
     players = hand_sizes.shape[1]
     nf = tilt.size
     total = seat_hidden(b, seat, hand_sizes, revealed, hidden)
@@ -389,6 +418,11 @@ def fruit_tilts_row(b, seat_raw, seat, hand_sizes, revealed, bid_history, bid_ta
     for f in range(nf):
         tilt[f] = 0.0
     for p in range(players):
+        any_bid = False
+        for f in range(nf):
+            any_bid |= bid_on[p, f]
+        if not any_bid:
+            continue  # numpy adds 0.0 · (a finite term) = ±0.0: no change
         bids = np.float64(bid_tally[b, p, 0])
         support = np.float64(bid_tally[b, p, 4])
         h = max((np.float64(hand_sizes[b, p]) + prm[P_FIRST]) / 2, 1.0)
@@ -399,7 +433,9 @@ def fruit_tilts_row(b, seat_raw, seat, hand_sizes, revealed, bid_history, bid_ta
         q = hidden[p] / denom
         per_seat = math.log1p(q * math.expm1(beta))
         for f in range(nf):
-            tilt[f] += (1.0 if bid_on[p, f] else 0.0) * per_seat
+            if bid_on[p, f]:
+                tilt[f] += 1.0 * per_seat
+    return total
 
 
 @njit(cache=True, inline="always")
@@ -468,7 +504,7 @@ def decide_kernel(seat_a, phase, hand, hand_sizes, tokens, in_round, direction, 
     tilt = np.zeros(nf)
     hidden = np.empty(players)
     bid_on = np.empty((players, nf), np.bool_)
-    expo = np.empty(w)
+    expw = np.empty(w)
     tmp = np.empty(w)
     pmf_b = np.empty(w)
     pm = np.empty(w)
@@ -512,8 +548,15 @@ def decide_kernel(seat_a, phase, hand, hand_sizes, tokens, in_round, direction, 
                 key += cls[f, i] * strides[i]
             keys[f] = key
         if evidence:
-            fruit_tilts_row(b, seat_raw, seat, hand_sizes, revealed, bid_history, bid_tally, prm,
-                            hidden, bid_on, tilt)
+            hidden_total = fruit_tilts_row(b, seat_raw, seat, hand_sizes, revealed, bid_history,
+                                           bid_tally, prm, hidden, bid_on, tilt)
+        else:
+            hidden_total = seat_hidden(b, seat, hand_sizes, revealed, hidden)
+        # the bid fruit's tilt weights serve its posterior and its called posterior
+        fruit = max(np.int64(bid_fruit[b]), 0)
+        shared = (ph == PHASE_BID and evidence and tilt[fruit] != 0.0 and legal[b, MENTEUR])
+        if shared:
+            tilt_exps(tilt[fruit], w, expw)
         # the posterior of every fruit: memo rows, tilted where the bids are evidence
         full = False
         for f in range(nf):
@@ -523,7 +566,8 @@ def decide_kernel(seat_a, phase, hand, hand_sizes, tokens, in_round, direction, 
                 full = True
                 break
             if evidence and tilt[f] != 0.0:
-                tilt_row(cdf0[r], tilt[f], True, pcdf[f], pbelow[f], expo, tmp)
+                tilt_row(cdf0[r], tilt[f], True, pcdf[f], pbelow[f], expw, shared and f == fruit,
+                         tmp)
             else:
                 for u in range(w + 1):
                     pcdf[f, u] = cdf0[r, u]
@@ -547,7 +591,6 @@ def decide_kernel(seat_a, phase, hand, hand_sizes, tokens, in_round, direction, 
         spite = prm[P_SPITE] / max(n_in - 1, 1)
         ec = prm[P_ELIM]
         bid = np.int64(bid_count[b])
-        fruit = max(np.int64(bid_fruit[b]), 0)
         who = np.int64(bidder[b])
         theirs = np.float64(tokens[b, max(who, 0)])
         kf = known[fruit]
@@ -558,8 +601,7 @@ def decide_kernel(seat_a, phase, hand, hand_sizes, tokens, in_round, direction, 
         if legal[b, MENTEUR]:
             # the called posterior: the bidder declares their salads, each hidden salad is theirs
             # with probability = their share of the hidden cards (rounded to 1/steps)
-            total = seat_hidden(b, seat, hand_sizes, revealed, hidden)
-            share = hidden[max(who, 0)] / max(total, 1.0) if who >= 0 else 0.0
+            share = hidden[max(who, 0)] / max(hidden_total, 1.0) if who >= 0 else 0.0
             k = np.int64(np.rint(min(max(share, 0.0), 1.0) * steps))
             cdf_called = cdfs[k]
             r = memo_row(gkeys_t[k], buckets_t[k], cdf_called, belows[k], fills[k], keys[fruit],
@@ -567,7 +609,7 @@ def decide_kernel(seat_a, phase, hand, hand_sizes, tokens, in_round, direction, 
             if r < 0:
                 return b
             if evidence and tilt[fruit] != 0.0:
-                tilt_row(cdf_called[r], tilt[fruit], False, cdf_k, cdf_k, expo, tmp)
+                tilt_row(cdf_called[r], tilt[fruit], False, cdf_k, cdf_k, expw, shared, tmp)
                 for u in range(w):
                     pm[u] = cdf_k[u + 1] - cdf_k[u]
             else:
