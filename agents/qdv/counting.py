@@ -70,6 +70,15 @@ count.  Salad declarations follow the heuristic (all mine when my bid is called
 menteur, none when I called it, as many as make my vrai exact).  The exact-call
 reward eliminates an opponent left with 1 token (``punish``), else takes the
 token.
+
+**Speed.**  ``act`` runs one compiled loop over the batch
+(``counting_kernel.decide_kernel``, numba): per row the visible pool, the class
+tuples, the tilts, the posterior, the called posterior and the expected values,
+with the same floating-point operations in the same order as the numpy functions
+of this module (``posterior``, ``called_posterior``, ``QdvCounting.values``), so
+the actions are identical; ``act_reference`` keeps the numpy path as the readable
+reference (``tests/qdv/test_counting_kernel.py`` checks both agree on played
+games).  New class tuples are computed and memoised inside the loop.
 """
 
 from __future__ import annotations
