@@ -70,6 +70,15 @@ count.  Salad declarations follow the heuristic (all mine when my bid is called
 menteur, none when I called it, as many as make my vrai exact).  The exact-call
 reward eliminates an opponent left with 1 token (``punish``), else takes the
 token.
+
+**Speed.**  ``act`` runs one compiled loop over the batch
+(``counting_kernel.decide_kernel``, numba): per row the visible pool, the class
+tuples, the tilts, the posterior, the called posterior and the expected values,
+with the same floating-point operations in the same order as the numpy functions
+of this module (``posterior``, ``called_posterior``, ``QdvCounting.values``), so
+the actions are identical; ``act_reference`` keeps the numpy path as the readable
+reference (``tests/qdv/test_counting_kernel.py`` checks both agree on played
+games).  New class tuples are computed and memoised inside the loop.
 """
 
 from __future__ import annotations
@@ -79,7 +88,8 @@ from typing import Any
 import numpy as np
 
 from agents.base import Agent, Param, Traits, probability, real, register_agent
-from agents.combinatorics import log_choose
+from agents.combinatorics import LOG_CHOOSE, log_choose
+from agents.qdv import counting_kernel as K
 from agents.qdv.common import VALUE, deck_counts, visible
 from agents.qdv.heuristic import declare_salads
 from bluffsim.games.qdv import rules as R
@@ -121,10 +131,13 @@ class CountTable:
     """Memo of the hidden value distribution over every class tuple met so far.
 
     A class tuple (see ``hidden_value_distribution``) is a handful of small
-    integers, so it has a dense mixed-radix key; ``index[key]`` is its row
-    (-1 until first met).  Each row stores, for ``u = 0 … W``, ``cdf[u] = P(H < u)``
-    and ``below[u] = E[H · 1(H < u)]``: every quantity the agent needs is a
-    gather at a threshold.  Only tuples never seen before are computed.
+    integers, so it has a dense mixed-radix key (the fruit's own classes ×1, ×2, ×3
+    vary fastest).  Keys are grouped by everything but the fruit's own classes (the
+    six fruits of one observation share a group): a small open-addressing hash of the
+    groups (``gkeys``) points to a bucket of ``inner`` rows (``buckets``, -1 until
+    met), so the memo's index stays in cache.  Each row stores, for ``u = 0 … W``,
+    ``cdf[u] = P(H < u)`` and ``below[u] = E[H · 1(H < u)]``: every quantity the
+    agent needs is a gather at a threshold.  Only tuples never seen before are computed.
     """
 
     def __init__(self, rules: R.Rules, salad_p: float):
@@ -135,38 +148,76 @@ class CountTable:
         self.radix = np.array([*[c + 1 for c in per_mult], salads, total + 1, total + 1,
                                salads], dtype=np.int64)
         # float strides: numpy has no BLAS for integer matrix products (keys < 2**53)
-        self.strides = np.cumprod(np.r_[1, self.radix[::-1][:-1]])[::-1].astype(np.float64)
-        self.index = np.full(int(np.prod(self.radix)), -1, dtype=np.int32)
+        self.strides = np.cumprod(np.r_[1, self.radix[:-1]]).astype(np.float64)
+        self.inner = int(np.prod(self.radix[:R.MAX_MULT]))        # keys per group
+        self.gkeys = np.full(1024, -1, np.int64)
+        self.buckets = np.full((1024, self.inner), -1, np.int32)
         # largest hidden value: every card of one fruit plus every salad, drawn or face up
         self.width = sum((m + 1) * c for m, c in enumerate(per_mult)) + 2 * (salads - 1) + 1
         self.salad_p = salad_p
-        self.size = 0
+        # rows in use, groups in use (an array: the compiled kernel appends too)
+        self.fill = np.zeros(2, np.int64)
         self.cdf = np.zeros((1024, self.width + 1))
         self.below = np.zeros((1024, self.width + 1))
 
+    @property
+    def size(self) -> int:
+        """Rows in use."""
+        return int(self.fill[0])
+
+    def grow(self) -> None:
+        """Double the row storage."""
+        self.cdf = np.concatenate([self.cdf, np.zeros_like(self.cdf)])
+        self.below = np.concatenate([self.below, np.zeros_like(self.below)])
+
+    def grow_index(self) -> None:
+        """Double the group hash (kept at most half full)."""
+        gkeys = np.full(2 * self.gkeys.size, -1, np.int64)
+        buckets = np.full((gkeys.size, self.inner), -1, np.int32)
+        K.memo_rehash(self.gkeys, self.buckets, gkeys, buckets)
+        self.gkeys, self.buckets = gkeys, buckets
+
+    def room(self, rows: int = 1) -> None:
+        """Grow the storage and the index until ``rows`` more rows (and groups) fit."""
+        while self.size + rows > len(self.cdf):
+            self.grow()
+        while 2 * (int(self.fill[1]) + rows) > self.gkeys.size:
+            self.grow_index()
+
+    def keys(self, classes: np.ndarray) -> np.ndarray:
+        """int64[...]: the keys of int64[..., 7] class tuples."""
+        return (classes.astype(np.float64) @ self.strides).astype(np.int64)
+
+    def lookup(self, keys: np.ndarray) -> np.ndarray:
+        """int64[...]: memo rows of ``keys`` (-1 where not stored)."""
+        flat = np.ascontiguousarray(keys).reshape(-1)
+        out = np.empty(flat.size, np.int64)
+        K.memo_lookup(self.gkeys, self.buckets, flat, out)
+        return out.reshape(np.shape(keys))
+
     def rows(self, classes: np.ndarray) -> np.ndarray:
         """int64[...]: memo rows of int64[..., 7] class tuples, computing the new ones."""
-        keys = (classes.astype(np.float64) @ self.strides).astype(np.int64)
-        pos = self.index[keys]
+        keys = self.keys(classes)
+        pos = self.lookup(keys)
         missing = pos < 0
         if missing.any():
             new_keys, first = np.unique(keys[missing], return_index=True)
             self.add(new_keys, classes[missing][first])
-            pos = self.index[keys]
-        return pos.astype(np.int64)
+            pos = self.lookup(keys)
+        return pos
 
     def add(self, keys: np.ndarray, classes: np.ndarray) -> None:
-        """Compute and store the rows of new class tuples (storage doubles as needed)."""
+        """Compute (in numpy, ``hidden_value_distribution``) and store the rows of new class
+        tuples (storage and index grow as needed)."""
         pmf = hidden_value_distribution(classes, self.salad_p, self.width)
         n = len(keys)
-        while self.size + n > len(self.cdf):
-            self.cdf = np.concatenate([self.cdf, np.zeros_like(self.cdf)])
-            self.below = np.concatenate([self.below, np.zeros_like(self.below)])
+        self.room(n)
         new = slice(self.size, self.size + n)
         self.cdf[new, 1:] = np.cumsum(pmf, axis=1)
         self.below[new, 1:] = np.cumsum(pmf * np.arange(self.width), axis=1)
-        self.index[keys] = np.arange(self.size, self.size + n)
-        self.size += n
+        K.memo_assign(self.gkeys, self.buckets, self.fill, np.asarray(keys, np.int64),
+                      np.arange(self.size, self.size + n, dtype=np.int64))
+        self.fill[0] += n
 
     def pmf(self, rows: np.ndarray) -> np.ndarray:
         """float64[..., W]: the hidden value distributions of memo ``rows``."""
@@ -408,6 +459,11 @@ def hidden_share(obs: dict[str, np.ndarray], seats: np.ndarray) -> np.ndarray:
 SALAD_STEPS = 4  # salad probabilities are rounded to 1/4 (one memo table each)
 
 
+def memo_tables(rules: R.Rules) -> tuple[CountTable, ...]:
+    """The memo tables of salad probabilities 0, 1/``SALAD_STEPS``, …, 1 (index = step)."""
+    return tuple(count_table(rules, k / SALAD_STEPS) for k in range(SALAD_STEPS + 1))
+
+
 def called_posterior(obs: dict[str, np.ndarray], rules: R.Rules, fruit: np.ndarray,
                      salad_p: np.ndarray, tilt: np.ndarray | None,
                      classes: tuple[np.ndarray, np.ndarray] | None = None
@@ -513,8 +569,68 @@ class QdvCounting(Agent):
             self.config["token_risk"] = deck.count("token") / len(deck) if deck else 0.0
 
     def act(self, obs: dict[str, np.ndarray], legal_mask: np.ndarray, rng: AgentRNG) -> np.ndarray:
-        """One action per game: calls, bids and the start by expected value; salads and the
-        exact-call reward by ``reward``; salads as the heuristic (``declare_salads``)."""
+        """One action per game, all in the compiled ``decide_rows``: calls, bids and the start
+        by expected value; the exact-call reward as ``reward``; salads as the heuristic
+        (``declare_salads``).  The same actions as the numpy ``act_reference``."""
+        out = np.zeros(obs["phase"].shape[0], np.int64)
+        self.decide_rows(obs, legal_mask, out)
+        return out
+
+    def kernel_params(self) -> np.ndarray:
+        """float64[NUM_PARAMS]: the configuration and model constants ``decide_kernel`` reads
+        (read at each call: the fitting script sets the module constants)."""
+        c = self.config
+        m1, v1, first = self._constants()[:3]
+        prm = np.zeros(K.NUM_PARAMS)
+        prm[K.P_SPITE], prm[K.P_ELIM], prm[K.P_RISK] = c["spite"], c["elim_cost"], c["token_risk"]
+        prm[K.P_M1], prm[K.P_V1], prm[K.P_FIRST] = m1, v1, first
+        prm[K.P_BETA_SCALE], prm[K.P_BETA_BIDS] = BETA_SCALE, BETA_PRIOR_BIDS
+        prm[K.P_BETA_PRIOR_MASS] = BETA_PRIOR_BIDS * BETA_PRIOR
+        prm[K.P_W0], prm[K.P_W1], prm[K.P_W2], prm[K.P_W3] = CALL_WEIGHTS
+        prm[K.P_RATE_MASS] = CALL_RATE_WEIGHT * CALL_RATE_PRIOR
+        prm[K.P_RATE_WEIGHT] = CALL_RATE_WEIGHT
+        prm[K.P_EVIDENCE] = float(bool(c["evidence"]))
+        prm[K.P_SALAD_STEPS] = SALAD_STEPS
+        return prm
+
+    def _constants(self) -> tuple[Any, ...]:
+        """(m1, v1, first-deal hand size, deck counts, memo tables, key strides, compositions
+        per class tuple) of these rules, computed once."""
+        if getattr(self, "_consts", None) is None:
+            rules = self.game.rules
+            m1, v1 = card_moments(rules)
+            first = min(rules.starting_tokens, (len(rules.deck) - 1) // rules.num_players)
+            tables = memo_tables(rules)
+            self._consts = (m1, v1, float(first), deck_counts(rules), tables,
+                            tables[0].strides.astype(np.int64), int(np.prod(tables[0].radix[:4])))
+        return self._consts
+
+    def decide_rows(self, obs: dict[str, np.ndarray], legal_mask: np.ndarray, out: np.ndarray) -> None:
+        """Write into ``out`` the action of every row still playing, with the compiled
+        ``counting_kernel.decide_kernel`` (memo tables grown as it asks)."""
+        rules = self.game.rules
+        *_, deck, tables, strides, max_comp = self._constants()
+        prm = self.kernel_params()
+        row = 0
+        while row >= 0:
+            row = K.decide_kernel(
+                obs["seat"], obs["phase"], obs["hand"], obs["hand_sizes"], obs["tokens"],
+                obs["in_round"], obs["direction"], obs["centre"], obs["start"], obs["bid_count"],
+                obs["bid_fruit"], obs["bidder"], obs["bid_history"], obs["revealed"],
+                obs["discarded"], obs["bid_tally"], obs["call_tally"], legal_mask, deck, VALUE,
+                strides, LOG_CHOOSE, prm, tuple(t.gkeys for t in tables),
+                tuple(t.buckets for t in tables), tuple(t.cdf for t in tables),
+                tuple(t.below for t in tables), tuple(t.fill for t in tables), max_comp,
+                obs["showdown_count"], obs["call"], obs["caller"], rules.gain_id, rules.punish0,
+                row, out)
+            if row >= 0:  # a memo table ran full at this row
+                for t in tables:
+                    t.room()
+
+    def act_reference(self, obs: dict[str, np.ndarray], legal_mask: np.ndarray,
+                      rng: AgentRNG | None = None) -> np.ndarray:
+        """``act`` in numpy (posterior, called posterior and values as arrays): the readable
+        reference of the compiled ``decide_rows``; same actions."""
         phase = obs["phase"]
         out = np.where(phase == R.PHASE_SALADS, declare_salads(obs),
                        np.where(phase == R.PHASE_REWARD, self.reward(obs, legal_mask), 0))

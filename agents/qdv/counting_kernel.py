@@ -1,0 +1,675 @@
+"""The qdv ``counting`` decisions compiled with numba: one loop over the rows of the batch.
+
+``decide_kernel`` computes, for every row in the start-choice or bidding phase, exactly
+what the numpy reference (``QdvCounting.act_reference``: ``posterior`` ->
+``called_posterior`` -> ``QdvCounting.values``) computes, in the same floating-point
+operation order, so the decisions are bit-identical: the visible pool and class tuples
+(``fruit_classes``), the bid-evidence tilts (``seat_betas``, ``fruit_tilts``), the tilted
+posterior (``Posterior``), the called posterior (``called_posterior``) and the expected
+value of every legal action (``values``), then the first best action.  Sums that numpy
+reduces pairwise (``ndarray.sum``) use numpy's pairwise order (``pairwise_sum``); the
+call model's dot product uses the order of numpy's BLAS product (``call_logit``).
+
+The memo tables (``CountTable``) are filled here too: a class tuple met for the first
+time is computed by ``hidden_value_row`` (the per-tuple form of
+``hidden_value_distribution``, same order of operations) and stored in the next free row.
+When a table is full the kernel stops and returns the row it stopped at; the caller grows
+the tables and resumes there.  ``tests/qdv/test_counting_kernel.py`` checks both paths
+agree on played games and on random observations.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from agents.combinatorics import TABLE_N
+
+NUM_FRUITS, MAX_MULT, SALAD = 6, 3, 18
+VRAI, MENTEUR, START0 = 12, 13, 14
+PHASE_START, PHASE_BID, PHASE_SALADS, PHASE_REWARD = 0, 1, 2, 3
+CALL_MENTEUR, SALADS0 = 1, 20
+MENTEUR_RIGHT, MENTEUR_WRONG = 2, 3
+PW_BLOCKSIZE = 128  # numpy's pairwise-summation block
+
+# indices of the float parameters handed to ``decide_kernel`` (``QdvCounting.kernel_params``)
+(P_SPITE, P_ELIM, P_RISK, P_M1, P_V1, P_FIRST, P_BETA_SCALE, P_BETA_PRIOR_MASS, P_BETA_BIDS,
+ P_W0, P_W1, P_W2, P_W3, P_RATE_MASS, P_RATE_WEIGHT, P_EVIDENCE, P_SALAD_STEPS) = range(17)
+NUM_PARAMS = 17
+
+
+@njit(cache=True, inline="always")
+def log_choose(table, n, k):
+    """log C(n, k) from ``LOG_CHOOSE`` (``agents.combinatorics.log_choose`` for one pair)."""
+    if n < 0:
+        return table[0, 0]
+    return table[n, min(max(k + 1, 0), TABLE_N)]
+
+
+@njit(cache=True)
+def pairwise_block(a, lo, n):
+    """Sum of ``a[lo:lo + n]``, ``n <= PW_BLOCKSIZE``, in numpy's order (eight accumulators)."""
+    if n < 8:
+        res = 0.0
+        for i in range(n):
+            res += a[lo + i]
+        return res
+    r0, r1, r2, r3 = a[lo], a[lo + 1], a[lo + 2], a[lo + 3]
+    r4, r5, r6, r7 = a[lo + 4], a[lo + 5], a[lo + 6], a[lo + 7]
+    i = 8
+    while i < n - (n % 8):
+        r0 += a[lo + i]
+        r1 += a[lo + i + 1]
+        r2 += a[lo + i + 2]
+        r3 += a[lo + i + 3]
+        r4 += a[lo + i + 4]
+        r5 += a[lo + i + 5]
+        r6 += a[lo + i + 6]
+        r7 += a[lo + i + 7]
+        i += 8
+    res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+    while i < n:
+        res += a[lo + i]
+        i += 1
+    return res
+
+
+@njit(cache=True)
+def pairwise_sum(a, lo, n):
+    """Sum of ``a[lo:lo + n]`` in numpy's pairwise order (``ndarray.sum`` of a row): blocks of
+    ``PW_BLOCKSIZE``, longer runs split in two (at a multiple of 8) and the halves added.
+    The split tree is walked with an explicit stack (numba's cache mishandles recursion)."""
+    if n <= PW_BLOCKSIZE:
+        return pairwise_block(a, lo, n)
+    depth = 4
+    m = n
+    while m > PW_BLOCKSIZE:
+        m = m // 2 + 8
+        depth += 2
+    task_lo = np.empty(2 * depth, np.int64)
+    task_n = np.empty(2 * depth, np.int64)  # -1: add the two values on top of ``vals``
+    vals = np.empty(depth)
+    top, nv = 1, 0
+    task_lo[0], task_n[0] = lo, n
+    while top > 0:
+        top -= 1
+        tl, tn = task_lo[top], task_n[top]
+        if tn < 0:
+            nv -= 1
+            vals[nv - 1] = vals[nv - 1] + vals[nv]
+        elif tn <= PW_BLOCKSIZE:
+            vals[nv] = pairwise_block(a, tl, tn)
+            nv += 1
+        else:
+            n2 = tn // 2
+            n2 -= n2 % 8
+            task_lo[top], task_n[top] = 0, -1
+            task_lo[top + 1], task_n[top + 1] = tl + n2, tn - n2
+            task_lo[top + 2], task_n[top + 2] = tl, n2
+            top += 3
+    return vals[0]
+
+
+@njit(cache=True)
+def hidden_value_row(lc, n1, n2, n3, ns, n_total, h, face_up, salad_p, out, comp_p, comp_base,
+                     comp_s, partial):
+    """Fill ``out`` (float64[W]) with the value distribution of one class tuple: the
+    per-tuple form of ``hidden_value_distribution`` (same operation order; compositions
+    in lexicographic (k1, k2, k3, ks) order, one partial sum per declared-salad count j).
+    Terms numpy adds as exact zeros (impossible compositions, zero salad weights) are
+    skipped: adding 0.0 leaves a sum of non-negative terms unchanged."""
+    w = out.size
+    n_other = n_total - n1 - n2 - n3 - ns
+    top = log_choose(lc, n_total, h)
+    c = 0
+    for k1 in range(n1 + 1):
+        for k2 in range(n2 + 1):
+            for k3 in range(n3 + 1):
+                for ks in range(ns + 1):
+                    rest = h - k1 - k2 - k3 - ks
+                    if rest < 0 or rest > n_other:
+                        continue  # log C = -inf: probability exactly 0
+                    comp_p[c] = math.exp(log_choose(lc, n1, k1) + log_choose(lc, n2, k2)
+                                         + log_choose(lc, n3, k3) + log_choose(lc, ns, ks)
+                                         + log_choose(lc, n_other, rest) - top)
+                    comp_base[c] = k1 + 2 * k2 + 3 * k3
+                    comp_s[c] = ks + face_up
+                    c += 1
+    smax = ns + face_up
+    # salad weights C(s, j) q^j (1 - q)^(s - j), as numpy computes them element by element
+    weight = np.zeros((smax + 1, smax + 1))
+    for sal in range(smax + 1):
+        for j in range(sal + 1):
+            weight[sal, j] = (math.exp(log_choose(lc, sal, j)) * math.pow(salad_p, j)
+                              * math.pow(1 - salad_p, sal - j))
+    for v in range(w):
+        out[v] = 0.0
+    for j in range(smax + 1):
+        for v in range(w):
+            partial[v] = 0.0
+        for i in range(c):
+            sal = comp_s[i]
+            if j <= sal and weight[sal, j] != 0.0:
+                partial[min(comp_base[i] + j, w - 1)] += comp_p[i] * weight[sal, j]
+        for v in range(w):
+            out[v] += partial[v]
+
+
+@njit(cache=True, inline="always")
+def group_slot(gkeys, g):
+    """Slot of key group ``g`` in the open-addressing table ``gkeys`` (int64[G], -1 = empty,
+    ``G`` a power of two, linear probing); ``-slot - 1`` of the empty slot where it would go
+    when absent."""
+    mask = gkeys.size - 1
+    i = np.int64((np.uint64(g) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(40)) & mask
+    while True:
+        k = gkeys[i]
+        if k == g:
+            return i
+        if k < 0:
+            return -i - 1
+        i = (i + 1) & mask
+
+
+@njit(cache=True)
+def memo_lookup(gkeys, buckets, keys, out):
+    """``out[i]``: the memo row of ``keys[i]`` (-1 when not stored)."""
+    inner = buckets.shape[1]
+    for i in range(keys.size):
+        s = group_slot(gkeys, keys[i] // inner)
+        out[i] = buckets[s, keys[i] % inner] if s >= 0 else -1
+
+
+@njit(cache=True)
+def memo_assign(gkeys, buckets, fill, keys, rows):
+    """Store ``rows[i]`` as the memo row of ``keys[i]`` (the table has room for new groups)."""
+    inner = buckets.shape[1]
+    for i in range(keys.size):
+        s = group_slot(gkeys, keys[i] // inner)
+        if s < 0:
+            s = -s - 1
+            gkeys[s] = keys[i] // inner
+            fill[1] += 1
+        buckets[s, keys[i] % inner] = rows[i]
+
+
+@njit(cache=True)
+def memo_rehash(gkeys, buckets, new_gkeys, new_buckets):
+    """Move every group of (``gkeys``, ``buckets``) into the larger empty table ``new_*``."""
+    for i in range(gkeys.size):
+        if gkeys[i] >= 0:
+            s = -group_slot(new_gkeys, gkeys[i]) - 1
+            new_gkeys[s] = gkeys[i]
+            new_buckets[s, :] = buckets[i]
+
+
+@njit(cache=True, inline="always")
+def memo_row(gkeys, buckets, cdf, below, fill, key, cls, salad_p, lc, comp_p, comp_int, pmf,
+             partial):
+    """The memo row of class tuple ``cls`` (int64[7]) under ``key``, computing and storing it
+    when new (``CountTable.add``); -1 when the table is full (the caller grows it).  Keys
+    are grouped by all but the fruit's own classes (``CountTable``): one hash probe finds
+    the group, ``buckets[slot, key % inner]`` the row.  ``comp_p`` (float64[C]),
+    ``comp_int`` (int64[2, C]), ``pmf`` and ``partial`` (float64[W]) are scratch."""
+    inner = buckets.shape[1]
+    g = key // inner
+    s = group_slot(gkeys, g)
+    if s >= 0:
+        r = buckets[s, key % inner]
+        if r >= 0:
+            return np.int64(r)
+    r = fill[0]
+    if r >= cdf.shape[0] or (s < 0 and 2 * (fill[1] + 1) > gkeys.size):
+        return np.int64(-1)
+    if s < 0:
+        s = -s - 1
+        gkeys[s] = g
+        fill[1] += 1
+    w = cdf.shape[1] - 1
+    hidden_value_row(lc, cls[0], cls[1], cls[2], cls[3], cls[4], cls[5], cls[6], salad_p, pmf,
+                     comp_p, comp_int[0], comp_int[1], partial)
+    cdf[r, 0] = 0.0
+    below[r, 0] = 0.0
+    acc = pmf[0]
+    acc_below = pmf[0] * 0
+    cdf[r, 1] = acc
+    below[r, 1] = acc_below
+    for u in range(1, w):
+        acc += pmf[u]
+        acc_below += pmf[u] * u
+        cdf[r, u + 1] = acc
+        below[r, u + 1] = acc_below
+    buckets[s, key % inner] = r
+    fill[0] = r + 1
+    return np.int64(r)
+
+
+@njit(cache=True, inline="always")
+def tilt_exps(tilt, w, expw):
+    """``expw[u] = exp(tilt · u − max_u tilt · u)`` for ``u < w``: the tilt's weights as
+    ``Posterior`` computes them."""
+    tmax = -np.inf
+    for u in range(w):
+        t = tilt * np.float64(u)
+        if t > tmax:
+            tmax = t
+    for u in range(w):
+        expw[u] = math.exp(tilt * np.float64(u) - tmax)
+
+
+@njit(cache=True, inline="always")
+def tilt_row(src, tilt, want_below, cdf_out, below_out, expw, have_exps, pmf):
+    """Tilt one memo row (``src`` = its cdf, float64[W+1]) by ``exp(tilt · u)``, normalise, and
+    write its cdf (and ``below`` if ``want_below``), as ``Posterior`` does for tilted fruits.
+    ``expw`` holds the weights (``tilt_exps``) when ``have_exps``; otherwise each is computed
+    where the untilted mass is not zero (a zero mass stays 0.0 whatever its weight)."""
+    w = src.size - 1
+    if have_exps:
+        for u in range(w):
+            pmf[u] = (src[u + 1] - src[u]) * expw[u]
+    else:
+        tmax = -np.inf
+        for u in range(w):
+            t = tilt * np.float64(u)
+            if t > tmax:
+                tmax = t
+        for u in range(w):
+            d = src[u + 1] - src[u]
+            pmf[u] = d * math.exp(tilt * np.float64(u) - tmax) if d != 0.0 else d
+    total = max(pairwise_sum(pmf, 0, w), 1e-300)
+    for u in range(w):
+        pmf[u] /= total
+    cdf_out[0] = 0.0
+    acc = pmf[0]
+    cdf_out[1] = acc
+    for u in range(1, w):
+        acc += pmf[u]
+        cdf_out[u + 1] = acc
+    if want_below:
+        below_out[0] = 0.0
+        acc = pmf[0] * 0.0
+        below_out[1] = acc
+        for u in range(1, w):
+            acc += pmf[u] * np.float64(u)
+            below_out[u + 1] = acc
+
+
+@njit(cache=True, inline="always")
+def gather(arr, known, t):
+    """``arr[clip(t − known, 0, W)]`` (``Posterior._at`` for one row; ``t`` int or float)."""
+    w = arr.size - 1
+    u = min(max(t - known, 0), w)
+    return arr[np.int64(u)]
+
+
+@njit(cache=True, inline="always")
+def shortfall(cdf, below, known, t):
+    """E[(t − T + 1) · 1(T < t)] (``Posterior.shortfall``)."""
+    return (t + 1 - known) * gather(cdf, known, t) - gather(below, known, t)
+
+
+@njit(cache=True, inline="always")
+def short_cost(cdf, below, known, t, tokens, elim_cost):
+    """E[stake(t − T + 1, tokens) · 1(T < t)] (``Posterior.short_cost``)."""
+    x = t + 1 - tokens
+    return (shortfall(cdf, below, known, t) - shortfall(cdf, below, known, x)
+            + gather(cdf, known, x) + elim_cost * gather(cdf, known, min(x + 1, t)))
+
+
+@njit(cache=True, inline="always")
+def stake(loss, tokens, elim_cost):
+    """Cost of losing ``loss`` tokens with ``tokens`` left (``counting.stake``)."""
+    elim = 1.0 if (loss >= tokens and loss > 0) else 0.0
+    return min(np.float64(loss), tokens) + elim_cost * elim
+
+
+@njit(cache=True, inline="always")
+def logit(p):
+    """log(p / (1 − p)), clipped away from 0 and 1 (``counting.logit``)."""
+    p = min(max(p, 1e-4), 1 - 1e-4)
+    return math.log(p / (1 - p))
+
+
+@njit(cache=True, inline="always")
+def call_logit(x0, x1, x2, x3, w0, w1, w2, w3):
+    """``features @ CALL_WEIGHTS`` in the order numpy's BLAS product adds the four terms."""
+    return (x0 * w0 + x2 * w2) + (x1 * w1 + x3 * w3)
+
+
+@njit(cache=True, inline="always")
+def visible_row(b, seat, hand, hand_sizes, revealed, discarded, centre, start, deck, value,
+                others_revealed, unseen, known):
+    """Fill ``others_revealed`` and ``unseen`` (int64[K]) and ``known`` (int64[F]) for row ``b``
+    and return the number of hidden cards in the other hands (``common.visible``)."""
+    nk = deck.size
+    nf = known.size
+    players = hand_sizes.shape[1]
+    for k in range(nk):
+        rev = 0
+        disc = 0
+        for p in range(players):
+            rev += np.int64(revealed[b, p, k])
+            disc += np.int64(discarded[b, p, k])
+        others_revealed[k] = rev - np.int64(revealed[b, seat, k])
+        unseen[k] = np.int64(hand[b, k]) + others_revealed[k] + disc
+    c = np.int64(centre[b])
+    unseen[max(c, 0)] += 1
+    for k in range(nk):
+        unseen[k] = max(deck[k] - unseen[k], 0)
+    sizes = 0
+    rev_total = 0
+    for p in range(players):
+        sizes += np.int64(hand_sizes[b, p])
+    for k in range(nk):
+        rev_total += others_revealed[k]
+    hidden_cards = max(sizes - np.int64(hand_sizes[b, seat]) - rev_total, 0)
+    for f in range(nf):
+        v = 0
+        for k in range(nk):
+            v += (np.int64(hand[b, k]) + others_revealed[k]) * value[k, f]
+        known[f] = v
+    # the centre card (a centre salad is the start fruit)
+    cc = min(max(c, 0), nk - 1)
+    if c == SALAD:
+        s = np.int64(start[b])
+        if s >= 0:
+            known[s] += 1
+    else:
+        for f in range(nf):
+            known[f] += value[cc, f]
+    return hidden_cards
+
+
+@njit(cache=True, inline="always")
+def seat_hidden(b, seat, hand_sizes, revealed, hidden):
+    """Fill ``hidden`` (float64[P]): each other seat's cards hidden from me (0 for me); return
+    their sum (``fruit_tilts`` / ``hidden_share``)."""
+    players = hand_sizes.shape[1]
+    for p in range(players):
+        rev = 0.0
+        for k in range(revealed.shape[2]):
+            rev += np.float64(revealed[b, p, k])
+        hidden[p] = max(np.float64(hand_sizes[b, p]) - rev, 0.0)
+    hidden[seat] = 0.0
+    total = 0.0
+    for p in range(players):
+        total += hidden[p]
+    return total
+
+
+@njit(cache=True, inline="always")
+def fruit_tilts_row(b, seat_raw, seat, hand_sizes, revealed, bid_history, bid_tally, prm, hidden,
+                    bid_on, tilt):
+    """Fill ``tilt`` (float64[F]) for row ``b`` (``seat_betas`` then ``fruit_tilts``), and
+    ``hidden`` as ``seat_hidden``; return their sum."""
+    players = hand_sizes.shape[1]
+    nf = tilt.size
+    total = seat_hidden(b, seat, hand_sizes, revealed, hidden)
+    denom = max(total, 1.0)
+    for p in range(players):
+        for f in range(nf):
+            bid_on[p, f] = False
+    for i in range(bid_history.shape[1]):
+        who = np.int64(bid_history[b, i, 0])
+        if who >= 0 and who != seat_raw:
+            bid_on[who, np.int64(bid_history[b, i, 2])] = True
+    for f in range(nf):
+        tilt[f] = 0.0
+    for p in range(players):
+        any_bid = False
+        for f in range(nf):
+            any_bid |= bid_on[p, f]
+        if not any_bid:
+            continue  # numpy adds 0.0 · (a finite term) = ±0.0: no change
+        bids = np.float64(bid_tally[b, p, 0])
+        support = np.float64(bid_tally[b, p, 4])
+        h = max((np.float64(hand_sizes[b, p]) + prm[P_FIRST]) / 2, 1.0)
+        excess = support - bids * h * prm[P_M1]
+        beta_hat_bids = prm[P_BETA_SCALE] * excess / (h * prm[P_V1])
+        beta = (beta_hat_bids + prm[P_BETA_PRIOR_MASS]) / (bids + prm[P_BETA_BIDS])
+        beta = min(max(beta, -1.0), 3.0)
+        q = hidden[p] / denom
+        per_seat = math.log1p(q * math.expm1(beta))
+        for f in range(nf):
+            if bid_on[p, f]:
+                tilt[f] += 1.0 * per_seat
+    return total
+
+
+@njit(cache=True, inline="always")
+def next_seat_row(b, seat, in_round, direction):
+    """The seat that answers my bid (``counting.next_seat``)."""
+    players = in_round.shape[1]
+    d = np.int64(direction[b])
+    for k in range(1, players):
+        cand = (seat + d * k) % players
+        if in_round[b, cand]:
+            return cand
+    return seat
+
+
+@njit(cache=True, inline="always")
+def declare_salads_row(b, seat, hand, bid_count, showdown_count, call, caller, bidder):
+    """Salad declaration helping my side of the call (``heuristic.declare_salads``): all if I
+    am the accused bidder, none if I called menteur, as many as make the count exact if I
+    said vrai."""
+    held = np.int64(hand[b, SALAD])
+    short = min(max(np.int64(bid_count[b]) - np.int64(showdown_count[b]), 0), held)
+    i_called = np.int64(caller[b]) == seat
+    menteur = np.int64(call[b]) == CALL_MENTEUR
+    if i_called:
+        k = 0 if menteur else short
+    else:
+        k = held if (np.int64(bidder[b]) == seat and menteur) else 0
+    return SALADS0 + k
+
+
+@njit(cache=True, inline="always")
+def reward_row(b, seat, tokens, legal, gain_id, punish0):
+    """The exact-call reward (``QdvCounting.reward``): punish the nearest opponent (in seat
+    order after me) left with 1 token, else gain 1."""
+    players = tokens.shape[1]
+    for k in range(1, players):
+        act = punish0 + k - 1
+        if tokens[b, (seat + k) % players] == 1 and legal[b, act]:
+            return act
+    return gain_id
+
+
+@njit(cache=True)
+def decide_kernel(seat_a, phase, hand, hand_sizes, tokens, in_round, direction, centre, start,
+                  bid_count, bid_fruit, bidder, bid_history, revealed, discarded, bid_tally,
+                  call_tally, legal, deck, value, strides, lc, prm, gkeys_t, buckets_t, cdfs, belows, fills,
+                  max_comp, showdown_count, call, caller, gain_id, punish0, first_row, out):
+    """Write ``out[b]`` for every row ``b >= first_row`` in the start-choice, bidding, salad or
+    reward phase (module docstring).  Returns -1 when done, or the row where a memo table
+    ran full."""
+    nb = phase.shape[0]
+    nk = deck.size
+    nf = NUM_FRUITS
+    players = hand_sizes.shape[1]
+    na = legal.shape[1]
+    w = cdfs[0].shape[1] - 1
+    evidence = prm[P_EVIDENCE] != 0.0
+    steps = prm[P_SALAD_STEPS]
+    others_revealed = np.empty(nk, np.int64)
+    unseen = np.empty(nk, np.int64)
+    known = np.empty(nf, np.int64)
+    cls = np.empty((nf, 7), np.int64)
+    keys = np.empty(nf, np.int64)
+    pcdf = np.empty((nf, w + 1))
+    pbelow = np.empty((nf, w + 1))
+    tilt = np.zeros(nf)
+    hidden = np.empty(players)
+    bid_on = np.empty((players, nf), np.bool_)
+    expw = np.empty(w)
+    tmp = np.empty(w)
+    pmf_b = np.empty(w)
+    pm = np.empty(w)
+    cdf_k = np.empty(w + 1)
+    mean = np.empty(nf)
+    values = np.empty(na)
+    # memo-fill scratch: composition probabilities, bases and salads, the pmf and a partial
+    comp_p = np.empty(max_comp)
+    comp_int = np.empty((2, max_comp), np.int64)
+    partial = np.empty(w)
+    fresh = np.empty(w)
+    gkeys0, buckets0, cdf0, below0, fill0 = gkeys_t[0], buckets_t[0], cdfs[0], belows[0], fills[0]
+    for b in range(first_row, nb):
+        ph = np.int64(phase[b])
+        seat_raw = np.int64(seat_a[b])
+        seat = max(seat_raw, 0)
+        if ph == PHASE_SALADS:
+            out[b] = declare_salads_row(b, seat_raw, hand, bid_count, showdown_count, call, caller,
+                                        bidder)
+            continue
+        if ph == PHASE_REWARD:
+            out[b] = reward_row(b, seat, tokens, legal, gain_id, punish0)
+            continue
+        if ph != PHASE_BID and ph != PHASE_START:
+            continue
+        hidden_cards = visible_row(b, seat, hand, hand_sizes, revealed, discarded, centre, start,
+                                   deck, value, others_revealed, unseen, known)
+        pool_total = 0
+        for k in range(nk):
+            pool_total += unseen[k]
+        for f in range(nf):
+            cls[f, 0] = unseen[f * MAX_MULT]
+            cls[f, 1] = unseen[f * MAX_MULT + 1]
+            cls[f, 2] = unseen[f * MAX_MULT + 2]
+            cls[f, 3] = unseen[SALAD]
+            cls[f, 4] = pool_total
+            cls[f, 5] = hidden_cards
+            cls[f, 6] = others_revealed[SALAD]
+            key = 0
+            for i in range(7):
+                key += cls[f, i] * strides[i]
+            keys[f] = key
+        if evidence:
+            hidden_total = fruit_tilts_row(b, seat_raw, seat, hand_sizes, revealed, bid_history,
+                                           bid_tally, prm, hidden, bid_on, tilt)
+        else:
+            hidden_total = seat_hidden(b, seat, hand_sizes, revealed, hidden)
+        # the bid fruit's tilt weights serve its posterior and its called posterior
+        fruit = max(np.int64(bid_fruit[b]), 0)
+        shared = (ph == PHASE_BID and evidence and tilt[fruit] != 0.0 and legal[b, MENTEUR])
+        if shared:
+            tilt_exps(tilt[fruit], w, expw)
+        # the posterior of every fruit: memo rows, tilted where the bids are evidence
+        full = False
+        for f in range(nf):
+            r = memo_row(gkeys0, buckets0, cdf0, below0, fill0, keys[f], cls[f], 0.0, lc,
+                         comp_p, comp_int, fresh, partial)
+            if r < 0:
+                full = True
+                break
+            if evidence and tilt[f] != 0.0:
+                tilt_row(cdf0[r], tilt[f], True, pcdf[f], pbelow[f], expw, shared and f == fruit,
+                         tmp)
+            else:
+                for u in range(w + 1):
+                    pcdf[f, u] = cdf0[r, u]
+                    pbelow[f, u] = below0[r, u]
+            mean[f] = pbelow[f, w] + known[f]
+        if full:
+            return b
+        if ph == PHASE_START:
+            best = 0
+            for f in range(1, nf):
+                if mean[f] > mean[best]:
+                    best = f
+            out[b] = START0 + best
+            continue
+        # ---- bidding: the expected value of every action
+        mine = np.float64(tokens[b, seat])
+        m = np.int64(hand[b, SALAD])
+        n_in = 0
+        for p in range(players):
+            n_in += 1 if in_round[b, p] else 0
+        spite = prm[P_SPITE] / max(n_in - 1, 1)
+        ec = prm[P_ELIM]
+        bid = np.int64(bid_count[b])
+        who = np.int64(bidder[b])
+        theirs = np.float64(tokens[b, max(who, 0)])
+        kf = known[fruit]
+        for u in range(w):
+            pmf_b[u] = pcdf[fruit, u + 1] - pcdf[fruit, u]
+        for a in range(na):
+            values[a] = -np.inf
+        if legal[b, MENTEUR]:
+            # the called posterior: the bidder declares their salads, each hidden salad is theirs
+            # with probability = their share of the hidden cards (rounded to 1/steps)
+            share = hidden[max(who, 0)] / max(hidden_total, 1.0) if who >= 0 else 0.0
+            k = np.int64(np.rint(min(max(share, 0.0), 1.0) * steps))
+            cdf_called = cdfs[k]
+            r = memo_row(gkeys_t[k], buckets_t[k], cdf_called, belows[k], fills[k], keys[fruit],
+                         cls[fruit], np.float64(k) / steps, lc, comp_p, comp_int, fresh, partial)
+            if r < 0:
+                return b
+            if evidence and tilt[fruit] != 0.0:
+                tilt_row(cdf_called[r], tilt[fruit], False, cdf_k, cdf_k, expw, shared, tmp)
+                for u in range(w):
+                    pm[u] = cdf_k[u + 1] - cdf_k[u]
+            else:
+                for u in range(w):
+                    pm[u] = cdf_called[r, u + 1] - cdf_called[r, u]
+            for u in range(w):
+                t = kf + u
+                if t >= bid:
+                    v = -stake(t - bid + 1, mine, ec)
+                else:
+                    v = spite * stake(bid - t + 1, theirs, ec)
+                tmp[u] = pm[u] * v
+            values[MENTEUR] = pairwise_sum(tmp, 0, w)
+        if legal[b, VRAI]:
+            for u in range(w):
+                t = kf + u
+                if t <= bid and t >= bid - m:
+                    v = 1.0
+                else:
+                    miss = (t - bid if t > bid else bid - m - t) + 1
+                    v = -stake(miss, mine, ec)
+                tmp[u] = pmf_b[u] * v
+            values[VRAI] = pairwise_sum(tmp, 0, w)
+        # bids: called with probability p_call; then I lose b'-T-m+1 when T + m falls short
+        nxt = next_seat_row(b, seat, in_round, direction)
+        calls = 0.0
+        for c in range(call_tally.shape[2]):
+            calls += np.float64(call_tally[b, nxt, c])
+        menteur = np.float64(call_tally[b, nxt, MENTEUR_RIGHT]) + np.float64(call_tally[b, nxt,
+                                                                                     MENTEUR_WRONG])
+        rate = ((menteur + prm[P_RATE_MASS])
+                / (calls + np.float64(bid_tally[b, nxt, 0]) + prm[P_RATE_WEIGHT]))
+        lrate = logit(rate)
+        size_m1 = np.float64(hand_sizes[b, seat]) * prm[P_M1]
+        one_stake = stake(1.0, mine, ec)
+        st = np.int64(start[b])
+        to_start = (st - fruit) % nf
+        for f in range(nf):
+            mine_f = 0.0
+            for k in range(nk):
+                mine_f += np.float64(np.int64(hand[b, k]) * value[k, f])
+            seen_next = mean[f] - mine_f + size_m1
+            steps_f = (f - fruit) % nf
+            crosses = 1.0 if (f != fruit and to_start >= 1 and to_start <= steps_f) else 0.0
+            risk = prm[P_RISK] * crosses * one_stake
+            for raise_by in range(1, 3):
+                a = (raise_by - 1) * nf + f
+                if not legal[b, a]:
+                    continue
+                target = bid + raise_by - m
+                loss = short_cost(pcdf[f], pbelow[f], known[f], target, mine, ec)
+                p_false = gather(pcdf[f], known[f], target)
+                z = call_logit(1.0, logit(p_false), lrate,
+                               np.float64(bid + raise_by) - seen_next,
+                               prm[P_W0], prm[P_W1], prm[P_W2], prm[P_W3])
+                pc = 1.0 / (1.0 + math.exp(-z))
+                values[a] = -pc * loss - risk
+        best = 0
+        for a in range(1, na):
+            if values[a] > values[best]:
+                best = a
+        out[b] = best
+    return -1
