@@ -471,7 +471,15 @@ def update_mask(g, h, r):
 # ===================================================================== apply
 @njit(cache=True)
 def apply(g, h, r, a):
-    """Apply one decision of the current player (the game is running, ``a`` is legal)."""
+    """Apply one decision of the current player (the game is running, ``a`` is legal), then
+    set the next legal mask."""
+    apply_rules(g, h, r, a)
+    update_mask(g, h, r)
+
+
+@njit(cache=True)
+def apply_rules(g, h, r, a):
+    """``apply`` without the legal mask (the fused loop sets it once, after its last decision)."""
     h.num_decisions += 1
     me = np.int64(h.current_player)
     face_down = a < ACCUSE or a >= REVERSE_PLAY0
@@ -492,7 +500,6 @@ def apply(g, h, r, a):
     check_empty_hands(g, h, r, me if face_down else -1)
     if not (h.terminated or h.truncated) and h.num_decisions >= r.max_turns:
         finish(g, h, r, True)
-    update_mask(g, h, r)
 
 
 # ===================================================================== batch kernels
@@ -709,17 +716,101 @@ def tensor_kernel(data, hot, rules, out):
 
 # ===================================================================== fused random play
 @njit(cache=True)
+def kth_type(hand, k, two_reverses):
+    """The ``k``-th card type (in id order) held in ``hand``; with ``two_reverses`` the Reverse
+    counts only when two are held (the ``reverse + card`` block of ``update_mask``)."""
+    for t in range(T):
+        n = hand[t]
+        if n >= 2 or (n == 1 and not (two_reverses and t == REVERSE)):
+            if k == 0:
+                return t
+            k -= 1
+    return 0
+
+
+@njit(cache=True)
+def legal_count(g, h, r):
+    """The number of legal actions of the current player, from the state (what ``update_mask``
+    would set, without writing the mask): blocks in action-id order, see ``nth_legal``."""
+    ph = h.phase
+    if ph != PH_OPEN and ph != PH_PLAY:
+        return 0
+    cp = max(np.int64(h.current_player), 0)
+    hand = g.hands[cp]
+    held = 0
+    for t in range(T):
+        if hand[t] > 0:
+            held += 1
+    if ph == PH_OPEN:
+        return held * V
+    n_acc = 0
+    if g.fd_count > 0 and g.last_owner != h.current_player and not g.after_reverse:
+        n_acc = 2 if hand[DOUBLE] > 0 else 1
+    if g.pending >= 0:
+        return n_acc + 1
+    count = held + n_acc
+    if hand[CHOICE] > 0:
+        count += V
+    if hand[REVERSE] > 0:
+        if r.reverse_alone or g.hand_sizes[cp] == 1:
+            count += 1
+        if not r.reverse_alone:
+            count += held - 1 if hand[REVERSE] == 1 else held
+    return count
+
+
+@njit(cache=True)
+def nth_legal(g, h, r, k):
+    """The ``k``-th legal action in id order (0 <= k < ``legal_count``): the ``k``-th set entry
+    of the mask ``update_mask`` would write, found from the state's blocks without it."""
+    cp = max(np.int64(h.current_player), 0)
+    hand = g.hands[cp]
+    if h.phase == PH_OPEN:
+        return OPEN0 + kth_type(hand, k // V, False) * V + k % V
+    n_acc = 0
+    if g.fd_count > 0 and g.last_owner != h.current_player and not g.after_reverse:
+        n_acc = 2 if hand[DOUBLE] > 0 else 1
+    if g.pending >= 0:
+        return ACCUSE + k if k < n_acc else ACCEPT
+    held = 0
+    for t in range(T):
+        if hand[t] > 0:
+            held += 1
+    if k < held:
+        return PLAY0 + kth_type(hand, k, False)
+    k -= held
+    if k < n_acc:
+        return ACCUSE + k
+    k -= n_acc
+    if hand[CHOICE] > 0:
+        if k < V:
+            return CHOICE0 + k
+        k -= V
+    if hand[REVERSE] > 0 and (r.reverse_alone or g.hand_sizes[cp] == 1):
+        if k == 0:
+            return REVERSE_ID
+        k -= 1
+    return REVERSE_PLAY0 + kth_type(hand, k, True)
+
+
+@njit(cache=True)
 def random_action(g, h, r):
-    """The ``random`` agent's choice in game ``g`` (``agents.random``, ``rng_nb.random_legal``)."""
-    return rn.random_legal(h.mask, h.seed, np.int64(h.current_player), np.int64(h.num_decisions))
+    """The ``random`` agent's choice in game ``g`` (``agents.random``): the same action as
+    ``rng_nb.random_legal`` on the legal mask, from ``legal_count`` and ``nth_legal``."""
+    count = legal_count(g, h, r)
+    if count == 0:
+        return 0
+    w = rn.agent_word(h.seed, np.int64(h.current_player), np.int64(h.num_decisions), 0)
+    return nth_legal(g, h, r, rn.below(w, count))
 
 
 @njit(cache=True)
 def play_random_kernel(data, hot, rules, decisions, counts):
     """Every seat ``random``, game-major: each running game advances up to ``decisions``
     decisions in a row (stopping when over), exactly as ``decisions`` calls of ``step`` with
-    the random agent would.  ``counts`` gets (decisions made, rounds finished, games ended);
-    ``round_over`` is left set on games whose last round ended during the call."""
+    the random agent would; the legal mask is written once, after a game's last decision.
+    ``counts`` gets (decisions made, rounds finished, games ended); ``round_over`` is left
+    set on games whose last round ended during the call."""
     r = rules[0]
     made = 0
     rounds = 0
@@ -732,11 +823,12 @@ def play_random_kernel(data, hot, rules, decisions, counts):
             continue
         start_rounds = h.num_rounds
         for _ in range(decisions):
-            apply(g, h, r, random_action(g, h, r))
+            apply_rules(g, h, r, random_action(g, h, r))
             made += 1
             if h.terminated or h.truncated:
                 ended += 1
                 break
+        update_mask(g, h, r)
         rounds += h.num_rounds - start_rounds
     counts[0] = made
     counts[1] = rounds
