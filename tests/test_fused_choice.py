@@ -62,3 +62,14 @@ def test_legal_listing_equals_the_mask(game_id: str, players: int, options: dict
             game.reset_games(st, done, np.arange(next_seed, next_seed + done.size))
             next_seed += done.size
     assert checked > 100_000
+
+
+def test_bit_helpers_count_and_index_set_bits() -> None:
+    from bluffsim import bits_nb as bn
+    gen = np.random.default_rng(5)
+    for x in [0, 1, 2**62, 2**63 - 1, *gen.integers(0, 2**62, 300).tolist()]:
+        bits = [i for i in range(64) if x >> i & 1]
+        assert bn.popcount(x) == len(bits)
+        assert [bn.nth_set_bit(x, n) for n in range(len(bits))] == bits
+        assert bn.nth_set_bit(x, len(bits)) == 64
+        assert bn.trailing_zeros(x) == (bits[0] if bits else 64)

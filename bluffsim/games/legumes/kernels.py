@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from bluffsim import bits_nb as bn
 from bluffsim import rng
 from bluffsim import rng_nb as rn
 from bluffsim.games.legumes import rules as R
@@ -252,17 +253,23 @@ def bomb(g, h, r, accuser, owner):
 
 @njit(cache=True)
 def round_to_discard(g, h, r, card):
-    """This round's cards go on the discard pile; the revealed and face-up ones are known."""
+    """This round's cards go on the discard pile; the revealed and face-up ones are known.
+    (Only the non-zero counts are added: a round leaves few, and the loads are cheaper than
+    a read-modify-write of every byte.)"""
     p = r.num_players
     for s in range(p):
         for t in range(T):
-            g.discard[t] += g.fd_by_owner[s, t]
-            g.my_discard[s, t] += g.fd_by_owner[s, t]
+            x = g.fd_by_owner[s, t]
+            if x:
+                g.discard[t] += x
+                g.my_discard[s, t] += x
     g.my_discard[np.int64(g.last_owner), card] -= 1
     g.discard_revealed[card] += 1
     for t in range(T):
-        g.discard[t] += g.face_up[t]
-        g.discard_revealed[t] += g.face_up[t]
+        x = g.face_up[t]
+        if x:
+            g.discard[t] += x
+            g.discard_revealed[t] += x
     clear_round(g, h, r)
 
 
@@ -716,92 +723,99 @@ def tensor_kernel(data, hot, rules, out):
 
 # ===================================================================== fused random play
 @njit(cache=True)
-def kth_type(hand, k, two_reverses):
-    """The ``k``-th card type (in id order) held in ``hand``; with ``two_reverses`` the Reverse
-    counts only when two are held (the ``reverse + card`` block of ``update_mask``)."""
-    for t in range(T):
-        n = hand[t]
-        if n >= 2 or (n == 1 and not (two_reverses and t == REVERSE)):
-            if k == 0:
-                return t
-            k -= 1
-    return 0
-
-
-@njit(cache=True)
-def legal_count(g, h, r):
-    """The number of legal actions of the current player, from the state (what ``update_mask``
-    would set, without writing the mask): blocks in action-id order, see ``nth_legal``."""
+def legal_blocks(g, h, r):
+    """The current player's legal actions as blocks in action-id order (what ``update_mask``
+    writes, read off the state): (kind, held, n_acc, n_choice, n_rev, rev_play).  ``kind`` is
+    0 none (over), 1 open (held types x V calls), 2 facing a ``pending`` empty hand (n_acc
+    accusations, accept), 3 free (held plays, n_acc accusations, n_choice calls, n_rev lone
+    Reverse, rev_play Reverse + card); ``held`` and ``rev_play`` are bitmasks of card types."""
     ph = h.phase
     if ph != PH_OPEN and ph != PH_PLAY:
-        return 0
+        return 0, 0, 0, 0, 0, 0
     cp = max(np.int64(h.current_player), 0)
     hand = g.hands[cp]
     held = 0
     for t in range(T):
-        if hand[t] > 0:
-            held += 1
+        held |= np.int64(hand[t] > 0) << t
     if ph == PH_OPEN:
-        return held * V
+        return 1, held, 0, 0, 0, 0
     n_acc = 0
     if g.fd_count > 0 and g.last_owner != h.current_player and not g.after_reverse:
         n_acc = 2 if hand[DOUBLE] > 0 else 1
     if g.pending >= 0:
-        return n_acc + 1
-    count = held + n_acc
-    if hand[CHOICE] > 0:
-        count += V
+        return 2, 0, n_acc, 0, 0, 0
+    n_choice = V if hand[CHOICE] > 0 else 0
+    n_rev = 0
+    rev_play = 0
     if hand[REVERSE] > 0:
         if r.reverse_alone or g.hand_sizes[cp] == 1:
-            count += 1
+            n_rev = 1
         if not r.reverse_alone:
-            count += held - 1 if hand[REVERSE] == 1 else held
-    return count
+            rev_play = held & ~(1 << REVERSE) if hand[REVERSE] == 1 else held
+    return 3, held, n_acc, n_choice, n_rev, rev_play
+
+
+@njit(cache=True)
+def blocks_count(kind, held, n_acc, n_choice, n_rev, rev_play):
+    """The number of legal actions in ``legal_blocks``' blocks."""
+    if kind == 0:
+        return 0
+    if kind == 1:
+        return bn.popcount(held) * V
+    if kind == 2:
+        return n_acc + 1
+    return bn.popcount(held) + n_acc + n_choice + n_rev + bn.popcount(rev_play)
+
+
+@njit(cache=True)
+def blocks_nth(kind, held, n_acc, n_choice, n_rev, rev_play, k):
+    """The ``k``-th legal action (0 <= k < ``blocks_count``) of ``legal_blocks``' blocks."""
+    if kind == 1:
+        return OPEN0 + bn.nth_set_bit(held, k // V) * V + k % V
+    if kind == 2:
+        return ACCUSE + k if k < n_acc else ACCEPT
+    n = bn.popcount(held)
+    if k < n:
+        return PLAY0 + bn.nth_set_bit(held, k)
+    k -= n
+    if k < n_acc:
+        return ACCUSE + k
+    k -= n_acc
+    if k < n_choice:
+        return CHOICE0 + k
+    k -= n_choice
+    if k < n_rev:
+        return REVERSE_ID
+    return REVERSE_PLAY0 + bn.nth_set_bit(rev_play, k - n_rev)
+
+
+@njit(cache=True)
+def legal_count(g, h, r):
+    """The number of legal actions of the current player (the set entries ``update_mask``
+    would write), from the state."""
+    kind, held, n_acc, n_choice, n_rev, rev_play = legal_blocks(g, h, r)
+    return blocks_count(kind, held, n_acc, n_choice, n_rev, rev_play)
 
 
 @njit(cache=True)
 def nth_legal(g, h, r, k):
     """The ``k``-th legal action in id order (0 <= k < ``legal_count``): the ``k``-th set entry
-    of the mask ``update_mask`` would write, found from the state's blocks without it."""
-    cp = max(np.int64(h.current_player), 0)
-    hand = g.hands[cp]
-    if h.phase == PH_OPEN:
-        return OPEN0 + kth_type(hand, k // V, False) * V + k % V
-    n_acc = 0
-    if g.fd_count > 0 and g.last_owner != h.current_player and not g.after_reverse:
-        n_acc = 2 if hand[DOUBLE] > 0 else 1
-    if g.pending >= 0:
-        return ACCUSE + k if k < n_acc else ACCEPT
-    held = 0
-    for t in range(T):
-        if hand[t] > 0:
-            held += 1
-    if k < held:
-        return PLAY0 + kth_type(hand, k, False)
-    k -= held
-    if k < n_acc:
-        return ACCUSE + k
-    k -= n_acc
-    if hand[CHOICE] > 0:
-        if k < V:
-            return CHOICE0 + k
-        k -= V
-    if hand[REVERSE] > 0 and (r.reverse_alone or g.hand_sizes[cp] == 1):
-        if k == 0:
-            return REVERSE_ID
-        k -= 1
-    return REVERSE_PLAY0 + kth_type(hand, k, True)
+    of the mask ``update_mask`` would write, from the state."""
+    kind, held, n_acc, n_choice, n_rev, rev_play = legal_blocks(g, h, r)
+    return blocks_nth(kind, held, n_acc, n_choice, n_rev, rev_play, k)
 
 
 @njit(cache=True)
 def random_action(g, h, r):
     """The ``random`` agent's choice in game ``g`` (``agents.random``): the same action as
-    ``rng_nb.random_legal`` on the legal mask, from ``legal_count`` and ``nth_legal``."""
-    count = legal_count(g, h, r)
+    ``rng_nb.random_legal`` on the legal mask (the n-th legal action, n = below(the decision's
+    first agent word, the number of legal actions); 0 if none), without reading the mask."""
+    kind, held, n_acc, n_choice, n_rev, rev_play = legal_blocks(g, h, r)
+    count = blocks_count(kind, held, n_acc, n_choice, n_rev, rev_play)
     if count == 0:
         return 0
     w = rn.agent_word(h.seed, np.int64(h.current_player), np.int64(h.num_decisions), 0)
-    return nth_legal(g, h, r, rn.below(w, count))
+    return blocks_nth(kind, held, n_acc, n_choice, n_rev, rev_play, rn.below(w, count))
 
 
 @njit(cache=True)
