@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from bluffsim import bits_nb as bn
 from bluffsim import rng
 from bluffsim import rng_nb as rn
 from bluffsim.games.veru import rules as R
@@ -277,6 +278,13 @@ def update_mask(g, h, r):
 def apply(g, h, r, a):
     """Apply one decision of the current player (the game is running, ``a`` is legal or
     ``timeout``), then the endgame clock, the safety cap and the next legal mask."""
+    apply_rules(g, h, r, a)
+    update_mask(g, h, r)
+
+
+@njit(cache=True)
+def apply_rules(g, h, r, a):
+    """``apply`` without the legal mask (the fused loop sets it once, after its last decision)."""
     h.num_decisions += 1
     if a < PUT0:
         announce(g, h, a - ANNOUNCE0)
@@ -294,7 +302,6 @@ def apply(g, h, r, a):
     if not (h.terminated or h.truncated) and h.num_decisions >= r.max_turns:
         rank_by_cards(g, r)
         finish(g, h, r, True)
-    update_mask(g, h, r)
 
 
 @njit(cache=True)
@@ -873,17 +880,95 @@ def tensor_kernel(data, hot, rules, out):
 
 # ===================================================================== fused random play
 @njit(cache=True)
+def legal_blocks(g, h, r):
+    """The current player's legal actions as blocks in action-id order (what ``update_mask``
+    writes, read off the state): (first0, first, n_mid, mid0, swaps).  ``first`` is a bitmask
+    of the first block's offsets from ``first0`` (open ranks to announce, or the card types
+    held to put), then ``n_mid`` consecutive actions from ``mid0`` (``done``, or ``believe``
+    and ``disbelieve``), then ``swaps``, a bitmask of the ranks a Joker swap may give up."""
+    ph = h.phase
+    if ph == PH_OVER:
+        return 0, 0, 0, 0, 0
+    me = np.int64(h.current_player)
+    held = 0
+    if ph == PH_ANNOUNCE:
+        first0 = ANNOUNCE0
+        first = 0
+        for k in range(N):
+            first |= np.int64(g.closed[k] == 0) << k
+        n_mid, mid0 = 0, DONE
+    else:
+        for t in range(T):
+            held |= np.int64(g.hands[me, t] > 0) << t
+        first0 = PUT0
+        first = held
+        if ph == PH_PUT:
+            n_mid, mid0 = (1 if g.put_count >= 1 else 0), DONE
+        else:
+            n_mid, mid0 = 2, BELIEVE
+    swaps = 0
+    if ph != PH_PUT and r.any_swap and can_swap(g, r, me):
+        if ph == PH_ANNOUNCE:
+            for t in range(N):
+                held |= np.int64(g.hands[me, t] > 0) << t
+        swaps = held & ((1 << N) - 1)
+    return first0, first, n_mid, mid0, swaps
+
+
+@njit(cache=True)
+def blocks_count(first0, first, n_mid, mid0, swaps):
+    """The number of legal actions in ``legal_blocks``' blocks."""
+    return bn.popcount(first) + n_mid + bn.popcount(swaps)
+
+
+@njit(cache=True)
+def blocks_nth(first0, first, n_mid, mid0, swaps, k):
+    """The ``k``-th legal action (0 <= k < ``blocks_count``) of ``legal_blocks``' blocks."""
+    n = bn.popcount(first)
+    if k < n:
+        return first0 + bn.nth_set_bit(first, k)
+    k -= n
+    if k < n_mid:
+        return mid0 + k
+    return SWAP0 + bn.nth_set_bit(swaps, k - n_mid)
+
+
+@njit(cache=True)
+def legal_count(g, h, r):
+    """The number of legal actions of the current player (the set entries ``update_mask``
+    would write), from the state."""
+    first0, first, n_mid, mid0, swaps = legal_blocks(g, h, r)
+    return blocks_count(first0, first, n_mid, mid0, swaps)
+
+
+@njit(cache=True)
+def nth_legal(g, h, r, k):
+    """The ``k``-th legal action in id order (0 <= k < ``legal_count``): the ``k``-th set entry
+    of the mask ``update_mask`` would write, from the state."""
+    first0, first, n_mid, mid0, swaps = legal_blocks(g, h, r)
+    return blocks_nth(first0, first, n_mid, mid0, swaps, k)
+
+
+@njit(cache=True)
 def random_action(g, h, r):
-    """The ``random`` agent's choice in game ``g`` (``agents.random``, ``rng_nb.random_legal``)."""
-    return rn.random_legal(h.mask, h.seed, np.int64(h.current_player), np.int64(h.num_decisions))
+    """The ``random`` agent's choice in game ``g`` (``agents.random``): the same action as
+    ``rng_nb.random_legal`` on the legal mask (the n-th legal action, n = below(the decision's
+    first agent word, the number of legal actions); 0 if none), without reading the mask."""
+    first0, first, n_mid, mid0, swaps = legal_blocks(g, h, r)
+    count = blocks_count(first0, first, n_mid, mid0, swaps)
+    if count == 0:
+        return 0
+    w = rn.agent_word(h.seed, np.int64(h.current_player), np.int64(h.num_decisions), 0)
+    return blocks_nth(first0, first, n_mid, mid0, swaps, rn.below(w, count))
 
 
 @njit(cache=True)
 def play_random_kernel(data, hot, rules, decisions, counts):
     """Every seat ``random``, game-major: each running game advances up to ``decisions``
     decisions in a row (stopping when over), exactly as ``decisions`` calls of ``step`` with
-    the random agent would.  ``counts`` gets (decisions made, rounds finished, games ended);
-    ``round_over`` is left set on games whose last round ended during the call."""
+    the random agent would; the legal mask is written once, after a game's last decision.
+    ``counts`` gets (decisions made, rounds finished, games ended); ``round_over`` is left
+    set on games whose last round ended during the call."""
     r = rules[0]
     made = 0
     rounds = 0
@@ -896,11 +981,12 @@ def play_random_kernel(data, hot, rules, decisions, counts):
             continue
         start_rounds = h.num_rounds
         for _ in range(decisions):
-            apply(g, h, r, random_action(g, h, r))
+            apply_rules(g, h, r, random_action(g, h, r))
             made += 1
             if h.terminated or h.truncated:
                 ended += 1
                 break
+        update_mask(g, h, r)
         rounds += h.num_rounds - start_rounds
     counts[0] = made
     counts[1] = rounds
