@@ -134,7 +134,13 @@ def new_game(g, h, r):
 @njit(cache=True)
 def pass_turn(g, h, r):
     """The next player in the current direction decides."""
-    h.current_player = (np.int64(h.current_player) + g.direction) % r.num_players
+    nxt = np.int64(h.current_player) + g.direction  # direction is +1 or -1: no division
+    p = r.num_players
+    if nxt >= p:
+        nxt -= p
+    elif nxt < 0:
+        nxt += p
+    h.current_player = nxt
 
 
 @njit(cache=True)

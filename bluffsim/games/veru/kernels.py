@@ -113,10 +113,21 @@ def blank_record(rules: R.Rules) -> np.ndarray:
 def next_in(g, r, seat, skip):
     """Next seat in turn order that is not out (nor ``skip``); ``seat`` if none."""
     p = r.num_players
-    for k in range(1, p + 1):
-        cand = (seat + r.step * k) % p
+    cand = seat
+    for _ in range(p):
+        cand = wrap_seat(cand + r.step, p)
         if not g.out[cand] and cand != skip:
             return cand
+    return seat
+
+
+@njit(cache=True)
+def wrap_seat(seat, p):
+    """``seat % p`` for a seat one step outside 0 .. p - 1 at most (no division)."""
+    if seat >= p:
+        return seat - p
+    if seat < 0:
+        return seat + p
     return seat
 
 
@@ -189,10 +200,11 @@ def deal(g, h, r, order):
         opener = r.first_opener
     else:
         opener = rn.below(rn.word(h.seed, OPENER, 0, 0), p)
+    seat = opener
     for i in range(DECK):
-        seat = (opener + r.step * i) % p
         g.hands[seat, r.deck[order[i]]] += 1
         g.hand_sizes[seat] += 1
+        seat = wrap_seat(seat + r.step, p)
     start(g, h, r, opener)
 
 
@@ -345,7 +357,9 @@ def forget_one_card(g, r, holder, types):
     for o in range(r.num_players):
         if o != holder:
             for t in range(types):
-                g.known[o, holder, t] = max(np.int64(g.known[o, holder, t]) - 1, 0)
+                x = g.known[o, holder, t]
+                if x != 0:  # most bounds are 0: a load and no store
+                    g.known[o, holder, t] = max(np.int64(x) - 1, 0)
 
 
 @njit(cache=True)
@@ -411,17 +425,21 @@ def check(g, h, r, believe):
     lc[LC_TRUTH] = 1 if truth else 0
     lc[LC_TAKER] = taker
     for t in range(T):
-        g.last_check_cards[t] = claim_count(g, t)
+        g.last_check_cards[t] = 0
+    for k in range(g.table_n):  # = claim_count(g, t) for every t
+        g.last_check_cards[np.int64(g.table[k])] += 1
     g.claim_checks[claimant, 1 if truth else 0] += 1
     g.checks[checker, (0 if believe else 2) + (1 if taker == checker else 0)] += 1
     if taker < 0:
         p = r.num_players
         for t in range(T):
             g.discard_seen[t] += g.last_check_cards[t]
-            g.discard_hidden[t] += bank_count(g, r, t)
-            for o in range(p):
-                g.hidden_out[o, t] += g.bank[o, t]
-                g.bank[o, t] = 0
+            in_bank = bank_count(g, r, t)
+            if in_bank:  # (nothing to move otherwise)
+                g.discard_hidden[t] += in_bank
+                for o in range(p):
+                    g.hidden_out[o, t] += g.bank[o, t]
+                    g.bank[o, t] = 0
         clear_table(g)
     else:
         take_all(g, r, taker, True)
@@ -441,6 +459,8 @@ def take_all(g, r, taker, check_seats_see):
     for t in range(T):
         claim = claim_count(g, t)
         total = claim + bank_count(g, r, t)
+        if total == 0:  # nobody learns or takes anything of this type
+            continue
         for o in range(p):
             if o == taker:
                 g.seen_taken[o, taker, t] += total
