@@ -1,12 +1,14 @@
-"""Bit tricks for the compiled kernels: popcount and the n-th set bit of a 64-bit word.
+"""Bit tricks for the compiled kernels: popcount, the n-th set bit of a 64-bit word, and a
+bitmask of the non-zero entries of a small byte-count array.
 
 ``popcount`` and ``trailing_zeros`` are LLVM's ``ctpop`` / ``cttz`` (one instruction each on
 x86-64 with POPCNT / BMI); the fused random loops use them to count and pick legal actions
-from a bitmask of the card types held, without a branch per type.
+from a bitmask of the card types held (``nonzero_bits``), without a branch per type.
 """
 
 from __future__ import annotations
 
+import numpy as np
 from llvmlite import ir
 from numba import njit, types
 from numba.core import cgutils
@@ -38,6 +40,24 @@ def _unary_intrinsic(name: str):  # noqa: ANN202
     return _f
 
 
+@intrinsic
+def _load_u64(typingctx, arr, i):  # noqa: ANN001, ANN202
+    """The 8 bytes at ``arr[i:i + 8]`` of a 1-byte array as a little-endian uint64 (an
+    unaligned load; no bounds check)."""
+    if not (isinstance(arr, types.Array) and arr.dtype.bitwidth == 8
+            and isinstance(i, types.Integer)):
+        return None
+    sig = types.uint64(arr, i)
+
+    def codegen(context, builder, signature, args):  # noqa: ANN001, ANN202
+        ary = context.make_array(signature.args[0])(context, builder, args[0])
+        idx = context.cast(builder, args[1], signature.args[1], types.intp)
+        ptr = builder.bitcast(builder.gep(ary.data, [idx]), ir.IntType(64).as_pointer())
+        return builder.load(ptr, align=1)
+
+    return sig, codegen
+
+
 _ctpop = _unary_intrinsic("ctpop")
 _cttz = _unary_intrinsic("cttz")
 
@@ -61,3 +81,29 @@ def nth_set_bit(x: int, n: int) -> int:
     for _ in range(n):
         x &= x - 1
     return _cttz(x)
+
+
+_LOW7 = np.uint64(0x7F7F7F7F7F7F7F7F)
+_HIGH = np.uint64(0x8080808080808080)
+_GATHER = np.uint64(0x0102040810204080)  # moves bit 8i + 7 >> 7 to bit 56 + i
+_S7 = np.uint64(7)
+_S56 = np.uint64(56)
+
+
+@njit(cache=True)
+def _nonzero_byte_bits(x: np.uint64) -> int:
+    """Bit i set when byte i of ``x`` is non-zero (every byte 0 .. 127)."""
+    y = ((x + _LOW7) | x) & _HIGH
+    return np.int64(((y >> _S7) * _GATHER) >> _S56)
+
+
+@njit(cache=True)
+def nonzero_bits(counts, n: int) -> int:
+    """Bit t set when ``counts[t] > 0``, t < n (n <= 24), for a contiguous 1-byte array of
+    counts 0 .. 127.  Reads whole 8-byte words: the bytes up to the next multiple of 8 after
+    ``counts[n - 1]`` must be readable (the kernels pass a row of a record field that is
+    followed by other fields)."""
+    bits = 0
+    for w in range(0, n, 8):
+        bits |= _nonzero_byte_bits(_load_u64(counts, w)) << w
+    return bits & ((1 << n) - 1)

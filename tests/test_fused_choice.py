@@ -73,3 +73,23 @@ def test_bit_helpers_count_and_index_set_bits() -> None:
         assert [bn.nth_set_bit(x, n) for n in range(len(bits))] == bits
         assert bn.nth_set_bit(x, len(bits)) == 64
         assert bn.trailing_zeros(x) == (bits[0] if bits else 64)
+
+
+def test_nonzero_bits_of_record_rows() -> None:
+    from bluffsim import bits_nb as bn
+    gen = np.random.default_rng(6)
+    counts = gen.choice(np.array([0, 0, 0, 1, 2, 5, 127], np.int8), size=(500, 6, 22))
+    for row in counts.reshape(-1, 22)[:-1]:  # (the last row has no bytes after it)
+        for n in (14, 22):
+            assert bn.nonzero_bits(row, n) == sum(1 << t for t in range(n) if row[t] > 0)
+
+
+def test_agent_key_gives_the_agent_words() -> None:
+    from bluffsim import rng
+    from bluffsim import rng_nb as nb
+    for seed, seat, decision in [(0, 0, 0), (5, 3, 17), (2**64 - 1, 5, 4999), (123, -1, 9)]:
+        key = np.uint64(nb.agent_key(np.uint64(seed), seat))
+        got = int(nb.minor_word(np.uint64(nb.major_key(key, decision)), 0))
+        assert got == int(nb.agent_word(np.uint64(seed), seat, decision, 0))
+        assert got == int(rng.AgentRNG(np.asarray([seed], np.uint64), np.asarray([seat]),
+                                       np.asarray([decision])).words(1)[0, 0])

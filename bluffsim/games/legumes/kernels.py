@@ -740,9 +740,7 @@ def legal_blocks(g, h, r):
         return 0, 0, 0, 0, 0, 0
     cp = max(np.int64(h.current_player), 0)
     hand = g.hands[cp]
-    held = 0
-    for t in range(T):
-        held |= np.int64(hand[t] > 0) << t
+    held = bn.nonzero_bits(hand, T)  # (the bytes after the row are the next field's)
     if ph == PH_OPEN:
         return 1, held, 0, 0, 0, 0
     n_acc = 0
@@ -812,15 +810,16 @@ def nth_legal(g, h, r, k):
 
 
 @njit(cache=True)
-def random_action(g, h, r):
+def random_action(g, h, r, seat_key):
     """The ``random`` agent's choice in game ``g`` (``agents.random``): the same action as
     ``rng_nb.random_legal`` on the legal mask (the n-th legal action, n = below(the decision's
-    first agent word, the number of legal actions); 0 if none), without reading the mask."""
+    first agent word, the number of legal actions); 0 if none), without reading the mask.
+    ``seat_key`` is the current player's agent stream key, ``rng_nb.agent_key``."""
     kind, held, n_acc, n_choice, n_rev, rev_play = legal_blocks(g, h, r)
     count = blocks_count(kind, held, n_acc, n_choice, n_rev, rev_play)
     if count == 0:
         return 0
-    w = rn.agent_word(h.seed, np.int64(h.current_player), np.int64(h.num_decisions), 0)
+    w = rn.minor_word(rn.major_key(seat_key, np.int64(h.num_decisions)), 0)
     return blocks_nth(kind, held, n_acc, n_choice, n_rev, rev_play, rn.below(w, count))
 
 
@@ -835,15 +834,18 @@ def play_random_kernel(data, hot, rules, decisions, counts):
     made = 0
     rounds = 0
     ended = 0
+    keys = np.empty(P_MAX, np.uint64)  # each seat's agent stream key in the current game
     for b in range(data.shape[0]):
         g = data[b]
         h = hot[b]
         h.round_over = 0
         if h.terminated or h.truncated:
             continue
+        for s in range(r.num_players):
+            keys[s] = rn.agent_key(h.seed, s)
         start_rounds = h.num_rounds
         for _ in range(decisions):
-            apply_rules(g, h, r, random_action(g, h, r))
+            apply_rules(g, h, r, random_action(g, h, r, keys[np.int64(h.current_player)]))
             made += 1
             if h.terminated or h.truncated:
                 ended += 1

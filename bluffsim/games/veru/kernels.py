@@ -918,8 +918,7 @@ def legal_blocks(g, h, r):
             first |= np.int64(g.closed[k] == 0) << k
         n_mid, mid0 = 0, DONE
     else:
-        for t in range(T):
-            held |= np.int64(g.hands[me, t] > 0) << t
+        held = bn.nonzero_bits(g.hands[me], T)  # (the bytes after the row are the next field's)
         first0 = PUT0
         first = held
         if ph == PH_PUT:
@@ -929,8 +928,7 @@ def legal_blocks(g, h, r):
     swaps = 0
     if ph != PH_PUT and r.any_swap and can_swap(g, r, me):
         if ph == PH_ANNOUNCE:
-            for t in range(N):
-                held |= np.int64(g.hands[me, t] > 0) << t
+            held = bn.nonzero_bits(g.hands[me], T)
         swaps = held & ((1 << N) - 1)
     return first0, first, n_mid, mid0, swaps
 
@@ -970,15 +968,16 @@ def nth_legal(g, h, r, k):
 
 
 @njit(cache=True)
-def random_action(g, h, r):
+def random_action(g, h, r, seat_key):
     """The ``random`` agent's choice in game ``g`` (``agents.random``): the same action as
     ``rng_nb.random_legal`` on the legal mask (the n-th legal action, n = below(the decision's
-    first agent word, the number of legal actions); 0 if none), without reading the mask."""
+    first agent word, the number of legal actions); 0 if none), without reading the mask.
+    ``seat_key`` is the current player's agent stream key, ``rng_nb.agent_key``."""
     first0, first, n_mid, mid0, swaps = legal_blocks(g, h, r)
     count = blocks_count(first0, first, n_mid, mid0, swaps)
     if count == 0:
         return 0
-    w = rn.agent_word(h.seed, np.int64(h.current_player), np.int64(h.num_decisions), 0)
+    w = rn.minor_word(rn.major_key(seat_key, np.int64(h.num_decisions)), 0)
     return blocks_nth(first0, first, n_mid, mid0, swaps, rn.below(w, count))
 
 
@@ -993,15 +992,18 @@ def play_random_kernel(data, hot, rules, decisions, counts):
     made = 0
     rounds = 0
     ended = 0
+    keys = np.empty(P_MAX, np.uint64)  # each seat's agent stream key in the current game
     for b in range(data.shape[0]):
         g = data[b]
         h = hot[b]
         h.round_over = 0
         if h.terminated or h.truncated:
             continue
+        for s in range(r.num_players):
+            keys[s] = rn.agent_key(h.seed, s)
         start_rounds = h.num_rounds
         for _ in range(decisions):
-            apply_rules(g, h, r, random_action(g, h, r))
+            apply_rules(g, h, r, random_action(g, h, r, keys[np.int64(h.current_player)]))
             made += 1
             if h.terminated or h.truncated:
                 ended += 1
