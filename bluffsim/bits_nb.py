@@ -58,6 +58,27 @@ def _load_u64(typingctx, arr, i):  # noqa: ANN001, ANN202
     return sig, codegen
 
 
+@intrinsic
+def _prefetch(typingctx, arr, offset):  # noqa: ANN001, ANN202
+    """A hint to load the cache line at byte ``offset`` of an array's buffer (no access)."""
+    if not (isinstance(arr, types.Array) and isinstance(offset, types.Integer)):
+        return None
+    sig = types.void(arr, offset)
+
+    def codegen(context, builder, signature, args):  # noqa: ANN001, ANN202
+        ary = context.make_array(signature.args[0])(context, builder, args[0])
+        off = context.cast(builder, args[1], signature.args[1], types.intp)
+        i8p = ir.IntType(8).as_pointer()
+        ptr = builder.gep(builder.bitcast(ary.data, i8p), [off])
+        i32 = ir.IntType(32)
+        fnty = ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32])
+        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0")
+        builder.call(fn, [ptr, ir.Constant(i32, 1), ir.Constant(i32, 3), ir.Constant(i32, 1)])
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
 _ctpop = _unary_intrinsic("ctpop")
 _cttz = _unary_intrinsic("cttz")
 
@@ -107,3 +128,14 @@ def nonzero_bits(counts, n: int) -> int:
     for w in range(0, n, 8):
         bits |= _nonzero_byte_bits(_load_u64(counts, w)) << w
     return bits & ((1 << n) - 1)
+
+
+@njit(cache=True)
+def prefetch_record(arr, i: int, start: int, stop: int) -> None:
+    """Ask for bytes ``start`` .. ``stop`` of record ``i`` of a record array in cache (a hint,
+    nothing is read; ignored past the end): the fused loops prefetch the next game's records
+    while they play the current one."""
+    if i < arr.shape[0]:
+        base = i * arr.itemsize
+        for off in range(start, stop, 64):
+            _prefetch(arr, base + off)

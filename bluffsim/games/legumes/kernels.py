@@ -72,6 +72,11 @@ RULES_DTYPE = np.dtype([
 ], align=True)
 
 POINTS = np.asarray(R.CARD_POINTS, dtype=np.int64)
+# the fused loop prefetches the next game's hot record and these bytes of its state record
+# (the fields most decisions touch; the draw pile at the end)
+PREFETCH_END = STATE_DTYPE.fields["taken_known"][1]
+DRAW_AT = STATE_DTYPE.fields["draw"][1]
+HOT_BYTES, STATE_BYTES = HOT_DTYPE.itemsize, STATE_DTYPE.itemsize
 
 
 def rules_record(rules: R.Rules) -> np.ndarray:
@@ -260,22 +265,25 @@ def bomb(g, h, r, accuser, owner):
 @njit(cache=True)
 def round_to_discard(g, h, r, card):
     """This round's cards go on the discard pile; the revealed and face-up ones are known.
-    (Only the non-zero counts are added: a round leaves few, and the loads are cheaper than
-    a read-modify-write of every byte.)"""
+    (Only the non-zero counts are added, found as bitmasks: a round leaves few.)"""
     p = r.num_players
     for s in range(p):
-        for t in range(T):
+        types = bn.nonzero_bits(g.fd_by_owner[s], T)
+        while types:  # each type this seat put face down
+            t = bn.trailing_zeros(types)
+            types &= types - 1
             x = g.fd_by_owner[s, t]
-            if x:
-                g.discard[t] += x
-                g.my_discard[s, t] += x
+            g.discard[t] += x
+            g.my_discard[s, t] += x
     g.my_discard[np.int64(g.last_owner), card] -= 1
     g.discard_revealed[card] += 1
-    for t in range(T):
+    types = bn.nonzero_bits(g.face_up, T)
+    while types:
+        t = bn.trailing_zeros(types)
+        types &= types - 1
         x = g.face_up[t]
-        if x:
-            g.discard[t] += x
-            g.discard_revealed[t] += x
+        g.discard[t] += x
+        g.discard_revealed[t] += x
     clear_round(g, h, r)
 
 
@@ -838,6 +846,9 @@ def play_random_kernel(data, hot, rules, decisions, counts):
     for b in range(data.shape[0]):
         g = data[b]
         h = hot[b]
+        bn.prefetch_record(hot, b + 1, 0, HOT_BYTES)
+        bn.prefetch_record(data, b + 1, 0, PREFETCH_END)
+        bn.prefetch_record(data, b + 1, DRAW_AT, STATE_BYTES)
         h.round_over = 0
         if h.terminated or h.truncated:
             continue

@@ -65,6 +65,11 @@ STATE_DTYPE = np.dtype([
     ("known", I1, (P_MAX, P_MAX, T)), ("seen_taken", I4, (P_MAX, P_MAX, T)),
 ], align=True)
 
+# the fused loop prefetches the next game's hot record and this many bytes of its state
+# record (the fields before the per-observer memory)
+PREFETCH_END = STATE_DTYPE.fields["seen_taken"][1]
+HOT_BYTES = HOT_DTYPE.itemsize
+
 # the rules of one game object, plus scratch space for the deal
 RULES_DTYPE = np.dtype([
     ("num_players", np.int64), ("step", np.int64), ("jokers", np.int64),
@@ -355,10 +360,10 @@ def forget_one_card(g, r, holder, types):
     """``holder`` gave up one card of an unknown type among the first ``types``: every other
     player's lower bound of those types in that hand drops by one."""
     for o in range(r.num_players):
-        if o != holder:
+        if o != holder and bn.nonzero_bits(g.known[o, holder], types):  # most rows are 0
             for t in range(types):
                 x = g.known[o, holder, t]
-                if x != 0:  # most bounds are 0: a load and no store
+                if x != 0:
                     g.known[o, holder, t] = max(np.int64(x) - 1, 0)
 
 
@@ -996,6 +1001,8 @@ def play_random_kernel(data, hot, rules, decisions, counts):
     for b in range(data.shape[0]):
         g = data[b]
         h = hot[b]
+        bn.prefetch_record(hot, b + 1, 0, HOT_BYTES)
+        bn.prefetch_record(data, b + 1, 0, PREFETCH_END)
         h.round_over = 0
         if h.terminated or h.truncated:
             continue
