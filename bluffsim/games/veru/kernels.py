@@ -65,10 +65,11 @@ STATE_DTYPE = np.dtype([
     ("known", I1, (P_MAX, P_MAX, T)), ("seen_taken", I4, (P_MAX, P_MAX, T)),
 ], align=True)
 
-# the fused loop prefetches the next game's hot record and this many bytes of its state
-# record (the fields before the per-observer memory)
+# the fused loop prefetches the next game's hot record, this many bytes of its state record
+# (the fields before seen_taken) and the seen_taken rows of the seats at the table
 PREFETCH_END = STATE_DTYPE.fields["seen_taken"][1]
 HOT_BYTES = HOT_DTYPE.itemsize
+SEEN_ROW = STATE_DTYPE.fields["seen_taken"][0].itemsize // P_MAX  # one observer's block
 
 # the rules of one game object, plus scratch space for the deal
 RULES_DTYPE = np.dtype([
@@ -1003,6 +1004,9 @@ def play_random_kernel(data, hot, rules, decisions, counts):
         h = hot[b]
         bn.prefetch_record(hot, b + 1, 0, HOT_BYTES)
         bn.prefetch_record(data, b + 1, 0, PREFETCH_END)
+        for o in range(r.num_players):  # and the seen_taken rows of the seats at the table
+            at = PREFETCH_END + o * SEEN_ROW
+            bn.prefetch_record(data, b + 1, at, at + r.num_players * SEEN_ROW // P_MAX)
         h.round_over = 0
         if h.terminated or h.truncated:
             continue
