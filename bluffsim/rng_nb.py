@@ -146,6 +146,14 @@ def agent_word(seed: np.uint64, seat: int, decision: int, i: int) -> np.uint64:
     return word(seed, AGENT + max(seat, 0), decision, i)
 
 
+@njit(cache=True)
+def agent_key(seed: np.uint64, seat: int) -> np.uint64:
+    """The ``stream_key`` of a seat's agent stream: ``agent_word(seed, seat, d, i)`` equals
+    ``minor_word(major_key(agent_key(seed, seat), d), i)`` (a loop over one game's decisions
+    hashes it once per seat)."""
+    return stream_key(seed, AGENT + max(seat, 0))
+
+
 
 @njit(cache=True)
 def random_legal(mask: np.ndarray, seed: np.uint64, seat: int, decision: int) -> int:

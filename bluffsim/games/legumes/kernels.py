@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from bluffsim import bits_nb as bn
 from bluffsim import rng
 from bluffsim import rng_nb as rn
 from bluffsim.games.legumes import rules as R
@@ -71,6 +72,11 @@ RULES_DTYPE = np.dtype([
 ], align=True)
 
 POINTS = np.asarray(R.CARD_POINTS, dtype=np.int64)
+# the fused loop prefetches the next game's hot record and these bytes of its state record
+# (the fields most decisions touch; the draw pile at the end)
+PREFETCH_END = STATE_DTYPE.fields["taken_known"][1]
+DRAW_AT = STATE_DTYPE.fields["draw"][1]
+HOT_BYTES, STATE_BYTES = HOT_DTYPE.itemsize, STATE_DTYPE.itemsize
 
 
 def rules_record(rules: R.Rules) -> np.ndarray:
@@ -133,7 +139,13 @@ def new_game(g, h, r):
 @njit(cache=True)
 def pass_turn(g, h, r):
     """The next player in the current direction decides."""
-    h.current_player = (np.int64(h.current_player) + g.direction) % r.num_players
+    nxt = np.int64(h.current_player) + g.direction  # direction is +1 or -1: no division
+    p = r.num_players
+    if nxt >= p:
+        nxt -= p
+    elif nxt < 0:
+        nxt += p
+    h.current_player = nxt
 
 
 @njit(cache=True)
@@ -252,17 +264,26 @@ def bomb(g, h, r, accuser, owner):
 
 @njit(cache=True)
 def round_to_discard(g, h, r, card):
-    """This round's cards go on the discard pile; the revealed and face-up ones are known."""
+    """This round's cards go on the discard pile; the revealed and face-up ones are known.
+    (Only the non-zero counts are added, found as bitmasks: a round leaves few.)"""
     p = r.num_players
     for s in range(p):
-        for t in range(T):
-            g.discard[t] += g.fd_by_owner[s, t]
-            g.my_discard[s, t] += g.fd_by_owner[s, t]
+        types = bn.nonzero_bits(g.fd_by_owner[s], T)
+        while types:  # each type this seat put face down
+            t = bn.trailing_zeros(types)
+            types &= types - 1
+            x = g.fd_by_owner[s, t]
+            g.discard[t] += x
+            g.my_discard[s, t] += x
     g.my_discard[np.int64(g.last_owner), card] -= 1
     g.discard_revealed[card] += 1
-    for t in range(T):
-        g.discard[t] += g.face_up[t]
-        g.discard_revealed[t] += g.face_up[t]
+    types = bn.nonzero_bits(g.face_up, T)
+    while types:
+        t = bn.trailing_zeros(types)
+        types &= types - 1
+        x = g.face_up[t]
+        g.discard[t] += x
+        g.discard_revealed[t] += x
     clear_round(g, h, r)
 
 
@@ -471,7 +492,15 @@ def update_mask(g, h, r):
 # ===================================================================== apply
 @njit(cache=True)
 def apply(g, h, r, a):
-    """Apply one decision of the current player (the game is running, ``a`` is legal)."""
+    """Apply one decision of the current player (the game is running, ``a`` is legal), then
+    set the next legal mask."""
+    apply_rules(g, h, r, a)
+    update_mask(g, h, r)
+
+
+@njit(cache=True)
+def apply_rules(g, h, r, a):
+    """``apply`` without the legal mask (the fused loop sets it once, after its last decision)."""
     h.num_decisions += 1
     me = np.int64(h.current_player)
     face_down = a < ACCUSE or a >= REVERSE_PLAY0
@@ -492,7 +521,6 @@ def apply(g, h, r, a):
     check_empty_hands(g, h, r, me if face_down else -1)
     if not (h.terminated or h.truncated) and h.num_decisions >= r.max_turns:
         finish(g, h, r, True)
-    update_mask(g, h, r)
 
 
 # ===================================================================== batch kernels
@@ -709,34 +737,131 @@ def tensor_kernel(data, hot, rules, out):
 
 # ===================================================================== fused random play
 @njit(cache=True)
-def random_action(g, h, r):
-    """The ``random`` agent's choice in game ``g`` (``agents.random``, ``rng_nb.random_legal``)."""
-    return rn.random_legal(h.mask, h.seed, np.int64(h.current_player), np.int64(h.num_decisions))
+def legal_blocks(g, h, r):
+    """The current player's legal actions as blocks in action-id order (what ``update_mask``
+    writes, read off the state): (kind, held, n_acc, n_choice, n_rev, rev_play).  ``kind`` is
+    0 none (over), 1 open (held types x V calls), 2 facing a ``pending`` empty hand (n_acc
+    accusations, accept), 3 free (held plays, n_acc accusations, n_choice calls, n_rev lone
+    Reverse, rev_play Reverse + card); ``held`` and ``rev_play`` are bitmasks of card types."""
+    ph = h.phase
+    if ph != PH_OPEN and ph != PH_PLAY:
+        return 0, 0, 0, 0, 0, 0
+    cp = max(np.int64(h.current_player), 0)
+    hand = g.hands[cp]
+    held = bn.nonzero_bits(hand, T)  # (the bytes after the row are the next field's)
+    if ph == PH_OPEN:
+        return 1, held, 0, 0, 0, 0
+    n_acc = 0
+    if g.fd_count > 0 and g.last_owner != h.current_player and not g.after_reverse:
+        n_acc = 2 if hand[DOUBLE] > 0 else 1
+    if g.pending >= 0:
+        return 2, 0, n_acc, 0, 0, 0
+    n_choice = V if hand[CHOICE] > 0 else 0
+    n_rev = 0
+    rev_play = 0
+    if hand[REVERSE] > 0:
+        if r.reverse_alone or g.hand_sizes[cp] == 1:
+            n_rev = 1
+        if not r.reverse_alone:
+            rev_play = held & ~(1 << REVERSE) if hand[REVERSE] == 1 else held
+    return 3, held, n_acc, n_choice, n_rev, rev_play
+
+
+@njit(cache=True)
+def blocks_count(kind, held, n_acc, n_choice, n_rev, rev_play):
+    """The number of legal actions in ``legal_blocks``' blocks."""
+    if kind == 0:
+        return 0
+    if kind == 1:
+        return bn.popcount(held) * V
+    if kind == 2:
+        return n_acc + 1
+    return bn.popcount(held) + n_acc + n_choice + n_rev + bn.popcount(rev_play)
+
+
+@njit(cache=True)
+def blocks_nth(kind, held, n_acc, n_choice, n_rev, rev_play, k):
+    """The ``k``-th legal action (0 <= k < ``blocks_count``) of ``legal_blocks``' blocks."""
+    if kind == 1:
+        return OPEN0 + bn.nth_set_bit(held, k // V) * V + k % V
+    if kind == 2:
+        return ACCUSE + k if k < n_acc else ACCEPT
+    n = bn.popcount(held)
+    if k < n:
+        return PLAY0 + bn.nth_set_bit(held, k)
+    k -= n
+    if k < n_acc:
+        return ACCUSE + k
+    k -= n_acc
+    if k < n_choice:
+        return CHOICE0 + k
+    k -= n_choice
+    if k < n_rev:
+        return REVERSE_ID
+    return REVERSE_PLAY0 + bn.nth_set_bit(rev_play, k - n_rev)
+
+
+@njit(cache=True)
+def legal_count(g, h, r):
+    """The number of legal actions of the current player (the set entries ``update_mask``
+    would write), from the state."""
+    kind, held, n_acc, n_choice, n_rev, rev_play = legal_blocks(g, h, r)
+    return blocks_count(kind, held, n_acc, n_choice, n_rev, rev_play)
+
+
+@njit(cache=True)
+def nth_legal(g, h, r, k):
+    """The ``k``-th legal action in id order (0 <= k < ``legal_count``): the ``k``-th set entry
+    of the mask ``update_mask`` would write, from the state."""
+    kind, held, n_acc, n_choice, n_rev, rev_play = legal_blocks(g, h, r)
+    return blocks_nth(kind, held, n_acc, n_choice, n_rev, rev_play, k)
+
+
+@njit(cache=True)
+def random_action(g, h, r, seat_key):
+    """The ``random`` agent's choice in game ``g`` (``agents.random``): the same action as
+    ``rng_nb.random_legal`` on the legal mask (the n-th legal action, n = below(the decision's
+    first agent word, the number of legal actions); 0 if none), without reading the mask.
+    ``seat_key`` is the current player's agent stream key, ``rng_nb.agent_key``."""
+    kind, held, n_acc, n_choice, n_rev, rev_play = legal_blocks(g, h, r)
+    count = blocks_count(kind, held, n_acc, n_choice, n_rev, rev_play)
+    if count == 0:
+        return 0
+    w = rn.minor_word(rn.major_key(seat_key, np.int64(h.num_decisions)), 0)
+    return blocks_nth(kind, held, n_acc, n_choice, n_rev, rev_play, rn.below(w, count))
 
 
 @njit(cache=True)
 def play_random_kernel(data, hot, rules, decisions, counts):
     """Every seat ``random``, game-major: each running game advances up to ``decisions``
     decisions in a row (stopping when over), exactly as ``decisions`` calls of ``step`` with
-    the random agent would.  ``counts`` gets (decisions made, rounds finished, games ended);
-    ``round_over`` is left set on games whose last round ended during the call."""
+    the random agent would; the legal mask is written once, after a game's last decision.
+    ``counts`` gets (decisions made, rounds finished, games ended); ``round_over`` is left
+    set on games whose last round ended during the call."""
     r = rules[0]
     made = 0
     rounds = 0
     ended = 0
+    keys = np.empty(P_MAX, np.uint64)  # each seat's agent stream key in the current game
     for b in range(data.shape[0]):
         g = data[b]
         h = hot[b]
+        bn.prefetch_record(hot, b + 1, 0, HOT_BYTES)
+        bn.prefetch_record(data, b + 1, 0, PREFETCH_END)
+        bn.prefetch_record(data, b + 1, DRAW_AT, STATE_BYTES)
         h.round_over = 0
         if h.terminated or h.truncated:
             continue
+        for s in range(r.num_players):
+            keys[s] = rn.agent_key(h.seed, s)
         start_rounds = h.num_rounds
         for _ in range(decisions):
-            apply(g, h, r, random_action(g, h, r))
+            apply_rules(g, h, r, random_action(g, h, r, keys[np.int64(h.current_player)]))
             made += 1
             if h.terminated or h.truncated:
                 ended += 1
                 break
+        update_mask(g, h, r)
         rounds += h.num_rounds - start_rounds
     counts[0] = made
     counts[1] = rounds

@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from bluffsim import bits_nb as bn
 from bluffsim import rng
 from bluffsim import rng_nb as rn
 from bluffsim.games.veru import rules as R
@@ -63,6 +64,12 @@ STATE_DTYPE = np.dtype([
     ("checks", I4, (P_MAX, 4)),
     ("known", I1, (P_MAX, P_MAX, T)), ("seen_taken", I4, (P_MAX, P_MAX, T)),
 ], align=True)
+
+# the fused loop prefetches the next game's hot record, this many bytes of its state record
+# (the fields before seen_taken) and the seen_taken rows of the seats at the table
+PREFETCH_END = STATE_DTYPE.fields["seen_taken"][1]
+HOT_BYTES = HOT_DTYPE.itemsize
+SEEN_ROW = STATE_DTYPE.fields["seen_taken"][0].itemsize // P_MAX  # one observer's block
 
 # the rules of one game object, plus scratch space for the deal
 RULES_DTYPE = np.dtype([
@@ -112,10 +119,21 @@ def blank_record(rules: R.Rules) -> np.ndarray:
 def next_in(g, r, seat, skip):
     """Next seat in turn order that is not out (nor ``skip``); ``seat`` if none."""
     p = r.num_players
-    for k in range(1, p + 1):
-        cand = (seat + r.step * k) % p
+    cand = seat
+    for _ in range(p):
+        cand = wrap_seat(cand + r.step, p)
         if not g.out[cand] and cand != skip:
             return cand
+    return seat
+
+
+@njit(cache=True)
+def wrap_seat(seat, p):
+    """``seat % p`` for a seat one step outside 0 .. p - 1 at most (no division)."""
+    if seat >= p:
+        return seat - p
+    if seat < 0:
+        return seat + p
     return seat
 
 
@@ -188,10 +206,11 @@ def deal(g, h, r, order):
         opener = r.first_opener
     else:
         opener = rn.below(rn.word(h.seed, OPENER, 0, 0), p)
+    seat = opener
     for i in range(DECK):
-        seat = (opener + r.step * i) % p
         g.hands[seat, r.deck[order[i]]] += 1
         g.hand_sizes[seat] += 1
+        seat = wrap_seat(seat + r.step, p)
     start(g, h, r, opener)
 
 
@@ -277,6 +296,13 @@ def update_mask(g, h, r):
 def apply(g, h, r, a):
     """Apply one decision of the current player (the game is running, ``a`` is legal or
     ``timeout``), then the endgame clock, the safety cap and the next legal mask."""
+    apply_rules(g, h, r, a)
+    update_mask(g, h, r)
+
+
+@njit(cache=True)
+def apply_rules(g, h, r, a):
+    """``apply`` without the legal mask (the fused loop sets it once, after its last decision)."""
     h.num_decisions += 1
     if a < PUT0:
         announce(g, h, a - ANNOUNCE0)
@@ -294,7 +320,6 @@ def apply(g, h, r, a):
     if not (h.terminated or h.truncated) and h.num_decisions >= r.max_turns:
         rank_by_cards(g, r)
         finish(g, h, r, True)
-    update_mask(g, h, r)
 
 
 @njit(cache=True)
@@ -336,9 +361,11 @@ def forget_one_card(g, r, holder, types):
     """``holder`` gave up one card of an unknown type among the first ``types``: every other
     player's lower bound of those types in that hand drops by one."""
     for o in range(r.num_players):
-        if o != holder:
+        if o != holder and bn.nonzero_bits(g.known[o, holder], types):  # most rows are 0
             for t in range(types):
-                g.known[o, holder, t] = max(np.int64(g.known[o, holder, t]) - 1, 0)
+                x = g.known[o, holder, t]
+                if x != 0:
+                    g.known[o, holder, t] = max(np.int64(x) - 1, 0)
 
 
 @njit(cache=True)
@@ -404,17 +431,21 @@ def check(g, h, r, believe):
     lc[LC_TRUTH] = 1 if truth else 0
     lc[LC_TAKER] = taker
     for t in range(T):
-        g.last_check_cards[t] = claim_count(g, t)
+        g.last_check_cards[t] = 0
+    for k in range(g.table_n):  # = claim_count(g, t) for every t
+        g.last_check_cards[np.int64(g.table[k])] += 1
     g.claim_checks[claimant, 1 if truth else 0] += 1
     g.checks[checker, (0 if believe else 2) + (1 if taker == checker else 0)] += 1
     if taker < 0:
         p = r.num_players
         for t in range(T):
             g.discard_seen[t] += g.last_check_cards[t]
-            g.discard_hidden[t] += bank_count(g, r, t)
-            for o in range(p):
-                g.hidden_out[o, t] += g.bank[o, t]
-                g.bank[o, t] = 0
+            in_bank = bank_count(g, r, t)
+            if in_bank:  # (nothing to move otherwise)
+                g.discard_hidden[t] += in_bank
+                for o in range(p):
+                    g.hidden_out[o, t] += g.bank[o, t]
+                    g.bank[o, t] = 0
         clear_table(g)
     else:
         take_all(g, r, taker, True)
@@ -434,6 +465,8 @@ def take_all(g, r, taker, check_seats_see):
     for t in range(T):
         claim = claim_count(g, t)
         total = claim + bank_count(g, r, t)
+        if total == 0:  # nobody learns or takes anything of this type
+            continue
         for o in range(p):
             if o == taker:
                 g.seen_taken[o, taker, t] += total
@@ -873,34 +906,120 @@ def tensor_kernel(data, hot, rules, out):
 
 # ===================================================================== fused random play
 @njit(cache=True)
-def random_action(g, h, r):
-    """The ``random`` agent's choice in game ``g`` (``agents.random``, ``rng_nb.random_legal``)."""
-    return rn.random_legal(h.mask, h.seed, np.int64(h.current_player), np.int64(h.num_decisions))
+def legal_blocks(g, h, r):
+    """The current player's legal actions as blocks in action-id order (what ``update_mask``
+    writes, read off the state): (first0, first, n_mid, mid0, swaps).  ``first`` is a bitmask
+    of the first block's offsets from ``first0`` (open ranks to announce, or the card types
+    held to put), then ``n_mid`` consecutive actions from ``mid0`` (``done``, or ``believe``
+    and ``disbelieve``), then ``swaps``, a bitmask of the ranks a Joker swap may give up."""
+    ph = h.phase
+    if ph == PH_OVER:
+        return 0, 0, 0, 0, 0
+    me = np.int64(h.current_player)
+    held = 0
+    if ph == PH_ANNOUNCE:
+        first0 = ANNOUNCE0
+        first = 0
+        for k in range(N):
+            first |= np.int64(g.closed[k] == 0) << k
+        n_mid, mid0 = 0, DONE
+    else:
+        held = bn.nonzero_bits(g.hands[me], T)  # (the bytes after the row are the next field's)
+        first0 = PUT0
+        first = held
+        if ph == PH_PUT:
+            n_mid, mid0 = (1 if g.put_count >= 1 else 0), DONE
+        else:
+            n_mid, mid0 = 2, BELIEVE
+    swaps = 0
+    if ph != PH_PUT and r.any_swap and can_swap(g, r, me):
+        if ph == PH_ANNOUNCE:
+            held = bn.nonzero_bits(g.hands[me], T)
+        swaps = held & ((1 << N) - 1)
+    return first0, first, n_mid, mid0, swaps
+
+
+@njit(cache=True)
+def blocks_count(first0, first, n_mid, mid0, swaps):
+    """The number of legal actions in ``legal_blocks``' blocks."""
+    return bn.popcount(first) + n_mid + bn.popcount(swaps)
+
+
+@njit(cache=True)
+def blocks_nth(first0, first, n_mid, mid0, swaps, k):
+    """The ``k``-th legal action (0 <= k < ``blocks_count``) of ``legal_blocks``' blocks."""
+    n = bn.popcount(first)
+    if k < n:
+        return first0 + bn.nth_set_bit(first, k)
+    k -= n
+    if k < n_mid:
+        return mid0 + k
+    return SWAP0 + bn.nth_set_bit(swaps, k - n_mid)
+
+
+@njit(cache=True)
+def legal_count(g, h, r):
+    """The number of legal actions of the current player (the set entries ``update_mask``
+    would write), from the state."""
+    first0, first, n_mid, mid0, swaps = legal_blocks(g, h, r)
+    return blocks_count(first0, first, n_mid, mid0, swaps)
+
+
+@njit(cache=True)
+def nth_legal(g, h, r, k):
+    """The ``k``-th legal action in id order (0 <= k < ``legal_count``): the ``k``-th set entry
+    of the mask ``update_mask`` would write, from the state."""
+    first0, first, n_mid, mid0, swaps = legal_blocks(g, h, r)
+    return blocks_nth(first0, first, n_mid, mid0, swaps, k)
+
+
+@njit(cache=True)
+def random_action(g, h, r, seat_key):
+    """The ``random`` agent's choice in game ``g`` (``agents.random``): the same action as
+    ``rng_nb.random_legal`` on the legal mask (the n-th legal action, n = below(the decision's
+    first agent word, the number of legal actions); 0 if none), without reading the mask.
+    ``seat_key`` is the current player's agent stream key, ``rng_nb.agent_key``."""
+    first0, first, n_mid, mid0, swaps = legal_blocks(g, h, r)
+    count = blocks_count(first0, first, n_mid, mid0, swaps)
+    if count == 0:
+        return 0
+    w = rn.minor_word(rn.major_key(seat_key, np.int64(h.num_decisions)), 0)
+    return blocks_nth(first0, first, n_mid, mid0, swaps, rn.below(w, count))
 
 
 @njit(cache=True)
 def play_random_kernel(data, hot, rules, decisions, counts):
     """Every seat ``random``, game-major: each running game advances up to ``decisions``
     decisions in a row (stopping when over), exactly as ``decisions`` calls of ``step`` with
-    the random agent would.  ``counts`` gets (decisions made, rounds finished, games ended);
-    ``round_over`` is left set on games whose last round ended during the call."""
+    the random agent would; the legal mask is written once, after a game's last decision.
+    ``counts`` gets (decisions made, rounds finished, games ended); ``round_over`` is left
+    set on games whose last round ended during the call."""
     r = rules[0]
     made = 0
     rounds = 0
     ended = 0
+    keys = np.empty(P_MAX, np.uint64)  # each seat's agent stream key in the current game
     for b in range(data.shape[0]):
         g = data[b]
         h = hot[b]
+        bn.prefetch_record(hot, b + 1, 0, HOT_BYTES)
+        bn.prefetch_record(data, b + 1, 0, PREFETCH_END)
+        for o in range(r.num_players):  # and the seen_taken rows of the seats at the table
+            at = PREFETCH_END + o * SEEN_ROW
+            bn.prefetch_record(data, b + 1, at, at + r.num_players * SEEN_ROW // P_MAX)
         h.round_over = 0
         if h.terminated or h.truncated:
             continue
+        for s in range(r.num_players):
+            keys[s] = rn.agent_key(h.seed, s)
         start_rounds = h.num_rounds
         for _ in range(decisions):
-            apply(g, h, r, random_action(g, h, r))
+            apply_rules(g, h, r, random_action(g, h, r, keys[np.int64(h.current_player)]))
             made += 1
             if h.terminated or h.truncated:
                 ended += 1
                 break
+        update_mask(g, h, r)
         rounds += h.num_rounds - start_rounds
     counts[0] = made
     counts[1] = rounds
