@@ -32,6 +32,7 @@ INV53 = 2.0 ** -53
 AGENT = rng.Stream.AGENT
 BUCKETS = 64  # shuffle keys are bucketed by their top 6 bits
 BUCKET_SHIFT = _U(58)
+RANK_MAX_N = 16  # shuffles of up to this many keys place each key by counting smaller ones
 BYTE_BUCKETS_MAX_N = 255  # shuffles of up to this many keys bucket by their top 8 bits
 BYTE_WORDS = 32  # 256 byte counters in the first 32 words of ``counts``
 BYTE_SHIFT = _U(56)
@@ -110,9 +111,20 @@ def shuffle_keys(seed: np.uint64, stream: int, major: int, n: int, width: int, k
     than an insertion sort alone for a deck of 52.  Up to ``BYTE_BUCKETS_MAX_N`` keys use
     256 buckets counted in bytes (the scratch ``counts`` viewed as uint8), their offsets
     summed eight buckets per 64-bit word: fewer inversions left for the insertion sort.
+    Up to ``RANK_MAX_N`` keys are placed directly, each at the number of smaller keys.
     """
     bits = _U(index_bits(width))
     sub = major_key(stream_key(seed, stream), major)
+    if n <= RANK_MAX_N:  # a few keys: each key's place is the number of smaller keys
+        for i in range(n):
+            tmp[i] = ((minor_word(sub, i) >> bits) << bits) | _U(i)
+        for i in range(n):
+            k = tmp[i]
+            at = 0
+            for j in range(n):
+                at += tmp[j] < k
+            keys[at] = k
+        return
     if n <= BYTE_BUCKETS_MAX_N:
         c64 = counts
         c8 = counts.view(np.uint8)
