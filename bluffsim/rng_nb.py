@@ -131,9 +131,9 @@ def shuffle_keys(seed: np.uint64, stream: int, major: int, n: int, width: int, k
         for j in range(BYTE_WORDS):
             c64[j] = 0
         for i in range(n):
-            k = ((minor_word(sub, i) >> bits) << bits) | _U(i)
-            tmp[i] = k
-            c8[np.int64(k >> BYTE_SHIFT)] += 1
+            tmp[i] = ((minor_word(sub, i) >> bits) << bits) | _U(i)
+        for i in range(n):
+            c8[np.int64(tmp[i] >> BYTE_SHIFT)] += 1
         carry = _U(0)
         for j in range(BYTE_WORDS):  # exclusive prefix sums, bytewise (they stay below 256)
             v = _U(c64[j])

@@ -919,17 +919,23 @@ def tensor_kernel(data, hot, rules, out):
 
 # ===================================================================== fused random play
 @njit(cache=True)
+def agent_keys(g, h):
+    """Each seat's agent stream key (``rng_nb.stream_key``), hashed once per game seed."""
+    for s in range(P_MAX):
+        g.agent_keys[s] = rn.stream_key(h.seed, rn.AGENT + s)
+    g.agent_seed = h.seed
+    g.agent_ready = 1
+
+
+@njit(cache=True, inline="always")
 def random_action(g, h, r):
     """The ``random`` agent's choice in game ``g`` (``agents.random``): the same action as
     ``rng_nb.random_legal`` on its mask, read from the list of legal actions kept with it."""
     n = np.int64(g.num_legal)
     if n == 0:
         return 0
-    if not g.agent_ready or g.agent_seed != h.seed:  # each seat's stream key, once per game
-        for s in range(P_MAX):
-            g.agent_keys[s] = rn.stream_key(h.seed, rn.AGENT + s)
-        g.agent_seed = h.seed
-        g.agent_ready = 1
+    if not g.agent_ready or g.agent_seed != h.seed:
+        agent_keys(g, h)
     w = rn.minor_word(rn.major_key(g.agent_keys[max(np.int64(h.current_player), 0)],
                                    np.int64(h.num_decisions)), 0)
     return np.int64(g.legal[rn.below(w, n)])
