@@ -53,7 +53,6 @@ STATE_DTYPE = np.dtype([
     ("bid_fruit", I1), ("bidder", I1), ("num_bids", I1), ("call", I1),
     ("caller", I1), ("showdown_count", I1), ("holder_bits", I1),
     ("deck_ptr", I2), ("chal_ptr", I2), ("num_legal", U1), ("legal", U1, (A_MAX,)),
-    ("agent_ready", U1), ("agent_seed", np.uint64), ("agent_keys", np.uint64, (P_MAX,)),
     ("tokens", I4, (P_MAX,)), ("in_round", U1, (P_MAX,)), ("placements", I1, (P_MAX,)),
     ("hand_sizes", I1, (P_MAX,)), ("drawn", I1, (P_MAX,)), ("declared", I1, (P_MAX,)),
     ("challenges", I1, (E,)),
@@ -918,15 +917,6 @@ def tensor_kernel(data, hot, rules, out):
 
 
 # ===================================================================== fused random play
-@njit(cache=True)
-def agent_keys(g, h):
-    """Each seat's agent stream key (``rng_nb.stream_key``), hashed once per game seed."""
-    for s in range(P_MAX):
-        g.agent_keys[s] = rn.stream_key(h.seed, rn.AGENT + s)
-    g.agent_seed = h.seed
-    g.agent_ready = 1
-
-
 @njit(cache=True, inline="always")
 def random_action(g, h, r):
     """The ``random`` agent's choice in game ``g`` (``agents.random``): the same action as
@@ -934,10 +924,7 @@ def random_action(g, h, r):
     n = np.int64(g.num_legal)
     if n == 0:
         return 0
-    if not g.agent_ready or g.agent_seed != h.seed:
-        agent_keys(g, h)
-    w = rn.minor_word(rn.major_key(g.agent_keys[max(np.int64(h.current_player), 0)],
-                                   np.int64(h.num_decisions)), 0)
+    w = rn.agent_word(h.seed, np.int64(h.current_player), np.int64(h.num_decisions), 0)
     return np.int64(g.legal[rn.below(w, n)])
 
 
