@@ -52,7 +52,7 @@ STATE_DTYPE = np.dtype([
     ("round_bits", I1), ("centre", I1), ("start", I1), ("bid_count", I1),
     ("bid_fruit", I1), ("bidder", I1), ("num_bids", I1), ("call", I1),
     ("caller", I1), ("showdown_count", I1), ("holder_bits", I1),
-    ("deck_ptr", I2), ("chal_ptr", I2),
+    ("deck_ptr", I2), ("chal_ptr", I2), ("num_legal", U1), ("legal", U1, (A_MAX,)),
     ("tokens", I4, (P_MAX,)), ("in_round", U1, (P_MAX,)), ("placements", I1, (P_MAX,)),
     ("hand_sizes", I1, (P_MAX,)), ("drawn", I1, (P_MAX,)), ("declared", I1, (P_MAX,)),
     ("challenges", I1, (E,)),
@@ -137,10 +137,21 @@ def blank_record(rules: R.Rules) -> np.ndarray:
 def next_seat(g, h, r, seat, direction):
     """Next seat in ``direction`` (+1 clockwise) that is in the round (``seat`` if none)."""
     p = r.num_players
-    for step in range(1, p + 1):
-        cand = (seat + direction * step) % p
+    cand = seat
+    for _ in range(p):
+        cand = wrap(cand + direction, p)
         if g.in_round[cand]:
             return cand
+    return seat
+
+
+@njit(cache=True)
+def wrap(seat, p):
+    """``seat % p`` for ``-p <= seat < 2 * p``, without a division."""
+    if seat >= p:
+        return seat - p
+    if seat < 0:
+        return seat + p
     return seat
 
 
@@ -219,7 +230,7 @@ def deal(g, h, r):
     cap = (r.deck_size - 1) // inr
     ptr = 0
     for j in range(p):
-        s = (g.dealer + 1 + j) % p
+        s = wrap(g.dealer + 1 + j, p)
         if g.in_round[s]:
             n = min(np.int64(g.tokens[s]), cap)
             for _ in range(n):
@@ -437,7 +448,7 @@ def next_salad_holder(g, h, r, first):
     """Next salad holder clockwise from the caller (offset >= ``first``); -1 when done."""
     p = r.num_players
     for off in range(first, p):
-        s = (g.caller + off) % p
+        s = wrap(g.caller + off, p)
         if g.in_round[s] and g.hands[s, SALAD] > 0:
             return s
     return -1
@@ -449,7 +460,7 @@ def declare_salads(g, h, r, k):
     me = np.int64(h.current_player)
     g.declared[me] = k
     g.showdown_count += k
-    holder = next_salad_holder(g, h, r, (me - g.caller) % r.num_players + 1)
+    holder = next_salad_holder(g, h, r, wrap(me - g.caller, r.num_players) + 1)
     if holder < 0:
         return resolve(g, h, r)
     h.current_player = holder
@@ -549,7 +560,7 @@ def reward_punish(g, h, r, k):
     """Exact call: the player ``k`` seats clockwise from the caller loses 1 token."""
     c = np.int64(g.caller)
     g.token_tally[c, R.PUNISHED_OTHER] += 1
-    lose(g, h, (c + k) % r.num_players, 1, R.LOST_PUNISH)
+    lose(g, h, wrap(c + k, r.num_players), 1, R.LOST_PUNISH)
 
 
 # ===================================================================== round end
@@ -601,36 +612,56 @@ def score(g, h, s):
 # ===================================================================== legality
 @njit(cache=True)
 def update_mask(g, h, r):
-    """The legal actions of the current player (none once the game is over)."""
+    """The legal actions of the current player (none once the game is over): the mask, and
+    the same actions as a list in increasing order (``legal[:num_legal]``, for the agents)."""
     m = h.mask
     for a in range(A_MAX):
         m[a] = 0
+    legal = g.legal
+    n = 0
     ph = h.phase
     if ph == PH_BID:
         me = h.current_player
         if g.bid_count + 1 <= r.max_count:
             for f in range(F):
                 m[f] = 1
+                legal[n + f] = f
+            n += F
         if g.bid_count + 2 <= r.max_count:
             for f in range(F):
                 m[F + f] = 1
+                legal[n + f] = F + f
+            n += F
         if g.bidder != me:  # nobody calls on their own bid
             m[VRAI] = 1
+            legal[n] = VRAI
+            n += 1
             if g.num_bids > 0:
                 m[MENTEUR] = 1
+                legal[n] = MENTEUR
+                n += 1
     elif ph == PH_START:
         for f in range(F):
             m[START0 + f] = 1
+            legal[f] = START0 + f
+        n = F
     elif ph == PH_SALADS:
-        for k in range(g.hands[h.current_player, SALAD] + 1):
+        n = g.hands[h.current_player, SALAD] + 1
+        for k in range(n):
             m[SALADS0 + k] = 1
+            legal[k] = SALADS0 + k
     elif ph == PH_REWARD:
         p = r.num_players
         me = np.int64(h.current_player)
         m[r.gain_id] = 1
+        legal[0] = r.gain_id
+        n = 1
         for k in range(1, p):
-            if g.tokens[(me + k) % p] > 0:
+            if g.tokens[wrap(me + k, p)] > 0:
                 m[r.punish0 + k - 1] = 1
+                legal[n] = r.punish0 + k - 1
+                n += 1
+    g.num_legal = n
 
 
 # ===================================================================== apply
@@ -886,10 +917,15 @@ def tensor_kernel(data, hot, rules, out):
 
 
 # ===================================================================== fused random play
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def random_action(g, h, r):
-    """The ``random`` agent's choice in game ``g`` (``agents.random``, ``rng_nb.random_legal``)."""
-    return rn.random_legal(h.mask, h.seed, np.int64(h.current_player), np.int64(h.num_decisions))
+    """The ``random`` agent's choice in game ``g`` (``agents.random``): the same action as
+    ``rng_nb.random_legal`` on its mask, read from the list of legal actions kept with it."""
+    n = np.int64(g.num_legal)
+    if n == 0:
+        return 0
+    w = rn.agent_word(h.seed, np.int64(h.current_player), np.int64(h.num_decisions), 0)
+    return np.int64(g.legal[rn.below(w, n)])
 
 
 @njit(cache=True)
