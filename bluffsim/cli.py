@@ -128,6 +128,9 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--out", help="override train.out (checkpoints, log.csv)")
     t.add_argument("--weights", help="override train.weights (the weights file written)")
     t.add_argument("--resume", action="store_true", help="continue from OUT/checkpoint.npz")
+    t.add_argument("--overwrite", action="store_true",
+                   help="replace an existing weights file (refused otherwise: the shipped "
+                        "agents/weights/ files are what agent = \"learned\" loads)")
     t.add_argument("--quiet", action="store_true", help="no progress bar")
     t.set_defaults(func=cmd_train)
 
@@ -298,6 +301,9 @@ def cmd_train(args: argparse.Namespace) -> int:
 
     cfg = load_train_config(args.config).with_overrides(
         iterations=args.iterations, out=args.out, weights=args.weights)
+    if Path(cfg.weights).exists() and not (args.overwrite or args.resume):
+        raise BluffsimError(f"weights file {cfg.weights} exists (a shipped file is what agent = "
+                            "\"learned\" loads); pass --weights PATH for a new file, or --overwrite")
     try:
         from bluffsim.learn.ppo import train
     except ImportError as e:

@@ -546,3 +546,19 @@ def test_learned_refuses_weights_trained_for_other_rules(tmp_path):
     with pytest.raises(BluffsimError, match="rules options"):
         agents.make("learned", game, weights=str(path))
     assert agents.make("learned", bluffsim.make("qdv", 2, starting_tokens=1), weights=str(path))
+
+
+def test_bluffsim_train_refuses_to_replace_an_existing_weights_file(tmp_path, capsys):
+    """Training onto an existing weights file (e.g. a shipped one) is refused before anything runs:
+    one-line error naming the way out, exit 2, the file unchanged (no JAX needed to refuse)."""
+    from bluffsim.cli import main
+
+    (tmp_path / "t.toml").write_text(TINY.format(out=tmp_path / "run"))
+    weights = tmp_path / "run" / "w.npz"
+    weights.parent.mkdir()
+    weights.write_bytes(b"shipped")
+    assert main(["train", str(tmp_path / "t.toml"), "--quiet"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "exists" in err and "--overwrite" in err
+    assert weights.read_bytes() == b"shipped"
+    assert not (tmp_path / "run" / "log.csv").exists()
