@@ -288,7 +288,8 @@ class LegumesCounting(Agent):
         lie_kernel(obs["hand"], obs["phase"], obs["called"], obs["seat"], obs["direction"],
                    obs["accuser_tally"], obs["num_rounds"], obs["discard_size"],
                    obs["face_down_count"], obs["face_up"], obs["hand_sizes"], legal_mask,
-                   float(c["trap_rate"]), float(c["trap_pile"]), float(c["keep_margin"]), out)
+                   float(c["trap_rate"]), float(c["trap_pile"]), float(c["keep_margin"]),
+                   self._base.keeps(obs, obs["hand"].astype(np.int64).sum(axis=1)), out)
 
     def lie_card(self, obs: dict[str, np.ndarray], legal_mask: np.ndarray,
                  planned: np.ndarray) -> np.ndarray:
@@ -311,13 +312,15 @@ class LegumesCounting(Agent):
         pile = (obs["discard_size"].astype(np.float64) + obs["face_down_count"]
                 + obs["face_up"].sum(axis=1))
         finishers = hand[:, R.BOMB] + hand[:, R.CHOICE] + hand[:, R.REVERSE]
-        trap = (lie & (hand[:, R.BOMB] > 0) & (rate > c["trap_rate"])
+        keep = self._base.keeps(obs, size)
+        trap = (lie & ~keep & (hand[:, R.BOMB] > 0) & (rate > c["trap_rate"])
                 & ((finishers >= 2) | (pile >= c["trap_pile"])) & legal_mask[:, R.PLAY0 + R.BOMB])
         out = np.where(trap, R.PLAY0 + R.BOMB, planned)
         # keep the last finisher: lie with the Double, else the cheapest vegetable
         veg_score = np.where(hand[:, :R.BOMB] > 0, NUMBER[None, :], 99)
-        cheapest = np.where(hand[:, R.DOUBLE] > 0, R.DOUBLE, veg_score.argmin(axis=1))
-        has_other = (hand[:, R.DOUBLE] > 0) | (veg_score.min(axis=1) < 99)
+        dbl = (hand[:, R.DOUBLE] > 0) & ~keep
+        cheapest = np.where(dbl, R.DOUBLE, veg_score.argmin(axis=1))
+        has_other = dbl | (veg_score.min(axis=1) < 99)
         sizes = obs["hand_sizes"].astype(np.int64)
         me = np.arange(p)[None, :] == np.maximum(obs["seat"].astype(np.int64), 0)[:, None]
         leading = size <= np.where(me, 10**6, sizes).min(axis=1) + c["keep_margin"]

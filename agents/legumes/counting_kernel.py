@@ -177,8 +177,9 @@ PLAY0, PHASE_PLAY, NUM_TYPES = 132, 1, 22
 
 @njit(cache=True)
 def lie_kernel(hand, phase, called, seat, direction, accuser, num_rounds, discard_size, fd_count,
-               face_up, hand_sizes, legal, trap_rate, trap_pile, keep_margin, out):
-    """``LegumesCounting.lie_card`` per row, in place in ``out`` (the planned actions)."""
+               face_up, hand_sizes, legal, trap_rate, trap_pile, keep_margin, keep, out):
+    """``LegumesCounting.lie_card`` per row, in place in ``out`` (the planned actions); ``keep``
+    (bool[B]): in the race, the Bomb and the Double are finishers (no trap, no Double lie)."""
     p = hand_sizes.shape[1]
     for b in range(out.size):
         card = out[b] - PLAY0
@@ -200,7 +201,7 @@ def lie_kernel(hand, phase, called, seat, direction, accuser, num_rounds, discar
             up += np.int64(face_up[b, t])
         pile = np.float64(discard_size[b]) + np.float64(fd_count[b]) + up
         finishers = np.int64(hand[b, BOMB]) + np.int64(hand[b, CHOICE]) + np.int64(hand[b, REVERSE])
-        if (hand[b, BOMB] > 0 and rate > trap_rate and (finishers >= 2 or pile >= trap_pile)
+        if (not keep[b] and hand[b, BOMB] > 0 and rate > trap_rate and (finishers >= 2 or pile >= trap_pile)
                 and legal[b, PLAY0 + BOMB]):
             out[b] = PLAY0 + BOMB
             continue
@@ -213,7 +214,7 @@ def lie_kernel(hand, phase, called, seat, direction, accuser, num_rounds, discar
         if size > smallest + keep_margin:
             continue
         alt = -1
-        if hand[b, DOUBLE] > 0:
+        if hand[b, DOUBLE] > 0 and not keep[b]:
             alt = DOUBLE
         else:
             best = 99

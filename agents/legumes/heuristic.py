@@ -48,6 +48,10 @@ SHED_RANK = np.concatenate([NUMBER, [10, 12, 13, 14]])
 # the action card played face down as a lie (no Reverse to shed it with): Double, Choice, then
 # the Bomb (a trap, and a sure finish as the last card, so it goes last)
 LIE_RANK = np.asarray([1, 2, 0, 3])
+# in the race (``keeps``) the Bomb and the Double are finishers, never shed: the Choice lies
+# first, then the cheapest vegetable; a reverse sheds vegetables (most points) before them
+KEEP_SHED_RANK = np.concatenate([NUMBER, [0, 12, 13, 0]])
+KEEP_LIE_RANK = np.asarray([-1, 2, 0, -1])
 
 
 @register_agent("legumes")
@@ -57,6 +61,7 @@ class LegumesHeuristic(Agent):
     name = "heuristic"
     traits = Traits(stochastic=True)
     params = {"accuse_at": 3, "double_at": 5, "accuse_rate": 0.15}
+    KEEP_MARGIN: int | None = None
     spec = {
         "accuse_at": integer(0, doc="accuse when holding this many of the called vegetable"),
         "double_at": integer(0, doc="double accusation when holding this many"),
@@ -83,19 +88,21 @@ class LegumesHeuristic(Agent):
         have_called = top[rows, called] >= 0
         play_called = R.PLAY0 + called * 3 + np.maximum(top[rows, called], 0)
         cheap_score = np.where(hand[:, :R.BOMB] > 0, NUMBER[None, :], 99)
-        cheapest = np.where(cheap_score.min(axis=1) < 99, cheap_score.argmin(axis=1),
-                            hand.argmax(axis=1))
+        # no vegetable: the Double before the Bomb (a last Bomb cannot be beaten)
+        no_veg = hand.argmax(axis=1)
+        cheapest = np.where(cheap_score.min(axis=1) < 99, cheap_score.argmin(axis=1), no_veg)
         # a lie with an action card costs what a lie with a 1 costs (one card drawn) but sheds
         # 10 points: lie with one first (Double, Choice, Bomb), else the cheapest vegetable
-        act_score = np.where(hand[:, R.BOMB:] > 0, LIE_RANK[None, :], -1)
+        size = hand.sum(axis=1)
+        keep = self.keeps(obs, size)[:, None]
+        act_score = np.where(hand[:, R.BOMB:] > 0, np.where(keep, KEEP_LIE_RANK, LIE_RANK), -1)
         cheapest = np.where(act_score.max(axis=1) >= 0, R.BOMB + act_score.argmax(axis=1), cheapest)
         switch = (~have_called & (hand[:, R.CHOICE] > 0) & (per_veg.max(axis=1) >= 2))
         shed_ok = legal_mask[:, R.REVERSE_PLAY0:]
-        worst = np.where(shed_ok, SHED_RANK[None, :], -1).argmax(axis=1)
+        worst = np.where(shed_ok, np.where(keep, KEEP_SHED_RANK, SHED_RANK), -1).argmax(axis=1)
         shed = shed_ok.any(axis=1)
         lie = np.where(shed, R.REVERSE_PLAY0 + worst, R.PLAY0 + cheapest)
         play = np.where(have_called, play_called, np.where(switch, R.CHOICE0 + best, lie))
-        size = hand.sum(axis=1)
         last_choice = (size == 1) & (hand[:, R.CHOICE] == 1)
         play = np.where(legal_mask[:, R.REVERSE_ID] & (size == 1), R.REVERSE_ID,
                         np.where(last_choice, R.CHOICE0 + best, play))
@@ -113,6 +120,19 @@ class LegumesHeuristic(Agent):
         act_play = np.where(legal_mask[:, R.ACCEPT], self.facing_last_card(obs, legal_mask, many),
                             act_play)
         return np.where(obs["phase"] == R.PHASE_OPEN, opening, act_play)
+
+    def keeps(self, obs: dict[str, np.ndarray], size: np.ndarray) -> np.ndarray:
+        """bool[B]: in the race, so the Bomb and the Double are kept as finishers (module
+        docstring): always at 2 players, at 3+ when my hand is at most the smallest other hand
+        plus ``KEEP_MARGIN`` (never when it is None)."""
+        sizes = obs["hand_sizes"].astype(np.int64)
+        b, p = sizes.shape
+        if p <= 2:
+            return np.ones(b, dtype=bool)
+        if self.KEEP_MARGIN is None:
+            return np.zeros(b, dtype=bool)
+        me = np.arange(p)[None, :] == np.maximum(obs["seat"].astype(np.int64), 0)[:, None]
+        return size <= np.where(me, np.iinfo(np.int64).max, sizes).min(axis=1) + self.KEEP_MARGIN
 
     def facing_last_card(self, obs: dict[str, np.ndarray], legal_mask: np.ndarray,
                          many: np.ndarray) -> np.ndarray:
