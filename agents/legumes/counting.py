@@ -63,7 +63,9 @@ Decisions by expected cards (positive = good for me), with the real stakes:
   my last finisher (Bomb, Choice, Reverse: a last card that ends the game
   whatever happens) is not spent as a lie while the Double or a vegetable can
   lie instead (it costs 10 points if another player finishes first, hence
-  only when I am in the race).
+  only when I am in the race).  At 2 players (the heuristic's ``keeps``) the Bomb and
+  the Double are finishers: no Bomb trap, and the Double is never the replacement lie
+  (a vegetable is), so they stay in hand to the end.
 
 Speed: ``act`` runs the heuristic's numpy play rules, then two numba loops
 (``counting_kernel``: ``lie_kernel`` and ``judge_kernel``, the features, beliefs and
