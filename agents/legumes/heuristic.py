@@ -42,7 +42,9 @@ when you hold many of the called vegetable.
 - facing a player's last face-down card (``accept`` is legal): accept only when
   there are 3+ players and I am sure to finish second (my score is at most
   every other player's hand size, a lower bound of their score); otherwise
-  accuse (doubled at ``double_at``), the only way to keep the game going.
+  accuse (doubled at ``double_at``, or at 2 players when the Double is my last card: a
+  lie then empties my hand and I win, anything else ends the game anyway), the only way
+  to keep the game going.
 """
 
 from __future__ import annotations
@@ -160,5 +162,9 @@ class LegumesHeuristic(Agent):
         my_score = obs["hand"].astype(np.int64) @ POINTS
         sure_second = (p >= 3) & (my_score <= others.min(axis=1))
         accept = sure_second | ~legal_mask[:, R.ACCUSE]
-        double = legal_mask[:, R.ACCUSE_DOUBLE] & (many >= self.config["double_at"])
+        # at 2 players with the Double as my last card doubling costs nothing (the game ends
+        # either way unless the card is a lie, and then my hand is empty: I win)
+        hand = obs["hand"].astype(np.int64)
+        last_double = (p == 2) & (hand[:, R.DOUBLE] == hand.sum(axis=1))
+        double = legal_mask[:, R.ACCUSE_DOUBLE] & ((many >= self.config["double_at"]) | last_double)
         return np.where(accept, R.ACCEPT, np.where(double, R.ACCUSE_DOUBLE, R.ACCUSE))

@@ -72,3 +72,12 @@ def test_counting_keeps_the_finishers_at_two_players():
     # the last finisher (Choice) is kept with a vegetable lie, never with the Double
     me = ["leek-1", "pea-3", "choice", "double"]
     assert decide("counting", (OPENER, me), ["open tomato-1 carrot"]) == "play leek-1"
+
+
+def test_heuristic_doubles_the_last_accusation_with_the_double_as_its_last_card():
+    # the opener's last card: at 2 players a Double accusation costs nothing more (a lie then
+    # empties my hand), so it is doubled below ``double_at``; at 3 players a plain accusation
+    hands = (["carrot-2"], ["double"])
+    assert decide("heuristic", hands, ["open carrot-2 carrot"], accuse_rate=0.0) == "accuse double"
+    hands = (["carrot-2"], ["double"], THIRD)
+    assert decide("heuristic", hands, ["open carrot-2 carrot"], accuse_rate=0.0) == "accuse"
