@@ -23,7 +23,13 @@ reference class) of public features of the claim (``claim_features``):
   with ``hold`` (a rule-based player is true when it holds the vegetable, a
   random one about one time in seven whatever it holds);
 - the situation: an opening card (its owner chose the vegetable), a last card,
-  the owner's hand size, the round's face-down cards, the rounds played.
+  the owner's hand size, the round's face-down cards, the rounds played;
+- the duel: at 2 players the rule-based players keep their Bomb to the end (the
+  heuristic's ``keeps``) and random ones do not, so ``duel``, ``duel*last_card``,
+  ``duel*bomb_held`` (low once the owner's Bomb has been seen: the pool counts it
+  out) and ``duel`` times the type evidence (accusations per round, Choice/Reverse
+  shown, ``hold``) let the Bomb be rare mid-game from a rule-based owner and likely
+  on its last card.
 
 The weights are fitted by ``experiments/fit_legumes_counting.py`` on a mixture
 of lineups (counting, random, heuristic and each parameter extreme, mixed
@@ -65,7 +71,9 @@ Decisions by expected cards (positive = good for me), with the real stakes:
   lie instead (it costs 10 points if another player finishes first, hence
   only when I am in the race).  At 2 players (the heuristic's ``keeps``) the Bomb and
   the Double are finishers: no Bomb trap, and the Double is never the replacement lie
-  (a vegetable is), so they stay in hand to the end.
+  (a vegetable is), so they stay in hand to the end; with the Double as my last card I
+  accuse double a player's last card, and any card that is a lie with a chance of 0.5 or
+  more (a lie then empties my hand: I win).
 
 Speed: ``act`` runs the heuristic's numpy play rules, then two numba loops
 (``counting_kernel``: ``lie_kernel`` and ``judge_kernel``, the features, beliefs and
@@ -102,17 +110,18 @@ FEATURES = ("const", "hold", "log_hold", "seat_truth", "seat_accused", "seat_acc
             "bomb_shown", "opening", "last_card", "prior_claims", "hand", "hold*seat_truth",
             "hold*seat_accuses", "log_hold*seat_truth", "seat_truth*seat_accused", "rounds", "true_n",
             "lie_n", "accuses_n", "hold*true_n", "hold*lie_n", "hold*accuses_n", "shown_free",
-            "shown_double", "drawn", "hold*shown_free", "hold*drawn", "fd_count")
+            "shown_double", "drawn", "hold*shown_free", "hold*drawn", "fd_count", "duel",
+            "duel*last_card", "duel*bomb_held", "duel*seat_accuses", "duel*shown_free", "duel*hold")
 # multinomial logit weights (rows: lie, bomb; the true outcome is the reference), columns as
 # FEATURES; fitted by `python experiments/fit_legumes_counting.py --games 50` (mixture of lineups,
-# 2-6 players, rotated seatings; 167,607 logged claims)
+# 2-6 players, rotated seatings; 166,579 logged claims)
 CLAIM_WEIGHTS = np.array([
-    [-0.4554, -0.2678, -0.9594, -0.8077, 0.0057, 0.0252, 0.2358, 0.2706, -0.4511, -0.2739, 0.8329,
-     0.1211, -0.6794, -0.0388, -0.3880, 0.0708, 0.0523, -0.2000, 0.0919, -0.1020, 0.3522, -0.3972,
-     -0.5360, 0.7116, 0.8019, -0.3003, 0.0813, -0.0351, -0.5190],
-    [-2.2621, -0.5047, 0.1423, -0.1255, -0.1155, 0.1814, 0.2466, -0.4534, -0.3109, 0.9401, 0.6600,
-     0.1032, -0.4991, -0.0605, -0.4100, 0.0307, 0.0078, -0.0728, -0.0444, -0.0686, -0.0648, -0.1171,
-     -0.2709, 1.1388, 0.2525, -0.4000, 0.0376, 0.0858, -0.1661],
+    [-0.6195, -0.2626, -0.9162, -0.7225, -0.0039, 0.0250, 0.1390, 0.2733, -0.4890, -0.2051, 0.8480,
+     0.2173, -0.6986, -0.0301, -0.3624, 0.0039, 0.0375, -0.1848, 0.0889, -0.0464, 0.3850, -0.3987,
+     -0.4538, 0.7200, 0.7169, -0.2991, 0.0891, -0.0393, -0.5439, -0.3777, -0.2846, 0.0346, 0.0, 0.0, 0.0],
+    [-2.1051, -0.5419, -0.0340, -0.1023, -0.0484, 0.1893, 0.2774, -0.4601, -0.3300, 0.6751, 0.6519,
+     -0.0161, -0.4958, -0.1206, -0.3374, 0.0202, 0.0044, -0.0345, -0.0126, -0.0475, -0.0741, -0.1380,
+     -0.2757, 1.0973, 0.3373, -0.4152, 0.0426, 0.0817, -0.1508, -0.4669, 0.3037, -0.1027, 0.0, 0.0, 0.0],
 ])
 
 
@@ -187,6 +196,11 @@ def claim_features(obs: dict[str, np.ndarray], rules: R.Rules,
     shown = np.minimum(obs["shown_tally"][rows, owner].astype(np.float64), 4)
     free = shown[:, 1] + shown[:, 2]
     drawn = np.log1p(obs["drawn_tally"][rows, owner].astype(np.float64))
+    # 2 players: rule-based players keep the Bomb to the end (heuristic ``keeps``), so a Bomb
+    # is rarer mid-game and likelier on a last card while its owner has not shown it
+    duel = np.full(b, float(obs["hand_sizes"].shape[1] == 2))
+    bomb_held = _logit(_held_probability(u, pool[:, R.BOMB], h))
+    last = (obs["pending"] >= 0).astype(np.float64)
     return np.stack([
         np.ones(b),
         _logit(hold),
@@ -194,7 +208,7 @@ def claim_features(obs: dict[str, np.ndarray], rules: R.Rules,
         truth,
         np.log1p(n_acc),
         acc_rate,
-        _logit(_held_probability(u, pool[:, R.BOMB], h)),
+        bomb_held,
         (obs["shown_tally"][rows, owner, 0] > 0).astype(np.float64),
         (obs["face_down_count"] == 1).astype(np.float64),
         (obs["pending"] >= 0).astype(np.float64),
@@ -208,6 +222,7 @@ def claim_features(obs: dict[str, np.ndarray], rules: R.Rules,
         t_n, l_n, a_n, _logit(hold) * t_n, _logit(hold) * l_n, _logit(hold) * a_n,
         free, shown[:, 3], drawn, _logit(hold) * free, _logit(hold) * drawn,
         np.log(obs["face_down_count"].astype(np.float64) + 1),
+        duel, duel * last, duel * bomb_held, duel * acc_rate, duel * free, duel * _logit(hold),
     ], axis=1)
 
 
@@ -390,4 +405,8 @@ class LegumesCounting(Agent):
             decision = np.where(facing, np.where(accept, R.ACCEPT,
                                                  np.where(last_dbl, R.ACCUSE_DOUBLE, R.ACCUSE)),
                                 decision)
+        # 2 players, the Double my last card: a Double accusation of a lie wins the game
+        hand = obs["hand"].astype(np.int64)
+        last_double = (rules.num_players == 2) & can_double & (hand.sum(axis=1) == hand[:, R.DOUBLE])
+        decision = np.where(last_double & (facing | (p_l >= 0.5)), R.ACCUSE_DOUBLE, decision)
         return decision

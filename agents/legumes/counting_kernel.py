@@ -73,7 +73,8 @@ def features_row(table, total, hand, my_fd, face_up, disc_rev, my_disc, hand_siz
     x[3] = truth
     x[4] = l1n
     x[5] = acc_rate
-    x[6] = _logit(_held(table, u, pool[BOMB], h))
+    bomb_held = _logit(_held(table, u, pool[BOMB], h))
+    x[6] = bomb_held
     x[7] = 1.0 if shown[owner, 0] > 0 else 0.0
     x[8] = 1.0 if fd_count == 1 else 0.0
     x[9] = 1.0 if pending >= 0 else 0.0
@@ -96,6 +97,13 @@ def features_row(table, total, hand, my_fd, face_up, disc_rev, my_disc, hand_siz
     x[26] = lh * free
     x[27] = lh * drawn
     x[28] = math.log(fd_count + 1.0)
+    duel = 1.0 if hand_sizes.size == 2 else 0.0
+    x[29] = duel
+    x[30] = duel * x[9]
+    x[31] = duel * bomb_held
+    x[32] = duel * acc_rate
+    x[33] = duel * free
+    x[34] = duel * lh
 
 
 @njit(cache=True)
@@ -155,6 +163,14 @@ def judge_kernel(total, weights, penalty, points, hand, my_fd, face_up, disc_rev
                  + (p_t + p_l)) + turn
         use_double = can_double[b] and v_dbl > v_acc and p_t < double_below
         v_best = v_dbl if use_double else v_acc
+        size = 0
+        for t in range(n_types):
+            size += np.int64(hand[b, t])
+        # 2 players, the Double my last card: a Double accusation of a lie wins the game
+        last_double = p == 2 and can_double[b] and size == hand[b, DOUBLE]
+        if last_double and (facing[b] or p_l >= 0.5):
+            out[b] = ACCUSE_DOUBLE
+            continue
         if facing[b]:
             me = max(seat[b], 0)
             rival = np.iinfo(np.int64).max

@@ -81,3 +81,7 @@ def test_heuristic_doubles_the_last_accusation_with_the_double_as_its_last_card(
     assert decide("heuristic", hands, ["open carrot-2 carrot"], accuse_rate=0.0) == "accuse double"
     hands = (["carrot-2"], ["double"], THIRD)
     assert decide("heuristic", hands, ["open carrot-2 carrot"], accuse_rate=0.0) == "accuse"
+
+
+def test_counting_doubles_the_last_accusation_with_the_double_as_its_last_card():
+    assert decide("counting", (["carrot-2"], ["double"]), ["open carrot-2 carrot"]) == "accuse double"
