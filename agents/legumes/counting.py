@@ -23,7 +23,13 @@ reference class) of public features of the claim (``claim_features``):
   with ``hold`` (a rule-based player is true when it holds the vegetable, a
   random one about one time in seven whatever it holds);
 - the situation: an opening card (its owner chose the vegetable), a last card,
-  the owner's hand size, the round's face-down cards, the rounds played.
+  the owner's hand size, the round's face-down cards, the rounds played;
+- the duel: at 2 players the rule-based players keep their Bomb to the end (the
+  heuristic's ``keeps``) and random ones do not, so ``duel``, ``duel*last_card``,
+  ``duel*bomb_held`` (low once the owner's Bomb has been seen: the pool counts it
+  out) and ``duel`` times the type evidence (accusations per round, Choice/Reverse
+  shown, ``hold``) let the Bomb be rare mid-game from a rule-based owner and likely
+  on its last card.
 
 The weights are fitted by ``experiments/fit_legumes_counting.py`` on a mixture
 of lineups (counting, random, heuristic and each parameter extreme, mixed
@@ -63,7 +69,11 @@ Decisions by expected cards (positive = good for me), with the real stakes:
   my last finisher (Bomb, Choice, Reverse: a last card that ends the game
   whatever happens) is not spent as a lie while the Double or a vegetable can
   lie instead (it costs 10 points if another player finishes first, hence
-  only when I am in the race).
+  only when I am in the race).  At 2 players (the heuristic's ``keeps``) the Bomb and
+  the Double are finishers: no Bomb trap, and the Double is never the replacement lie
+  (a vegetable is), so they stay in hand to the end; with the Double as my last card I
+  accuse double a player's last card, and any card that is a lie with a chance of 0.5 or
+  more (a lie then empties my hand: I win).
 
 Speed: ``act`` runs the heuristic's numpy play rules, then two numba loops
 (``counting_kernel``: ``lie_kernel`` and ``judge_kernel``, the features, beliefs and
@@ -100,17 +110,20 @@ FEATURES = ("const", "hold", "log_hold", "seat_truth", "seat_accused", "seat_acc
             "bomb_shown", "opening", "last_card", "prior_claims", "hand", "hold*seat_truth",
             "hold*seat_accuses", "log_hold*seat_truth", "seat_truth*seat_accused", "rounds", "true_n",
             "lie_n", "accuses_n", "hold*true_n", "hold*lie_n", "hold*accuses_n", "shown_free",
-            "shown_double", "drawn", "hold*shown_free", "hold*drawn", "fd_count")
+            "shown_double", "drawn", "hold*shown_free", "hold*drawn", "fd_count", "duel",
+            "duel*last_card", "duel*bomb_held", "duel*seat_accuses", "duel*shown_free", "duel*hold")
 # multinomial logit weights (rows: lie, bomb; the true outcome is the reference), columns as
 # FEATURES; fitted by `python experiments/fit_legumes_counting.py --games 50` (mixture of lineups,
-# 2-6 players, rotated seatings; 167,607 logged claims)
+# 2-6 players, rotated seatings; 166,711 logged claims)
 CLAIM_WEIGHTS = np.array([
-    [-0.4554, -0.2678, -0.9594, -0.8077, 0.0057, 0.0252, 0.2358, 0.2706, -0.4511, -0.2739, 0.8329,
-     0.1211, -0.6794, -0.0388, -0.3880, 0.0708, 0.0523, -0.2000, 0.0919, -0.1020, 0.3522, -0.3972,
-     -0.5360, 0.7116, 0.8019, -0.3003, 0.0813, -0.0351, -0.5190],
-    [-2.2621, -0.5047, 0.1423, -0.1255, -0.1155, 0.1814, 0.2466, -0.4534, -0.3109, 0.9401, 0.6600,
-     0.1032, -0.4991, -0.0605, -0.4100, 0.0307, 0.0078, -0.0728, -0.0444, -0.0686, -0.0648, -0.1171,
-     -0.2709, 1.1388, 0.2525, -0.4000, 0.0376, 0.0858, -0.1661],
+    [-0.5799, -0.2701, -0.9113, -0.7108, 0.0006, 0.0278, 0.1375, 0.2618, -0.4865, -0.2085, 0.8510,
+     0.2118, -0.7141, -0.0308, -0.3526, 0.0041, 0.0361, -0.1912, 0.0930, -0.0670, 0.3731, -0.4082,
+     -0.4533, 0.7137, 0.6997, -0.3007, 0.0965, -0.0371, -0.5493, -0.3931, -0.1505, -0.0307, 0.1005,
+     -0.0132, -0.0080],
+    [-2.2457, -0.4726, 0.0172, -0.1062, -0.0584, 0.1743, 0.2068, -0.4916, -0.3370, 0.6250, 0.6525,
+     0.0357, -0.4995, -0.0888, -0.3401, 0.0223, 0.0015, -0.0389, -0.0158, -0.0220, -0.0462, -0.1061,
+     -0.2785, 1.1089, 0.2981, -0.4061, 0.0448, 0.0846, -0.1609, -0.0679, 0.0549, -0.1256, 0.0841,
+     -0.2601, -0.6082],
 ])
 
 
@@ -185,6 +198,11 @@ def claim_features(obs: dict[str, np.ndarray], rules: R.Rules,
     shown = np.minimum(obs["shown_tally"][rows, owner].astype(np.float64), 4)
     free = shown[:, 1] + shown[:, 2]
     drawn = np.log1p(obs["drawn_tally"][rows, owner].astype(np.float64))
+    # 2 players: rule-based players keep the Bomb to the end (heuristic ``keeps``), so a Bomb
+    # is rarer mid-game and likelier on a last card while its owner has not shown it
+    duel = np.full(b, float(obs["hand_sizes"].shape[1] == 2))
+    bomb_held = _logit(_held_probability(u, pool[:, R.BOMB], h))
+    last = (obs["pending"] >= 0).astype(np.float64)
     return np.stack([
         np.ones(b),
         _logit(hold),
@@ -192,7 +210,7 @@ def claim_features(obs: dict[str, np.ndarray], rules: R.Rules,
         truth,
         np.log1p(n_acc),
         acc_rate,
-        _logit(_held_probability(u, pool[:, R.BOMB], h)),
+        bomb_held,
         (obs["shown_tally"][rows, owner, 0] > 0).astype(np.float64),
         (obs["face_down_count"] == 1).astype(np.float64),
         (obs["pending"] >= 0).astype(np.float64),
@@ -206,6 +224,7 @@ def claim_features(obs: dict[str, np.ndarray], rules: R.Rules,
         t_n, l_n, a_n, _logit(hold) * t_n, _logit(hold) * l_n, _logit(hold) * a_n,
         free, shown[:, 3], drawn, _logit(hold) * free, _logit(hold) * drawn,
         np.log(obs["face_down_count"].astype(np.float64) + 1),
+        duel, duel * last, duel * bomb_held, duel * acc_rate, duel * free, duel * _logit(hold),
     ], axis=1)
 
 
@@ -288,7 +307,8 @@ class LegumesCounting(Agent):
         lie_kernel(obs["hand"], obs["phase"], obs["called"], obs["seat"], obs["direction"],
                    obs["accuser_tally"], obs["num_rounds"], obs["discard_size"],
                    obs["face_down_count"], obs["face_up"], obs["hand_sizes"], legal_mask,
-                   float(c["trap_rate"]), float(c["trap_pile"]), float(c["keep_margin"]), out)
+                   float(c["trap_rate"]), float(c["trap_pile"]), float(c["keep_margin"]),
+                   self._base.keeps(obs, obs["hand"].astype(np.int64).sum(axis=1)), out)
 
     def lie_card(self, obs: dict[str, np.ndarray], legal_mask: np.ndarray,
                  planned: np.ndarray) -> np.ndarray:
@@ -311,13 +331,15 @@ class LegumesCounting(Agent):
         pile = (obs["discard_size"].astype(np.float64) + obs["face_down_count"]
                 + obs["face_up"].sum(axis=1))
         finishers = hand[:, R.BOMB] + hand[:, R.CHOICE] + hand[:, R.REVERSE]
-        trap = (lie & (hand[:, R.BOMB] > 0) & (rate > c["trap_rate"])
+        keep = self._base.keeps(obs, size)
+        trap = (lie & ~keep & (hand[:, R.BOMB] > 0) & (rate > c["trap_rate"])
                 & ((finishers >= 2) | (pile >= c["trap_pile"])) & legal_mask[:, R.PLAY0 + R.BOMB])
         out = np.where(trap, R.PLAY0 + R.BOMB, planned)
         # keep the last finisher: lie with the Double, else the cheapest vegetable
         veg_score = np.where(hand[:, :R.BOMB] > 0, NUMBER[None, :], 99)
-        cheapest = np.where(hand[:, R.DOUBLE] > 0, R.DOUBLE, veg_score.argmin(axis=1))
-        has_other = (hand[:, R.DOUBLE] > 0) | (veg_score.min(axis=1) < 99)
+        dbl = (hand[:, R.DOUBLE] > 0) & ~keep
+        cheapest = np.where(dbl, R.DOUBLE, veg_score.argmin(axis=1))
+        has_other = dbl | (veg_score.min(axis=1) < 99)
         sizes = obs["hand_sizes"].astype(np.int64)
         me = np.arange(p)[None, :] == np.maximum(obs["seat"].astype(np.int64), 0)[:, None]
         leading = size <= np.where(me, 10**6, sizes).min(axis=1) + c["keep_margin"]
@@ -385,4 +407,8 @@ class LegumesCounting(Agent):
             decision = np.where(facing, np.where(accept, R.ACCEPT,
                                                  np.where(last_dbl, R.ACCUSE_DOUBLE, R.ACCUSE)),
                                 decision)
+        # 2 players, the Double my last card: a Double accusation of a lie wins the game
+        hand = obs["hand"].astype(np.int64)
+        last_double = (rules.num_players == 2) & can_double & (hand.sum(axis=1) == hand[:, R.DOUBLE])
+        decision = np.where(last_double & (facing | (p_l >= 0.5)), R.ACCUSE_DOUBLE, decision)
         return decision

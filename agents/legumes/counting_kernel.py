@@ -73,7 +73,8 @@ def features_row(table, total, hand, my_fd, face_up, disc_rev, my_disc, hand_siz
     x[3] = truth
     x[4] = l1n
     x[5] = acc_rate
-    x[6] = _logit(_held(table, u, pool[BOMB], h))
+    bomb_held = _logit(_held(table, u, pool[BOMB], h))
+    x[6] = bomb_held
     x[7] = 1.0 if shown[owner, 0] > 0 else 0.0
     x[8] = 1.0 if fd_count == 1 else 0.0
     x[9] = 1.0 if pending >= 0 else 0.0
@@ -96,6 +97,13 @@ def features_row(table, total, hand, my_fd, face_up, disc_rev, my_disc, hand_siz
     x[26] = lh * free
     x[27] = lh * drawn
     x[28] = math.log(fd_count + 1.0)
+    duel = 1.0 if hand_sizes.size == 2 else 0.0
+    x[29] = duel
+    x[30] = duel * x[9]
+    x[31] = duel * bomb_held
+    x[32] = duel * acc_rate
+    x[33] = duel * free
+    x[34] = duel * lh
 
 
 @njit(cache=True)
@@ -155,6 +163,14 @@ def judge_kernel(total, weights, penalty, points, hand, my_fd, face_up, disc_rev
                  + (p_t + p_l)) + turn
         use_double = can_double[b] and v_dbl > v_acc and p_t < double_below
         v_best = v_dbl if use_double else v_acc
+        size = 0
+        for t in range(n_types):
+            size += np.int64(hand[b, t])
+        # 2 players, the Double my last card: a Double accusation of a lie wins the game
+        last_double = p == 2 and can_double[b] and size == hand[b, DOUBLE]
+        if last_double and (facing[b] or p_l >= 0.5):
+            out[b] = ACCUSE_DOUBLE
+            continue
         if facing[b]:
             me = max(seat[b], 0)
             rival = np.iinfo(np.int64).max
@@ -177,8 +193,9 @@ PLAY0, PHASE_PLAY, NUM_TYPES = 132, 1, 22
 
 @njit(cache=True)
 def lie_kernel(hand, phase, called, seat, direction, accuser, num_rounds, discard_size, fd_count,
-               face_up, hand_sizes, legal, trap_rate, trap_pile, keep_margin, out):
-    """``LegumesCounting.lie_card`` per row, in place in ``out`` (the planned actions)."""
+               face_up, hand_sizes, legal, trap_rate, trap_pile, keep_margin, keep, out):
+    """``LegumesCounting.lie_card`` per row, in place in ``out`` (the planned actions); ``keep``
+    (bool[B]): in the race, the Bomb and the Double are finishers (no trap, no Double lie)."""
     p = hand_sizes.shape[1]
     for b in range(out.size):
         card = out[b] - PLAY0
@@ -200,7 +217,7 @@ def lie_kernel(hand, phase, called, seat, direction, accuser, num_rounds, discar
             up += np.int64(face_up[b, t])
         pile = np.float64(discard_size[b]) + np.float64(fd_count[b]) + up
         finishers = np.int64(hand[b, BOMB]) + np.int64(hand[b, CHOICE]) + np.int64(hand[b, REVERSE])
-        if (hand[b, BOMB] > 0 and rate > trap_rate and (finishers >= 2 or pile >= trap_pile)
+        if (not keep[b] and hand[b, BOMB] > 0 and rate > trap_rate and (finishers >= 2 or pile >= trap_pile)
                 and legal[b, PLAY0 + BOMB]):
             out[b] = PLAY0 + BOMB
             continue
@@ -213,7 +230,7 @@ def lie_kernel(hand, phase, called, seat, direction, accuser, num_rounds, discar
         if size > smallest + keep_margin:
             continue
         alt = -1
-        if hand[b, DOUBLE] > 0:
+        if hand[b, DOUBLE] > 0 and not keep[b]:
             alt = DOUBLE
         else:
             best = 99

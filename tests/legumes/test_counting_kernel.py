@@ -46,4 +46,6 @@ def test_compiled_judge_matches_numpy(players, other):
         a = np.where(st.current_player == 0, counting.act(obs, mask, rng),
                      opponent.act(obs, mask, rng))
         game.step(st, np.where(st.done, -1, a))
-    assert compared > 1000 and decided > 3 and changed > 3
+    # at 2 players the lie rule almost never changes the base's play (both keep the Bomb and the
+    # Double: no trap, no Double lie); its 2-player change is pinned in test_finishers.py
+    assert compared > 1000 and decided > 3 and (changed > 3 or players == 2)
