@@ -7,6 +7,7 @@ User errors (bad config, unknown game, unwritable dir, ...) print one line
 from __future__ import annotations
 
 import argparse
+import shutil
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -128,9 +129,6 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--out", help="override train.out (checkpoints, log.csv)")
     t.add_argument("--weights", help="override train.weights (the weights file written)")
     t.add_argument("--resume", action="store_true", help="continue from OUT/checkpoint.npz")
-    t.add_argument("--overwrite", action="store_true",
-                   help="replace an existing weights file (refused otherwise: the shipped "
-                        "agents/weights/ files are what agent = \"learned\" loads)")
     t.add_argument("--quiet", action="store_true", help="no progress bar")
     t.set_defaults(func=cmd_train)
 
@@ -301,13 +299,11 @@ def cmd_train(args: argparse.Namespace) -> int:
 
     cfg = load_train_config(args.config).with_overrides(
         iterations=args.iterations, out=args.out, weights=args.weights)
-    if Path(cfg.weights).exists() and not (args.overwrite or args.resume):
-        raise BluffsimError(f"weights file {cfg.weights} exists (a shipped file is what agent = "
-                            "\"learned\" loads); pass --weights PATH for a new file, or --overwrite")
     try:
         from bluffsim.learn.ppo import train
     except ImportError as e:
         raise BluffsimError(f"needs the 'learn' extra (pip install -e '.[learn]'): {e}") from None
+    keep_replaced_weights(Path(cfg.weights), Path(cfg.out))
     command = " ".join(["bluffsim train", args.config]
                        + [f"--{k} {v}" for k, v in (("iterations", args.iterations), ("out", args.out),
                                                    ("weights", args.weights)) if v is not None]
@@ -315,6 +311,18 @@ def cmd_train(args: argparse.Namespace) -> int:
     path = train(cfg, resume=args.resume, progress=not args.quiet, command=command)
     print(f"wrote {path} (log and checkpoint in {cfg.out}/)")
     return 0
+
+
+def keep_replaced_weights(weights: Path, out: Path) -> None:
+    """Before a run replaces an existing weights file (the shipped ``agents/weights/`` files are
+    what ``agent = "learned"`` loads), copy it to ``OUT/replaced_<name>`` and say so."""
+    if not weights.is_file():
+        return
+    out.mkdir(parents=True, exist_ok=True)
+    kept = out / f"replaced_{weights.name}"
+    shutil.copy2(weights, kept)
+    print(f"note: this run replaces {weights} (a copy is kept in {kept}; --weights PATH writes "
+          "elsewhere)", file=sys.stderr)
 
 
 def cmd_games(args: argparse.Namespace) -> int:
