@@ -315,11 +315,14 @@ def cmd_train(args: argparse.Namespace) -> int:
 
 def keep_replaced_weights(weights: Path, out: Path) -> None:
     """Before a run replaces an existing weights file (the shipped ``agents/weights/`` files are
-    what ``agent = "learned"`` loads), copy it to ``OUT/replaced_<name>`` and say so."""
+    what ``agent = "learned"`` loads), copy it to ``OUT/replaced_<name>`` (``replaced_<stem>_<k>``
+    when that exists: an earlier copy is never overwritten) and say so."""
     if not weights.is_file():
         return
     out.mkdir(parents=True, exist_ok=True)
-    kept = out / f"replaced_{weights.name}"
+    kept, k = out / f"replaced_{weights.name}", 1
+    while kept.exists():
+        kept, k = out / f"replaced_{weights.stem}_{k}{weights.suffix}", k + 1
     shutil.copy2(weights, kept)
     print(f"note: this run replaces {weights} (a copy is kept in {kept}; --weights PATH writes "
           "elsewhere)", file=sys.stderr)

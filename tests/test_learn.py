@@ -132,6 +132,24 @@ def test_end_when_out_stops_at_the_learners_exit_with_the_full_games_reward(game
     assert shorter == 0  # the learner never decides again once it is out
 
 
+def test_end_when_out_without_autoreset_never_moves_a_game_whose_episode_is_over():
+    """end_when_out with autoreset off: once the learner is out, its game is left as it is (no
+    learner action lands on an opponent's turn) while the other games play on."""
+    v = vector_env("qdv", 16, seat=0, opponents="random", num_players=4, end_when_out=True,
+                   autoreset=False)
+    obs, info = v.reset(seed=1)
+    pick = np.random.default_rng(0)
+    frozen = 0
+    for _ in range(60):
+        over = v._over()
+        before = v.state.num_decisions.copy()
+        mask = info["action_mask"]
+        obs, r, term, trunc, info = v.step((pick.random(mask.shape) * mask).argmax(axis=1))
+        np.testing.assert_array_equal(v.state.num_decisions[over], before[over])
+        frozen += int((over & ~v.state.done).sum())
+    assert frozen > 0  # the case arose: settled games still running were left untouched
+
+
 def test_settled_placements_match_the_final_ones_on_random_games():
     """qdv and veru: once a seat is settled, the pseudo placements order every seat against it as
     the final placements do (random games on the engine, every seat checked)."""
@@ -564,3 +582,23 @@ def test_bluffsim_train_keeps_a_copy_of_the_weights_file_it_replaces(tmp_path, c
     assert (tmp_path / "run" / "replaced_w.npz").read_bytes() == b"shipped"
     agent = agents.make("learned", bluffsim.make("qdv", 2), weights=str(weights))
     assert agent.meta["iterations"] == 4
+    first = weights.read_bytes()
+    assert main(["train", str(tmp_path / "t.toml"), "--quiet"]) == 0  # again: a second copy
+    assert (tmp_path / "run" / "replaced_w.npz").read_bytes() == b"shipped"
+    assert (tmp_path / "run" / "replaced_w_1.npz").read_bytes() == first
+
+
+def test_anneal_iterations_below_iterations_is_refused_in_one_line(tmp_path, capsys):
+    """anneal_iterations < iterations (in the config, or after --iterations) is a config error:
+    one line naming both values and what is allowed, exit 2, nothing written."""
+    from bluffsim.cli import main
+
+    text = TINY.format(out=tmp_path / "run").replace("anneal = false", "anneal = true\nanneal_iterations = 6")
+    (tmp_path / "t.toml").write_text(text)
+    assert main(["train", str(tmp_path / "t.toml"), "--iterations", "8", "--quiet"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "anneal_iterations (6)" in err and "iterations (8)" in err
+    (tmp_path / "bad.toml").write_text(text.replace("anneal_iterations = 6", "anneal_iterations = 3"))
+    assert main(["train", str(tmp_path / "bad.toml"), "--quiet"]) == 2
+    assert "anneal_iterations (3)" in capsys.readouterr().err
+    assert not (tmp_path / "run").exists()

@@ -104,7 +104,7 @@ class LegumesHeuristic(Agent):
         have_called = top[rows, called] >= 0
         play_called = R.PLAY0 + called * 3 + np.maximum(top[rows, called], 0)
         cheap_score = np.where(hand[:, :R.BOMB] > 0, NUMBER[None, :], 99)
-        # no vegetable: the Double before the Bomb (a last Bomb cannot be beaten)
+        # no vegetable: argmax picks the Bomb on a tie with the Double (the Double kept last)
         no_veg = hand.argmax(axis=1)
         cheapest = np.where(cheap_score.min(axis=1) < 99, cheap_score.argmin(axis=1), no_veg)
         # a lie with an action card costs what a lie with a 1 costs (one card drawn) but sheds

@@ -314,8 +314,13 @@ class BluffsimVectorEnv(VectorEnv):
             raise RuntimeError("call reset() before step()")
         st = self.state
         a = np.asarray(actions).astype(np.int64).reshape(self.num_envs)
-        a = np.where(st.done, -1, a)
-        self.game.step(st, a)
+        live = np.flatnonzero(~self._over())
+        if live.size == (~st.done).sum():
+            self.game.step(st, np.where(st.done, -1, a))
+        elif live.size:  # autoreset off: no move in an episode that is over, though its game runs
+            sub = st.take(live)
+            self.game.step(sub, a[live])
+            put(st, live, sub)
         self._play_opponents()
         settled = self._settled()
         done = st.done | settled

@@ -93,8 +93,18 @@ class TrainConfig:
     source: str = ""
 
     def with_overrides(self, **kw: Any) -> TrainConfig:
-        """A copy with the non-None keywords replaced."""
-        return replace(self, **{k: v for k, v in kw.items() if v is not None})
+        """A copy with the non-None keywords replaced (the schedule checked again)."""
+        cfg = replace(self, **{k: v for k, v in kw.items() if v is not None})
+        cfg.check_schedule()
+        return cfg
+
+    def check_schedule(self) -> None:
+        """Refuse an ``anneal_iterations`` below ``iterations``: the step size would sit at 0 for
+        the last iterations."""
+        if self.anneal and self.anneal_iterations is not None and self.anneal_iterations < self.iterations:
+            raise BluffsimError(f"train.anneal_iterations ({self.anneal_iterations}) is below iterations "
+                                f"({self.iterations}): the step size would be 0 for the last iterations; "
+                                "allowed: at least iterations, or leave it out")
 
 
 def load_train_config(path: str | Path) -> TrainConfig:
@@ -140,6 +150,7 @@ def load_train_config(path: str | Path) -> TrainConfig:
         if n not in agents.list_agents():
             raise BluffsimError(f"{path}: unknown opponent agent {n!r}; available: "
                                 f"{', '.join(agents.list_agents())}")
+    cfg.check_schedule()
     if not 0.0 <= cfg.snapshots < 1.0:
         raise BluffsimError(f"{path}: [opponents] snapshots must be in [0, 1)")
     return cfg

@@ -85,3 +85,24 @@ def test_heuristic_doubles_the_last_accusation_with_the_double_as_its_last_card(
 
 def test_counting_doubles_the_last_accusation_with_the_double_as_its_last_card():
     assert decide("counting", (["carrot-2"], ["double"]), ["open carrot-2 carrot"]) == "accuse double"
+
+
+def test_keeps_is_always_at_two_players_and_at_three_only_with_a_margin():
+    """``keeps``: every game at 2 players; at 3+ never by default (``KEEP_MARGIN = None``), and
+    with a margin only when my hand is at most the smallest other hand plus that margin."""
+    import numpy as np
+
+    from agents.legumes.heuristic import LegumesHeuristic
+
+    ref, _ = scenario([OPENER, OPENER], DRAW)
+    two = LegumesHeuristic(LegumesGame(ref.rules))
+    obs2 = {"hand_sizes": np.array([[5, 9], [9, 2]]), "seat": np.array([0, 0])}
+    assert two.keeps(obs2, np.array([5, 9])).tolist() == [True, True]
+    ref3, _ = scenario([OPENER, OPENER, THIRD], DRAW)
+    three = LegumesHeuristic(LegumesGame(ref3.rules))
+    obs3 = {"hand_sizes": np.array([[4, 6, 8], [4, 6, 8], [7, 3, 9]]), "seat": np.array([0, 1, 0])}
+    size = np.array([4, 6, 7])
+    assert not three.keeps(obs3, size).any()
+    three.KEEP_MARGIN = 1
+    # seat 0 with 4 vs others (6, 8): 4 <= 7; seat 1 with 6 vs (4, 8): 6 > 5; seat 0 with 7 vs (3, 9): 7 > 4
+    assert three.keeps(obs3, size).tolist() == [True, False, False]
