@@ -1,5 +1,6 @@
-"""Bit tricks for the compiled kernels: popcount, the n-th set bit of a 64-bit word, and a
-bitmask of the non-zero entries of a small byte-count array.
+"""Bit tricks for the compiled kernels: popcount, the n-th set bit of a 64-bit word, a
+bitmask of the non-zero entries of a small byte-count array, and seat wrapping without a
+division.
 
 ``popcount`` and ``trailing_zeros`` are LLVM's ``ctpop`` / ``cttz`` (one instruction each on
 x86-64 with POPCNT / BMI); the fused random loops use them to count and pick legal actions
@@ -139,3 +140,14 @@ def prefetch_record(arr, i: int, start: int, stop: int) -> None:
         base = i * arr.itemsize
         for off in range(start, stop, 64):
             _prefetch(arr, base + off)
+
+
+@njit(cache=True)
+def wrap_seat(seat: int, p: int) -> int:  # pragma: no cover - compiled
+    """``seat % p`` for ``-p <= seat < 2 * p`` (a seat at most one lap outside 0 .. p - 1),
+    without a division: the fused loops step seats by small offsets."""
+    if seat >= p:
+        return seat - p
+    if seat < 0:
+        return seat + p
+    return seat

@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from bluffsim import bits_nb as bn
 from bluffsim import rng
 from bluffsim import rng_nb as rn
 from bluffsim.games.qdv import rules as R
@@ -139,20 +140,11 @@ def next_seat(g, h, r, seat, direction):
     p = r.num_players
     cand = seat
     for _ in range(p):
-        cand = wrap(cand + direction, p)
+        cand = bn.wrap_seat(cand + direction, p)
         if g.in_round[cand]:
             return cand
     return seat
 
-
-@njit(cache=True)
-def wrap(seat, p):
-    """``seat % p`` for ``-p <= seat < 2 * p``, without a division."""
-    if seat >= p:
-        return seat - p
-    if seat < 0:
-        return seat + p
-    return seat
 
 
 @njit(cache=True)
@@ -230,7 +222,7 @@ def deal(g, h, r):
     cap = (r.deck_size - 1) // inr
     ptr = 0
     for j in range(p):
-        s = wrap(g.dealer + 1 + j, p)
+        s = bn.wrap_seat(g.dealer + 1 + j, p)
         if g.in_round[s]:
             n = min(np.int64(g.tokens[s]), cap)
             for _ in range(n):
@@ -448,7 +440,7 @@ def next_salad_holder(g, h, r, first):
     """Next salad holder clockwise from the caller (offset >= ``first``); -1 when done."""
     p = r.num_players
     for off in range(first, p):
-        s = wrap(g.caller + off, p)
+        s = bn.wrap_seat(g.caller + off, p)
         if g.in_round[s] and g.hands[s, SALAD] > 0:
             return s
     return -1
@@ -460,7 +452,7 @@ def declare_salads(g, h, r, k):
     me = np.int64(h.current_player)
     g.declared[me] = k
     g.showdown_count += k
-    holder = next_salad_holder(g, h, r, wrap(me - g.caller, r.num_players) + 1)
+    holder = next_salad_holder(g, h, r, bn.wrap_seat(me - g.caller, r.num_players) + 1)
     if holder < 0:
         return resolve(g, h, r)
     h.current_player = holder
@@ -560,7 +552,7 @@ def reward_punish(g, h, r, k):
     """Exact call: the player ``k`` seats clockwise from the caller loses 1 token."""
     c = np.int64(g.caller)
     g.token_tally[c, R.PUNISHED_OTHER] += 1
-    lose(g, h, wrap(c + k, r.num_players), 1, R.LOST_PUNISH)
+    lose(g, h, bn.wrap_seat(c + k, r.num_players), 1, R.LOST_PUNISH)
 
 
 # ===================================================================== round end
@@ -657,7 +649,7 @@ def update_mask(g, h, r):
         legal[0] = r.gain_id
         n = 1
         for k in range(1, p):
-            if g.tokens[wrap(me + k, p)] > 0:
+            if g.tokens[bn.wrap_seat(me + k, p)] > 0:
                 m[r.punish0 + k - 1] = 1
                 legal[n] = r.punish0 + k - 1
                 n += 1

@@ -121,20 +121,11 @@ def next_in(g, r, seat, skip):
     p = r.num_players
     cand = seat
     for _ in range(p):
-        cand = wrap_seat(cand + r.step, p)
+        cand = bn.wrap_seat(cand + r.step, p)
         if not g.out[cand] and cand != skip:
             return cand
     return seat
 
-
-@njit(cache=True)
-def wrap_seat(seat, p):
-    """``seat % p`` for a seat one step outside 0 .. p - 1 at most (no division)."""
-    if seat >= p:
-        return seat - p
-    if seat < 0:
-        return seat + p
-    return seat
 
 
 @njit(cache=True)
@@ -210,7 +201,7 @@ def deal(g, h, r, order):
     for i in range(DECK):
         g.hands[seat, r.deck[order[i]]] += 1
         g.hand_sizes[seat] += 1
-        seat = wrap_seat(seat + r.step, p)
+        seat = bn.wrap_seat(seat + r.step, p)
     start(g, h, r, opener)
 
 
