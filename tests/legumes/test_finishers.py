@@ -4,31 +4,9 @@ accuses a lie); at 3+ players they are shed as before (module docstrings)."""
 
 from __future__ import annotations
 
-import agents
 from bluffsim.games.legumes.reference import scenario
 from bluffsim.games.legumes.vec import LegumesGame
-from bluffsim.rng import AgentRNG
-
-OPENER = ["carrot-2", "tomato-1", "leek-2", "bomb", "choice", "reverse", "double"]
-THIRD = ["pea-2", "tomato-3", "radish-1", "cabbage-2", "choice"]
-DRAW = ["radish-1", "radish-2", "radish-3"]
-
-
-def decide(name, hands, actions, tallies=None, **params) -> str:
-    """The agent's decision (by name) after ``actions``; ``tallies`` sets public per-seat
-    tallies (field -> per-seat lists) before the first action."""
-    ref, s = scenario([list(h) for h in hands], DRAW)
-    for field, value in (tallies or {}).items():
-        setattr(s, field, value if isinstance(value, int) else [list(v) for v in value])
-    for a in actions:
-        ref.apply(s, a)
-    game = LegumesGame(ref.rules)
-    st = game.from_reference([s])
-    agent = agents.make(name, game, **params)
-    a = agent.act(game.observe(st), st.legal_action_mask,
-                  AgentRNG(st.seed, st.current_player, st.num_decisions))
-    assert st.legal_action_mask[0, a[0]]
-    return game.action_names[int(a[0])]
+from tests.legumes.test_counting_decisions import DRAW, OPENER, THIRD, decide
 
 
 def test_heuristic_lies_with_the_choice_not_the_double_at_two_players():
