@@ -247,14 +247,21 @@ def memo_row(gkeys, buckets, cdf, below, fill, key, cls, salad_p, lc, comp_p, co
 
 
 @njit(cache=True, inline="always")
-def tilt_exps(tilt, w, expw):
-    """``expw[u] = exp(tilt · u − max_u tilt · u)`` for ``u < w``: the tilt's weights as
-    ``Posterior`` computes them."""
+def tilt_max(tilt, w):
+    """``max_u tilt · u`` over ``u < w``, each product as the weights use it."""
     tmax = -np.inf
     for u in range(w):
         t = tilt * np.float64(u)
         if t > tmax:
             tmax = t
+    return tmax
+
+
+@njit(cache=True, inline="always")
+def tilt_exps(tilt, w, expw):
+    """``expw[u] = exp(tilt · u − max_u tilt · u)`` for ``u < w``: the tilt's weights as
+    ``Posterior`` computes them."""
+    tmax = tilt_max(tilt, w)
     for u in range(w):
         expw[u] = math.exp(tilt * np.float64(u) - tmax)
 
@@ -270,11 +277,7 @@ def tilt_row(src, tilt, want_below, cdf_out, below_out, expw, have_exps, pmf):
         for u in range(w):
             pmf[u] = (src[u + 1] - src[u]) * expw[u]
     else:
-        tmax = -np.inf
-        for u in range(w):
-            t = tilt * np.float64(u)
-            if t > tmax:
-                tmax = t
+        tmax = tilt_max(tilt, w)
         for u in range(w):
             d = src[u + 1] - src[u]
             pmf[u] = d * math.exp(tilt * np.float64(u) - tmax) if d != 0.0 else d
