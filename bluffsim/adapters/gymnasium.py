@@ -242,17 +242,21 @@ class BluffsimVectorEnv(VectorEnv):
             turn = live & (st.current_player.astype(np.int64) != self.learner)
             if not turn.any():
                 return
-            if turn.sum() == (~st.done).sum():           # nobody waits for the learner: full batch
-                idx = np.flatnonzero(turn)
-                actions = np.full(self.num_envs, -1, np.int64)
-                actions[idx] = self._opponent_actions(st, idx)
-                self.game.step(st, actions)
-            else:
-                idx = np.flatnonzero(turn)
-                sub = st.take(idx)
-                acts = self._opponent_actions(sub, idx, local=True)
-                self.game.step(sub, acts)
-                put(st, idx, sub)
+            self._step_games(np.flatnonzero(turn), self._opponent_actions)
+
+    def _step_games(self, idx: np.ndarray, choose: Any) -> None:
+        """Step games ``idx`` with ``choose(state, idx, local)``'s actions for them: on the whole
+        batch (``-1`` elsewhere) when ``idx`` is every running game, else on a sub-batch taken out
+        and put back (``local``: ``state`` holds only those games)."""
+        st = self.state
+        if idx.size == (~st.done).sum():           # nobody else runs: the full batch
+            actions = np.full(self.num_envs, -1, np.int64)
+            actions[idx] = choose(st, idx, False)
+            self.game.step(st, actions)
+        elif idx.size:
+            sub = st.take(idx)
+            self.game.step(sub, choose(sub, idx, True))
+            put(st, idx, sub)
 
     def _settled(self) -> np.ndarray:
         """bool[N]: the learner's final place is fixed in a running game (``end_when_out``)."""
@@ -314,13 +318,8 @@ class BluffsimVectorEnv(VectorEnv):
             raise RuntimeError("call reset() before step()")
         st = self.state
         a = np.asarray(actions).astype(np.int64).reshape(self.num_envs)
-        live = np.flatnonzero(~self._over())
-        if live.size == (~st.done).sum():
-            self.game.step(st, np.where(st.done, -1, a))
-        elif live.size:  # autoreset off: no move in an episode that is over, though its game runs
-            sub = st.take(live)
-            self.game.step(sub, a[live])
-            put(st, live, sub)
+        live = np.flatnonzero(~self._over())  # autoreset off: an episode over may still run
+        self._step_games(live, lambda s, rows, local: a[rows])
         self._play_opponents()
         settled = self._settled()
         done = st.done | settled
