@@ -32,6 +32,10 @@ writes ``ladder.csv`` (one row per table) and ``ladder.md`` (the same as a
 markdown table) in ``--out``.  Tables are independent seeds (crc32 of the table
 id), built programmatically with the tournament runner's ``Experiment`` and
 played with ``play_shard``.
+
+Known failures: veru's ``h/bluff=0.0`` tables (a never-lying heuristic against random
+players) cannot pass — even an honest player that checks with the truth of every claim
+loses to the random seat after it (``honest_bound.py``, README).
 """
 
 from __future__ import annotations
