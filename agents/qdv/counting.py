@@ -39,8 +39,10 @@ q_j e^{beta_j}))`` over the seats other than me that bid ``f`` this round.
 
 **Stakes.**  Losing ``L`` tokens with ``t`` left costs ``min(L, t)`` plus
 ``elim_cost`` if it eliminates (``L >= t``); an opponent's loss counts the same
-way times ``spite / (players in the round − 1)``.  Decisions maximise the
-expected value over the posterior of ``T``:
+way times ``spite / (players in the round − 1)`` (default 0.5, chosen on the robustness
+ladder: with 1.0 counting tied three 4-player ``learned`` agents, 0.271 against 0.270 over
+9,600 games; 0.5 wins all 70 counting tables, on average 0.015 more than 1.0, the worst
+table 0.007 less).  Decisions maximise the expected value over the posterior of ``T``:
 
 - ``menteur`` on bid b: I lose T−b+1 when T >= b (declaring no salads), else
   the bidder loses b−T+1;
@@ -553,7 +555,7 @@ class QdvCounting(Agent):
 
     name = "counting"
     traits = Traits(stochastic=False, uses_history=True)
-    params = {"spite": 1.0, "token_risk": None, "elim_cost": 3.0, "evidence": True}
+    params = {"spite": 0.5, "token_risk": None, "elim_cost": 3.0, "evidence": True}
     spec = {
         "spite": real(0, doc="weight of the tokens my exact call makes an opponent lose"),
         "token_risk": probability("chance a challenge card costs a token (None: the share of "
