@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 
@@ -13,12 +9,9 @@ import agents
 import bluffsim
 from bluffsim.games.veru import rules as R
 from bluffsim.rng import AgentRNG
+from tests.scripts import load_script
 
-PATH = Path(__file__).resolve().parents[1] / "experiments" / "ladders" / "honest_bound.py"
-spec = importlib.util.spec_from_file_location("honest_bound", PATH)
-H = importlib.util.module_from_spec(spec)
-sys.modules["honest_bound"] = H
-spec.loader.exec_module(H)
+H = load_script("ladders/honest_bound.py")
 
 
 def test_claim_truth_read_from_the_state_is_what_the_check_finds():

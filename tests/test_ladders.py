@@ -2,21 +2,14 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 import pytest
 
 from agents.learned import shipped_weights
+from tests.scripts import load_script
 
-PATH = Path(__file__).resolve().parents[1] / "experiments" / "ladders" / "run.py"
-spec = importlib.util.spec_from_file_location("ladder_run", PATH)
-L = importlib.util.module_from_spec(spec)
-sys.modules["ladder_run"] = L
-spec.loader.exec_module(L)
+L = load_script("ladders/run.py")
 
 
 def test_pass_fail_logic_on_synthetic_numbers():

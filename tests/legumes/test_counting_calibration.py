@@ -22,20 +22,13 @@ Stated tolerances:
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 
 from agents.legumes.counting import truth_probability  # noqa: F401  (the old single term)
+from tests.scripts import load_script
 
-PATH = Path(__file__).resolve().parents[2] / "experiments" / "fit_legumes_counting.py"
-spec = importlib.util.spec_from_file_location("fit_legumes_counting", PATH)
-F = importlib.util.module_from_spec(spec)
-sys.modules["fit_legumes_counting"] = F
-spec.loader.exec_module(F)
+F = load_script("fit_legumes_counting.py")
 
 TOL_POOLED, TOL_TYPE, TOL_BOMB, MIN_BIN = 0.12, 0.25, 0.03, 150
 BINS = np.linspace(0, 1, 6)

@@ -21,10 +21,6 @@ a bin of 100 is at most 0.05).
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 
@@ -35,15 +31,12 @@ from bluffsim.games.qdv import rules as R
 from bluffsim.games.qdv.reference import scenario
 from bluffsim.games.qdv.vec import QdvGame
 from bluffsim.rng import AgentRNG
+from tests.scripts import load_script
 
 TOL = 0.10
 MIN_BIN = 100
 
-_spec = importlib.util.spec_from_file_location(
-    "fit_qdv_counting", Path(__file__).resolve().parents[2] / "experiments" / "fit_qdv_counting.py")
-F = importlib.util.module_from_spec(_spec)
-sys.modules["fit_qdv_counting"] = F
-_spec.loader.exec_module(F)
+F = load_script("fit_qdv_counting.py")
 
 
 
