@@ -525,11 +525,21 @@ def call_features(p_false: np.ndarray, rate: np.ndarray, surprise: np.ndarray) -
     return np.stack([np.ones_like(p_false), logit(p_false), logit(rate), surprise], axis=-1)
 
 
+def call_logit(features: np.ndarray, weights: tuple[float, ...] | None = None) -> np.ndarray:
+    """float64[...]: ``features @ weights`` of the call model, its four terms added in pairs,
+    ``(x0 w0 + x2 w2) + (x1 w1 + x3 w3)`` — not by BLAS, whose order depends on the batch and
+    the CPU — so a row has the same bits in any batch on any machine (the kernel's
+    ``call_logit`` adds alike)."""
+    w = np.asarray(CALL_WEIGHTS if weights is None else weights, dtype=np.float64)
+    f = features
+    return ((f[..., 0] * w[0] + f[..., 2] * w[2])
+            + (f[..., 1] * w[1] + f[..., 3] * w[3]))
+
+
 def p_call(features: np.ndarray, weights: tuple[float, ...] | None = None) -> np.ndarray:
     """Probability the next seat calls ``menteur`` on my bid: a logistic model of
     ``call_features`` with ``CALL_WEIGHTS`` (module docstring)."""
-    w = np.asarray(CALL_WEIGHTS if weights is None else weights)
-    return 1.0 / (1.0 + np.exp(-(features @ w)))
+    return 1.0 / (1.0 + np.exp(-call_logit(features, weights)))
 
 
 def next_view_means(obs: dict[str, np.ndarray], post: Posterior, rules: R.Rules) -> np.ndarray:

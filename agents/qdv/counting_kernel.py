@@ -8,7 +8,7 @@ operation order, so the decisions are bit-identical: the visible pool and class 
 posterior (``Posterior``), the called posterior (``called_posterior``) and the expected
 value of every legal action (``values``), then the first best action.  Sums that numpy
 reduces pairwise (``ndarray.sum``) use numpy's pairwise order (``pairwise_sum``); the
-call model's dot product uses the order of numpy's BLAS product (``call_logit``).
+call model's dot product adds its terms in pairs, as the reference's ``call_logit``.
 
 The memo tables (``CountTable``) are filled here too: a class tuple met for the first
 time is computed by ``hidden_value_row`` (the per-tuple form of
@@ -337,7 +337,7 @@ def logit(p):
 
 @njit(cache=True, inline="always")
 def call_logit(x0, x1, x2, x3, w0, w1, w2, w3):
-    """``features @ CALL_WEIGHTS`` in the order numpy's BLAS product adds the four terms."""
+    """``features @ CALL_WEIGHTS`` with the four terms added in pairs (``counting.call_logit``)."""
     return (x0 * w0 + x2 * w2) + (x1 * w1 + x3 * w3)
 
 

@@ -172,12 +172,15 @@ def test_pairwise_sum_is_numpys_row_sum(n):
     assert np.array_equal(got, want)
 
 
-def test_call_logit_is_numpys_product_with_the_call_weights():
-    """``call_logit`` adds the four terms as numpy's ``features @ CALL_WEIGHTS`` does (its BLAS
-    product), bit for bit, on features shaped as the agent builds them."""
+def test_call_logit_is_the_references_and_a_dot_product():
+    """The kernel's ``call_logit`` equals the reference's ``call_logit`` bit for bit, which is
+    ``features @ CALL_WEIGHTS`` to rounding and gives a row the same bits alone as in a batch,
+    on features shaped as the agent builds them."""
     gen = np.random.default_rng(0)
     feats = C.call_features(gen.uniform(0, 1, size=(4096, 6)), gen.uniform(0, 1, size=(4096, 1)),
                             gen.normal(0, 4, size=(4096, 6)))
-    want = feats @ np.asarray(C.CALL_WEIGHTS)
+    want = C.call_logit(feats)
+    assert np.allclose(want, feats @ np.asarray(C.CALL_WEIGHTS), rtol=1e-12, atol=1e-12)
+    assert np.array_equal(C.call_logit(feats[7:8]), want[7:8])
     got = np.array([[K.call_logit(*f, *C.CALL_WEIGHTS) for f in row] for row in feats])
     assert np.array_equal(got, want)
