@@ -403,6 +403,11 @@ class VeruCounting(Agent):
         """Responds and pads by expected value; announcing and true cards as the heuristic: all
         in the compiled ``counting_kernel.decide_kernel``, the same actions as the numpy
         ``act_reference``."""
+        return self.decide_rows(obs)
+
+    def decide_rows(self, obs: dict[str, np.ndarray], probs: np.ndarray | None = None) -> np.ndarray:
+        """int64[B]: every row's action from the compiled ``counting_kernel.decide_kernel``;
+        with ``probs`` (float64[B, 3]) also its model probabilities (kernel docstring)."""
         rules = self.game.rules
         o = {k: np.asarray(obs[k], dtype=t) for k, t in KERNEL_FIELDS.items()}
         out = np.zeros(o["phase"].shape[0], np.int64)
@@ -413,7 +418,8 @@ class VeruCounting(Agent):
             o["cards_claimed"], o["claims_checked"], o["checks"], int(rules.jokers), int(rules.step),
             LOG_CHOOSE, _weights(HONESTY_WEIGHTS, len(HONESTY_FEATURES)),
             _weights(DOUBT_WEIGHTS, len(DOUBT_FEATURES)),
-            _weights(FITTING_WEIGHTS, len(FITTING_FEATURES)), self.kernel_params(), out)
+            _weights(FITTING_WEIGHTS, len(FITTING_FEATURES)), self.kernel_params(), out,
+            np.empty((0, 3)) if probs is None else probs)
         return out
 
     def kernel_params(self) -> np.ndarray:

@@ -355,10 +355,14 @@ def heuristic_lie(hand, b, rank):
 def decide_kernel(seat, phase, hand, hand_sizes, out, closed, claimant, claim_rank, claim_count,
                   put_count, my_table, bank_sizes, my_bank, discard_seen, discard_hidden,
                   num_rounds, claims, cards_claimed, claims_checked, checks, jokers, step, table,
-                  hon_w, doubt_w, fit_w, prm, result):
+                  hon_w, doubt_w, fit_w, prm, result, probs):
     """Write every row's action into ``result``: ``VeruCounting.act_reference`` for one row
-    at a time (module docstring)."""
+    at a time (module docstring).  When ``probs`` (float64[B, 3]) has a row per game it also
+    gets the model's probabilities: respond rows (``claim_probability``, ``doubt_probability``
+    of one card, NaN), pad rows (NaN, ``doubt_probability`` of the claim now and padded);
+    other rows are left as they are."""
     n = phase.shape[0]
+    keep = probs.shape[0] == n
     kind_of = np.zeros(n, np.int64)  # 1: respond, 2: pad
     n_resp = 0
     n_pad = 0
@@ -457,6 +461,8 @@ def decide_kernel(seat, phase, hand, hand_sizes, out, closed, claimant, claim_ra
                            discard_seen, discard_hidden, num_rounds, bank_sizes, claims, checks,
                            claims_checked, step, fit_w, kind, table, prm, base, feats)
             d1 = doubt_row(base, 1, doubt_w, kind, feats)
+            if keep:
+                probs[b, 0], probs[b, 1], probs[b, 2] = p, d1, np.nan
             ev_lie = 1.0 - d1 * np.float64(pot + 1)
             held_cards = 0
             for t in range(NUM_TYPES):
@@ -480,6 +486,8 @@ def decide_kernel(seat, phase, hand, hand_sizes, out, closed, claimant, claim_ra
                            claims_checked, step, fit_w, kind, table, prm, base, feats)
             d_now = doubt_row(base, k, doubt_w, kind, feats)
             d_pad = doubt_row(base, k + 1, doubt_w, kind, feats)
+            if keep:
+                probs[b, 0], probs[b, 1], probs[b, 2] = np.nan, d_now, d_pad
             cost_stop = d_now * np.float64(k + bank) if lies > 0 else 0.0
             cost_pad = -1.0 + d_pad * np.float64(k + 1 + bank)
             if cost_pad + prm[P_LIE_MARGIN] < cost_stop and k < 3:
