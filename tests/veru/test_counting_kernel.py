@@ -135,10 +135,12 @@ def test_compiled_actions_equal_the_reference_on_random_tallies_and_subsets(play
 
 
 @pytest.mark.parametrize("m", [5, 14, 20])
-@pytest.mark.parametrize("n", [1, 2, 3, 4, 5, 6, 7, 9, 31, 1021, 1024])
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 5, 6, 7, 9, 31, 1021, 1024, C.KERNEL_MAX_ROWS - 1,
+                               C.KERNEL_MAX_ROWS])
 def test_blas_dot_is_numpys_matrix_vector_product(m, n):
     """``blas_dot`` of row ``i`` (kernel ``blas_kind(i, n)``) equals row ``i`` of numpy's
-    ``features @ weights`` for an ``n``-row call, bit for bit, for the three models' sizes."""
+    ``features @ weights`` for an ``n``-row call, bit for bit, for the three models' sizes, up to
+    the largest batch the kernel decides."""
     gen = np.random.default_rng(1000 * m + n)
     x = gen.normal(size=(n, m)) * gen.choice([1e-3, 1.0, 1e3], size=(n, m))
     w = gen.normal(size=m) * gen.choice([1e-2, 1.0, 10.0], size=m)
