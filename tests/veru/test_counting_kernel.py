@@ -149,7 +149,7 @@ def test_blas_dot_is_numpys_matrix_vector_product(m, n):
     assert np.array_equal(got, want)
 
 
-def test_compiled_smooth_pmf_and_hand_pool_pieces_equal_numpy():
+def test_compiled_smooth_pmf_equals_numpy():
     """The per-row ``smooth_pmf`` (exp of log-binomials) equals numpy's on a grid of pools,
     fractional fitting counts, draws and values, bit for bit."""
     pools, goods, draws, xs = [], [], [], []
