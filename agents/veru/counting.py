@@ -60,12 +60,12 @@ checked not to break 3-6 player tables of other opponents; ``lie_margin`` 0.5 an
 Compiled.  ``act`` runs ``counting_kernel.decide_kernel`` (numba): one loop over the rows
 doing, per row, what the numpy path does for the batch — the heuristic's announce and true
 cards, ``respond`` and ``pad`` with every model piece above — in the same floating-point
-operation order (numpy's row sums, and its BLAS ``features @ weights`` order, which depends on
-where a row sits in the numpy call: see the kernel's docstring), so the actions are
-bit-identical.  The numpy path stays as ``act_reference``, the readable reference, and the
-public helpers (``claim_probability``, ``doubt_probability``, ``next_holds_fitting`` ...) are
-the numpy ones; ``tests/veru/test_counting_kernel.py`` checks compiled == reference (actions,
-and probabilities bit for bit) on played games and random observations.
+operation order (numpy's row sums; the models' weighted sums are ``agents.linear``, left to
+right, never BLAS), so the actions are bit-identical.  The numpy path stays as ``act_reference``,
+the readable reference, and the public helpers (``claim_probability``,
+``doubt_probability``, ``next_holds_fitting`` ...) are the numpy ones;
+``tests/veru/test_counting_kernel.py`` checks compiled == reference (actions, and
+probabilities bit for bit) on played games and random observations.
 
 Simplifications: pick-ups I saw are not tracked per card (the seat may have
 played them since); all unplaced cards of a type are alike; the chain after the
@@ -86,6 +86,7 @@ import numpy as np
 
 from agents.base import Agent, Traits, real, register_agent
 from agents.combinatorics import LOG_CHOOSE, hypergeom_pmf
+from agents.linear import linear
 from agents.veru import counting_kernel as K
 from agents.veru.heuristic import VeruHeuristic
 from bluffsim.games.veru import rules as R
@@ -267,8 +268,8 @@ def fitting_probability(obs: dict[str, np.ndarray], rules: R.Rules, step: int,
     up, so hands are poorer in the running rank than a uniform slice of the pool."""
     if weights is None:
         return _memo(obs, ("fitting", step), lambda: 1.0 / (1.0 + np.exp(
-            -(fitting_features(obs, rules, step) @ FITTING_WEIGHTS))))
-    return 1.0 / (1.0 + np.exp(-(fitting_features(obs, rules, step) @ np.asarray(weights, np.float64))))
+            -linear(fitting_features(obs, rules, step), FITTING_WEIGHTS))))
+    return 1.0 / (1.0 + np.exp(-linear(fitting_features(obs, rules, step), weights)))
 
 
 def doubt_features(obs: dict[str, np.ndarray], rules: R.Rules, count: np.ndarray,
@@ -344,14 +345,14 @@ def claim_probability(obs: dict[str, np.ndarray], rules: R.Rules,
     claimant (``reckless_truth``) and the fitted logistic model of a rule-following one."""
     w = HONESTY_WEIGHTS if weights is None else np.asarray(weights, dtype=np.float64)
     r, t = reckless_truth(obs, rules)
-    return r * t + (1 - r) / (1.0 + np.exp(-(honesty_features(obs, rules) @ w)))
+    return r * t + (1 - r) / (1.0 + np.exp(-linear(honesty_features(obs, rules), w)))
 
 
 def doubt_probability(obs: dict[str, np.ndarray], rules: R.Rules, count: np.ndarray, step: int,
                       weights: np.ndarray | None = None) -> np.ndarray:
     """float[B]: probability that the next player disbelieves my claim of ``count`` cards."""
     w = DOUBT_WEIGHTS if weights is None else np.asarray(weights, dtype=np.float64)
-    return 1.0 / (1.0 + np.exp(-(doubt_features(obs, rules, count, step) @ w)))
+    return 1.0 / (1.0 + np.exp(-linear(doubt_features(obs, rules, count, step), w)))
 
 
 def next_in_turn(obs: dict[str, np.ndarray], step: int) -> np.ndarray:
@@ -387,10 +388,6 @@ KERNEL_FIELDS = {
 }
 
 
-# the largest batch the kernel decides (above it ``act`` runs the numpy reference); numpy's
-# products were checked to run on one OpenBLAS thread up to 20,001 rows of 20 features
-KERNEL_MAX_ROWS = 16384
-
 
 def _weights(w: np.ndarray, n: int) -> np.ndarray:
     """A model's weights as the contiguous float64[n] the kernel reads."""
@@ -417,11 +414,7 @@ class VeruCounting(Agent):
     def act(self, obs: dict[str, np.ndarray], legal_mask: np.ndarray, rng: AgentRNG) -> np.ndarray:
         """Responds and pads by expected value; announcing and true cards as the heuristic: all
         in the compiled ``counting_kernel.decide_kernel``, the same actions as the numpy
-        ``act_reference``.  Batches above ``KERNEL_MAX_ROWS`` run ``act_reference`` itself:
-        there OpenBLAS may split numpy's products between threads, at places that depend on its
-        thread count, and the kernel follows the one-thread order."""
-        if obs["phase"].shape[0] > KERNEL_MAX_ROWS:
-            return self.act_reference(obs, legal_mask, rng)
+        ``act_reference``."""
         return self.decide_rows(obs)
 
     def decide_rows(self, obs: dict[str, np.ndarray], probs: np.ndarray | None = None) -> np.ndarray:

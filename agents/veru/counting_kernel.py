@@ -10,18 +10,12 @@ and ``pad`` (``doubt_probability`` of the claim now and padded), with the model 
 written for one row.
 
 Floating point.  ``math.exp`` / ``math.log`` / ``math.pow`` call the same C library as
-numpy's float64 ``exp`` / ``log`` / ``power`` on this machine (no AVX-512 kernels in use),
-the tests check the decisions, not only the probabilities.  Row sums of fewer than eight
-floats are added left to right from 0.0 (numpy's pairwise sum below its block of 8).  The
-logistic models' ``features @ weights`` are numpy's BLAS products (OpenBLAS ``dgemv_t``, or
-``ddot`` when the numpy call had a single row), whose order depends on where the row sat in
-the numpy call's batch: ``blas_dot`` reproduces the x86-64 Haswell/Zen kernels (four-row
-blocks with four FMA lanes, then a two-row and a one-row SSE kernel without FMA, then the
-``m % 4`` tail features in C with FMA contraction; one-row calls: ``ddot``, 16-wide FMA
-blocks then a plain sequential tail).  So the kernel counts the rows of each numpy call
-(the respond rows, the pad rows) first and gives every row its position.  A different
-BLAS would need another ``blas_dot``: ``tests/veru/test_counting_kernel.py`` checks it
-against ``@`` on this machine.
+numpy's float64 ``exp`` / ``log`` / ``power`` on this machine (x86-64 without AVX-512, where
+numpy has no SIMD ``exp`` / ``log`` of its own); the tests check the decisions, not only
+the probabilities.  Row sums of fewer than eight floats are added left to right from 0.0
+(numpy's pairwise sum below its block of 8).  The logistic models' weighted sums are
+``linear_row``, left to right one term at a time, as the reference's ``agents.linear``
+(never BLAS, whose order depends on the batch, the thread count and the CPU).
 """
 
 from __future__ import annotations
@@ -29,9 +23,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from llvmlite import ir
-from numba import njit, types
-from numba.extending import intrinsic
+from numba import njit
 
 from agents.combinatorics import TABLE_N
 
@@ -44,90 +36,13 @@ PHASE_ANNOUNCE, PHASE_PUT, PHASE_RESPOND = 0, 1, 2
 (P_OPEN, P_RIVAL, P_ADD_MARGIN, P_LIE_MARGIN, P_LOG_FALSE, P_LOG_TRUE, P_PRIOR) = range(7)
 NUM_PARAMS = 7
 
-# the BLAS kernel a row of a numpy ``features @ weights`` went through (``blas_kind``)
-DOT, K4X4, K4X2, K4X1 = 0, 1, 2, 3
-
-
-@intrinsic
-def fma(typingctx, a, b, c):  # noqa: ANN001, ANN201, ARG001
-    """``a * b + c`` rounded once (LLVM's ``llvm.fma.f64``: the CPU's FMA instruction)."""
-    sig = types.float64(types.float64, types.float64, types.float64)
-
-    def codegen(context, builder, signature, args):  # noqa: ANN001, ANN202, ARG001
-        dbl = ir.DoubleType()
-        fn = builder.module.declare_intrinsic("llvm.fma", [dbl], ir.FunctionType(dbl, [dbl] * 3))
-        return builder.call(fn, args)
-
-    return sig, codegen
-
-
 @njit(cache=True, inline="always")
-def blas_kind(pos, n):
-    """The kernel OpenBLAS ran row ``pos`` of an ``n``-row ``matrix @ vector`` through: ``ddot``
-    for one row, else four-row blocks, then a two-row and a one-row remainder."""
-    if n == 1:
-        return DOT
-    full = n - n % 4
-    if pos < full:
-        return K4X4
-    if n % 4 >= 2 and pos < full + 2:
-        return K4X2
-    return K4X1
-
-
-@njit(cache=True)
-def blas_dot(x, w, m, kind):
-    """``x[:m] @ w[:m]`` in the order of the OpenBLAS kernel ``kind`` (module docstring)."""
-    if kind == DOT:
-        n1 = m - m % 16
-        dot = 0.0
-        if n1 > 0:
-            acc = np.zeros(16)
-            for i in range(n1):
-                acc[i % 16] = fma(x[i], w[i], acc[i % 16])
-            h = np.empty(8)
-            for a in range(4):  # each 256-bit accumulator folded to 128 bits
-                h[2 * a] = acc[4 * a] + acc[4 * a + 2]
-                h[2 * a + 1] = acc[4 * a + 1] + acc[4 * a + 3]
-            lo0, lo1 = h[0] + h[2], h[1] + h[3]
-            hi0, hi1 = h[4] + h[6], h[5] + h[7]
-            lo0, lo1 = lo0 + hi0, lo1 + hi1
-            dot = lo0 + lo1
-        for i in range(n1, m):
-            dot += x[i] * w[i]
-        return dot
-    nb = m - m % 4
-    if kind == K4X4:
-        l0 = l1 = l2 = l3 = 0.0
-        for i in range(0, nb, 4):
-            l0 = fma(x[i], w[i], l0)
-            l1 = fma(x[i + 1], w[i + 1], l1)
-            l2 = fma(x[i + 2], w[i + 2], l2)
-            l3 = fma(x[i + 3], w[i + 3], l3)
-        y = (l0 + l2) + (l1 + l3)
-    elif kind == K4X2:
-        l0 = l1 = 0.0
-        for i in range(0, nb, 2):
-            l0 += x[i] * w[i]
-            l1 += x[i + 1] * w[i + 1]
-        y = l0 + l1
-    else:
-        l0 = l1 = l2 = l3 = 0.0
-        for i in range(0, nb, 4):
-            l0 += x[i] * w[i]
-            l1 += x[i + 1] * w[i + 1]
-            l2 += x[i + 2] * w[i + 2]
-            l3 += x[i + 3] * w[i + 3]
-        y = (l0 + l2) + (l1 + l3)
-    y = 0.0 + y   # the kernel's sum added into the zeroed output
-    tail = m - nb
-    if tail == 1:
-        y = fma(x[nb], w[nb], y)
-    elif tail == 2:
-        y = y + fma(x[nb], w[nb], x[nb + 1] * w[nb + 1])
-    elif tail == 3:
-        y = y + fma(x[nb], w[nb], fma(x[nb + 1], w[nb + 1], x[nb + 2] * w[nb + 2]))
-    return y
+def linear_row(x, w, m):
+    """``x[:m] @ w[:m]`` added left to right, one term at a time (``agents.linear``)."""
+    acc = x[0] * w[0]
+    for i in range(1, m):
+        acc = acc + x[i] * w[i]
+    return acc
 
 
 @njit(cache=True, inline="always")
@@ -260,9 +175,9 @@ def next_seat(b, seat, out, step):
 @njit(cache=True)
 def doubt_base_row(b, hp, hg, hand_sizes, out, seat, claim_rank, claim_count, discard_seen,
                    discard_hidden, num_rounds, bank_sizes, claims, checks, claims_checked, step,
-                   fit_w, kind, table, prm, base, feats):
+                   fit_w, table, prm, base, feats):
     """Fill ``base`` with ``_doubt_base`` of row ``b``: q, logit add, logit doubt, seen, bank,
-    r, per_answer, logit structured (``fitting_probability`` through ``blas_dot``)."""
+    r, per_answer, logit structured (``fitting_probability`` through ``linear_row``)."""
     nxt = next_seat(b, seat, out, step)
     hand = min(np.int64(hand_sizes[b, nxt]), hp)
     lq = logit(1.0 - smooth_pmf(table, hp, hg, hand, 0))
@@ -271,7 +186,7 @@ def doubt_base_row(b, hp, hg, hand_sizes, out, seat, claim_rank, claim_count, di
     feats[2] = np.float64(discard_hidden[b]) / 10.0
     feats[3] = np.float64(num_rounds[b]) / 10.0
     feats[4] = np.float64(claim_count[b])
-    q = sigmoid_of(blas_dot(feats, fit_w, 5, kind))
+    q = sigmoid_of(linear_row(feats, fit_w, 5))
     add = add_of(claims, checks, b, nxt)
     doubt = doubt_of(checks, b, nxt)
     rank = max(np.int64(claim_rank[b]), 0)
@@ -293,7 +208,7 @@ def doubt_base_row(b, hp, hg, hand_sizes, out, seat, claim_rank, claim_count, di
 
 
 @njit(cache=True)
-def doubt_row(base, k, doubt_w, kind, feats):
+def doubt_row(base, k, doubt_w, feats):
     """``doubt_probability`` of a claim of ``k`` cards from the row's ``base`` (``_doubt_x``)."""
     q, add, dl, seen, bank, r, per_answer, ls = (base[0], base[1], base[2], base[3], base[4],
                                                  base[5], base[6], base[7])
@@ -319,7 +234,7 @@ def doubt_row(base, k, doubt_w, kind, feats):
     feats[17] = q * dl
     feats[18] = ls
     feats[19] = ls * (1.0 if k == 1 else 0.0)
-    return sigmoid_of(blas_dot(feats, doubt_w, 20, kind))
+    return sigmoid_of(linear_row(feats, doubt_w, 20))
 
 
 @njit(cache=True, inline="always")
@@ -364,8 +279,6 @@ def decide_kernel(seat, phase, hand, hand_sizes, out, closed, claimant, claim_ra
     n = phase.shape[0]
     keep = probs.shape[0] == n
     kind_of = np.zeros(n, np.int64)  # 1: respond, 2: pad
-    n_resp = 0
-    n_pad = 0
     for b in range(n):
         ph = phase[b]
         rank = max(np.int64(claim_rank[b]), 0)
@@ -386,17 +299,13 @@ def decide_kernel(seat, phase, hand, hand_sizes, out, closed, claimant, claim_ra
             elif put_count[b] > 0:
                 act = DONE
                 kind_of[b] = 2
-                n_pad += 1
             else:
                 act = PUT0 + heuristic_lie(hand, b, rank)
         elif ph == PHASE_RESPOND:
             kind_of[b] = 1
-            n_resp += 1
         result[b] = act
     feats = np.empty(20)
     base = np.empty(8)
-    pos_resp = 0
-    pos_pad = 0
     for b in range(n):
         if kind_of[b] == 0:
             continue
@@ -409,8 +318,6 @@ def decide_kernel(seat, phase, hand, hand_sizes, out, closed, claimant, claim_ra
                                claim_rank, claimant, claim_count, seat, bank_sizes,
                                claims_checked, jokers)
         if kind_of[b] == 1:
-            kind = blas_kind(pos_resp, n_resp)
-            pos_resp += 1
             # claim_probability
             k = max(count, 1)
             cl = max(np.int64(claimant[b]), 0)
@@ -445,7 +352,7 @@ def decide_kernel(seat, phase, hand, hand_sizes, out, closed, claimant, claim_ra
             feats[12] = r * held
             feats[13] = r * math.pow(share, fk)
             truth = math.pow(0.5 * hg / hp, fk)
-            p = r * truth + (1 - r) / (1.0 + math.exp(-blas_dot(feats, hon_w, 14, kind)))
+            p = r * truth + (1 - r) / (1.0 + math.exp(-linear_row(feats, hon_w, 14)))
             # expected values
             pot = count + bank
             fpot = np.float64(pot)
@@ -459,8 +366,8 @@ def decide_kernel(seat, phase, hand, hand_sizes, out, closed, claimant, claim_ra
             add = PUT0 + rank if natural > 0 else PUT0 + JOKER
             doubt_base_row(b, hp, hg, hand_sizes, out, seat, claim_rank, claim_count,
                            discard_seen, discard_hidden, num_rounds, bank_sizes, claims, checks,
-                           claims_checked, step, fit_w, kind, table, prm, base, feats)
-            d1 = doubt_row(base, 1, doubt_w, kind, feats)
+                           claims_checked, step, fit_w, table, prm, base, feats)
+            d1 = doubt_row(base, 1, doubt_w, feats)
             if keep:
                 probs[b, 0], probs[b, 1], probs[b, 2] = p, d1, np.nan
             ev_lie = 1.0 - d1 * np.float64(pot + 1)
@@ -477,15 +384,13 @@ def decide_kernel(seat, phase, hand, hand_sizes, out, closed, claimant, claim_ra
             else:
                 result[b] = check
         else:
-            kind = blas_kind(pos_pad, n_pad)
-            pos_pad += 1
             k = count
             lies = k - np.int64(my_table[b, rank]) - np.int64(my_table[b, JOKER])
             doubt_base_row(b, hp, hg, hand_sizes, out, seat, claim_rank, claim_count,
                            discard_seen, discard_hidden, num_rounds, bank_sizes, claims, checks,
-                           claims_checked, step, fit_w, kind, table, prm, base, feats)
-            d_now = doubt_row(base, k, doubt_w, kind, feats)
-            d_pad = doubt_row(base, k + 1, doubt_w, kind, feats)
+                           claims_checked, step, fit_w, table, prm, base, feats)
+            d_now = doubt_row(base, k, doubt_w, feats)
+            d_pad = doubt_row(base, k + 1, doubt_w, feats)
             if keep:
                 probs[b, 0], probs[b, 1], probs[b, 2] = np.nan, d_now, d_pad
             cost_stop = d_now * np.float64(k + bank) if lies > 0 else 0.0

@@ -9,6 +9,7 @@ import pytest
 
 import agents
 import bluffsim
+from agents.linear import linear
 from agents.veru import counting as C
 from agents.veru import counting_kernel as K
 from agents.veru.heuristic import VeruHeuristic
@@ -135,18 +136,19 @@ def test_compiled_actions_equal_the_reference_on_random_tallies_and_subsets(play
 
 
 @pytest.mark.parametrize("m", [5, 14, 20])
-@pytest.mark.parametrize("n", [1, 2, 3, 4, 5, 6, 7, 9, 31, 1021, 1024, C.KERNEL_MAX_ROWS - 1,
-                               C.KERNEL_MAX_ROWS])
-def test_blas_dot_is_numpys_matrix_vector_product(m, n):
-    """``blas_dot`` of row ``i`` (kernel ``blas_kind(i, n)``) equals row ``i`` of numpy's
-    ``features @ weights`` for an ``n``-row call, bit for bit, for the three models' sizes, up to
-    the largest batch the kernel decides."""
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 5, 7, 31, 1024, 20001])
+def test_linear_is_a_dot_product_whose_rows_do_not_depend_on_the_batch(m, n):
+    """``agents.linear`` (the models' weighted sums) is ``features @ weights`` to rounding,
+    gives every row the same bits alone as in a batch of ``n`` (BLAS does not), and the
+    kernel's ``linear_row`` equals it bit for bit, for the three models' sizes."""
     gen = np.random.default_rng(1000 * m + n)
     x = gen.normal(size=(n, m)) * gen.choice([1e-3, 1.0, 1e3], size=(n, m))
     w = gen.normal(size=m) * gen.choice([1e-2, 1.0, 10.0], size=m)
-    want = x @ w
-    got = np.array([K.blas_dot(x[i], w, m, K.blas_kind(i, n)) for i in range(n)])
-    assert np.array_equal(got, want)
+    got = linear(x, w)
+    assert np.allclose(got, x @ w, rtol=1e-12, atol=1e-9)
+    rows = np.unique(gen.integers(0, n, size=min(n, 40)))
+    assert np.array_equal(np.concatenate([linear(x[i:i + 1], w) for i in rows]), got[rows])
+    assert np.array_equal(np.array([K.linear_row(x[i], w, m) for i in rows]), got[rows])
 
 
 def test_compiled_smooth_pmf_equals_numpy():
