@@ -100,6 +100,7 @@ from agents.base import Agent, Traits, probability, real, register_agent
 from agents.combinatorics import log_choose
 from agents.legumes.counting_kernel import judge_kernel, lie_kernel
 from agents.legumes.heuristic import LegumesHeuristic
+from agents.linear import linear
 from bluffsim.games.legumes import rules as R
 from bluffsim.rng import AgentRNG
 
@@ -232,7 +233,7 @@ def claim_beliefs(obs: dict[str, np.ndarray], rules: R.Rules,
                   weights: np.ndarray | None = None, pool: np.ndarray | None = None) -> np.ndarray:
     """float64[B, 3]: P(true), P(lie), P(Bomb) of the last face-down card."""
     w = CLAIM_WEIGHTS if weights is None else weights
-    z = claim_features(obs, rules, pool) @ w.T                                       # [B, 2]
+    z = linear(claim_features(obs, rules, pool), w)   # [B, 2], the kernel's order of additions
     z = np.concatenate([np.zeros((z.shape[0], 1)), z], axis=1)
     z -= z.max(axis=1, keepdims=True)
     e = np.exp(z)

@@ -57,6 +57,16 @@ most, against always-bluffing heuristics at 5-6 players (6p 0.27 -> 0.32 win rat
 checked not to break 3-6 player tables of other opponents; ``lie_margin`` 0.5 and
 -0.5 were both worse at 6 players.
 
+Compiled.  ``act`` runs ``counting_kernel.decide_kernel`` (numba): one loop over the rows
+doing, per row, what the numpy path does for the batch — the heuristic's announce and true
+cards, ``respond`` and ``pad`` with every model piece above — in the same floating-point
+operation order (numpy's row sums; the models' weighted sums are ``agents.linear``, left to
+right, never BLAS), so the actions are bit-identical.  The numpy path stays as ``act_reference``,
+the readable reference, and the public helpers (``claim_probability``,
+``doubt_probability``, ``next_holds_fitting`` ...) are the numpy ones;
+``tests/veru/test_counting_kernel.py`` checks compiled == reference (actions, and
+probabilities bit for bit) on played games and random observations.
+
 Simplifications: pick-ups I saw are not tracked per card (the seat may have
 played them since); all unplaced cards of a type are alike; the chain after the
 next player (a later player checking) is ignored, and so is the gain when the next
@@ -75,7 +85,9 @@ from pathlib import Path
 import numpy as np
 
 from agents.base import Agent, Traits, real, register_agent
-from agents.combinatorics import hypergeom_pmf
+from agents.combinatorics import LOG_CHOOSE, hypergeom_pmf
+from agents.linear import linear
+from agents.veru import counting_kernel as K
 from agents.veru.heuristic import VeruHeuristic
 from bluffsim.games.veru import rules as R
 from bluffsim.rng import AgentRNG
@@ -256,8 +268,8 @@ def fitting_probability(obs: dict[str, np.ndarray], rules: R.Rules, step: int,
     up, so hands are poorer in the running rank than a uniform slice of the pool."""
     if weights is None:
         return _memo(obs, ("fitting", step), lambda: 1.0 / (1.0 + np.exp(
-            -(fitting_features(obs, rules, step) @ FITTING_WEIGHTS))))
-    return 1.0 / (1.0 + np.exp(-(fitting_features(obs, rules, step) @ np.asarray(weights, np.float64))))
+            -linear(fitting_features(obs, rules, step), FITTING_WEIGHTS))))
+    return 1.0 / (1.0 + np.exp(-linear(fitting_features(obs, rules, step), weights)))
 
 
 def doubt_features(obs: dict[str, np.ndarray], rules: R.Rules, count: np.ndarray,
@@ -333,14 +345,14 @@ def claim_probability(obs: dict[str, np.ndarray], rules: R.Rules,
     claimant (``reckless_truth``) and the fitted logistic model of a rule-following one."""
     w = HONESTY_WEIGHTS if weights is None else np.asarray(weights, dtype=np.float64)
     r, t = reckless_truth(obs, rules)
-    return r * t + (1 - r) / (1.0 + np.exp(-(honesty_features(obs, rules) @ w)))
+    return r * t + (1 - r) / (1.0 + np.exp(-linear(honesty_features(obs, rules), w)))
 
 
 def doubt_probability(obs: dict[str, np.ndarray], rules: R.Rules, count: np.ndarray, step: int,
                       weights: np.ndarray | None = None) -> np.ndarray:
     """float[B]: probability that the next player disbelieves my claim of ``count`` cards."""
     w = DOUBT_WEIGHTS if weights is None else np.asarray(weights, dtype=np.float64)
-    return 1.0 / (1.0 + np.exp(-(doubt_features(obs, rules, count, step) @ w)))
+    return 1.0 / (1.0 + np.exp(-linear(doubt_features(obs, rules, count, step), w)))
 
 
 def next_in_turn(obs: dict[str, np.ndarray], step: int) -> np.ndarray:
@@ -365,6 +377,26 @@ def next_holds_fitting(obs: dict[str, np.ndarray], rules: R.Rules, step: int) ->
     return 1.0 - smooth_pmf(pool, good, hand, 0)
 
 
+# the observation fields the compiled kernel reads, with the engine's dtypes (other callers'
+# arrays are converted; the engine's are passed as they are)
+KERNEL_FIELDS = {
+    "seat": np.int8, "phase": np.int8, "hand": np.int8, "hand_sizes": np.int8, "out": np.bool_,
+    "closed": np.bool_, "claimant": np.int8, "claim_rank": np.int8, "claim_count": np.int8,
+    "put_count": np.int8, "my_table": np.int8, "bank_sizes": np.int8, "my_bank": np.int8,
+    "discard_seen": np.int8, "discard_hidden": np.int8, "num_rounds": np.int32, "claims": np.int32,
+    "cards_claimed": np.int32, "claims_checked": np.int32, "checks": np.int32,
+}
+
+
+
+def _weights(w: np.ndarray, n: int) -> np.ndarray:
+    """A model's weights as the contiguous float64[n] the kernel reads."""
+    w = np.ascontiguousarray(w, dtype=np.float64)
+    if w.shape != (n,):
+        raise ValueError(f"expected {n} weights, got shape {w.shape}")
+    return w
+
+
 @register_agent("veru")
 class VeruCounting(Agent):
     """Expected-value veru player over the claim posterior and a per-seat model (module docstring)."""
@@ -380,7 +412,46 @@ class VeruCounting(Agent):
     }
 
     def act(self, obs: dict[str, np.ndarray], legal_mask: np.ndarray, rng: AgentRNG) -> np.ndarray:
-        """Responds and pads by expected value; announcing and true cards as the heuristic."""
+        """Responds and pads by expected value; announcing and true cards as the heuristic: all
+        in the compiled ``counting_kernel.decide_kernel``, the same actions as the numpy
+        ``act_reference``."""
+        return self.decide_rows(obs)
+
+    def decide_rows(self, obs: dict[str, np.ndarray], probs: np.ndarray | None = None) -> np.ndarray:
+        """int64[B]: every row's action from the compiled ``counting_kernel.decide_kernel``;
+        with ``probs`` (float64[B, 3]) also its model probabilities (kernel docstring)."""
+        rules = self.game.rules
+        o = {k: np.asarray(obs[k], dtype=t) for k, t in KERNEL_FIELDS.items()}
+        out = np.zeros(o["phase"].shape[0], np.int64)
+        K.decide_kernel(
+            o["seat"], o["phase"], o["hand"], o["hand_sizes"], o["out"], o["closed"], o["claimant"],
+            o["claim_rank"], o["claim_count"], o["put_count"], o["my_table"], o["bank_sizes"],
+            o["my_bank"], o["discard_seen"], o["discard_hidden"], o["num_rounds"], o["claims"],
+            o["cards_claimed"], o["claims_checked"], o["checks"], int(rules.jokers), int(rules.step),
+            LOG_CHOOSE, _weights(HONESTY_WEIGHTS, len(HONESTY_FEATURES)),
+            _weights(DOUBT_WEIGHTS, len(DOUBT_FEATURES)),
+            _weights(FITTING_WEIGHTS, len(FITTING_FEATURES)), self.kernel_params(), out,
+            np.empty((0, 3)) if probs is None else probs)
+        return out
+
+    def kernel_params(self) -> np.ndarray:
+        """float64[NUM_PARAMS]: the configuration and model constants ``decide_kernel`` reads."""
+        c = self.config
+        prm = np.zeros(K.NUM_PARAMS)
+        prm[K.P_OPEN], prm[K.P_RIVAL] = c["open_value"], c["rival"]
+        prm[K.P_ADD_MARGIN], prm[K.P_LIE_MARGIN] = c["add_margin"], c["lie_margin"]
+        prm[K.P_LOG_FALSE], prm[K.P_LOG_TRUE] = np.log(0.96 / 0.5), np.log(0.04 / 0.5)
+        prm[K.P_PRIOR] = RECKLESS_PRIOR_LOGIT
+        return prm
+
+    def act_reference(self, obs: dict[str, np.ndarray], legal_mask: np.ndarray,
+                      rng: AgentRNG | None = None) -> np.ndarray:
+        """``act`` in numpy (the heuristic's ``act`` with ``bluff=0``, then ``respond`` and
+        ``pad`` on the rows they decide): the readable reference of the compiled kernel;
+        same actions."""
+        if rng is None:  # the heuristic draws its (unused: bluff=0) uniforms from it
+            b = obs["phase"].shape[0]
+            rng = AgentRNG(np.zeros(b, np.uint64), np.zeros(b, np.int64), np.zeros(b, np.uint64))
         out = VeruHeuristic(self.game, bluff=0.0).act(obs, legal_mask, rng)
         resp = np.flatnonzero(obs["phase"] == R.PHASE_RESPOND)
         if resp.size:
