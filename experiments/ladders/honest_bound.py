@@ -160,7 +160,10 @@ def main(argv: list[str] | None = None) -> None:
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
     df.to_csv(out / "honest_bound.csv", index=False)
-    (out / "honest_bound.md").write_text(markdown(df), encoding="utf-8")
+    head = (f"veru honest-player bound (issue 15), {a.games:,} games per row, rotated seatings: "
+            f"`python experiments/ladders/honest_bound.py --games {a.games} --players "
+            f"{' '.join(map(str, a.players))}` (module docstring).\n\n")
+    (out / "honest_bound.md").write_text(head + markdown(df), encoding="utf-8")
 
 
 if __name__ == "__main__":
