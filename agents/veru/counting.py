@@ -134,6 +134,9 @@ def _seat_rates(obs: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.
 
 
 RECKLESS_PRIOR_LOGIT = float(np.log(0.2 / 0.8))
+# log-likelihood ratio, reckless against rule-following, of one checked claim found false / true
+# (a reckless claim is true ~4% of the time, a rule-follower's ~50%)
+RECKLESS_LLR_FALSE, RECKLESS_LLR_TRUE = float(np.log(0.96 / 0.5)), float(np.log(0.04 / 0.5))
 
 
 def reckless(obs: dict[str, np.ndarray]) -> np.ndarray:
@@ -145,7 +148,7 @@ def reckless(obs: dict[str, np.ndarray]) -> np.ndarray:
 
 def _reckless(obs: dict[str, np.ndarray]) -> np.ndarray:
     cc = obs["claims_checked"].astype(np.float64)
-    llr = cc[..., 0] * np.log(0.96 / 0.5) + cc[..., 1] * np.log(0.04 / 0.5)
+    llr = cc[..., 0] * RECKLESS_LLR_FALSE + cc[..., 1] * RECKLESS_LLR_TRUE
     return 1.0 / (1.0 + np.exp(-np.clip(llr + RECKLESS_PRIOR_LOGIT, -30, 30)))
 
 
@@ -440,7 +443,7 @@ class VeruCounting(Agent):
         prm = np.zeros(K.NUM_PARAMS)
         prm[K.P_OPEN], prm[K.P_RIVAL] = c["open_value"], c["rival"]
         prm[K.P_ADD_MARGIN], prm[K.P_LIE_MARGIN] = c["add_margin"], c["lie_margin"]
-        prm[K.P_LOG_FALSE], prm[K.P_LOG_TRUE] = np.log(0.96 / 0.5), np.log(0.04 / 0.5)
+        prm[K.P_LOG_FALSE], prm[K.P_LOG_TRUE] = RECKLESS_LLR_FALSE, RECKLESS_LLR_TRUE
         prm[K.P_PRIOR] = RECKLESS_PRIOR_LOGIT
         return prm
 
