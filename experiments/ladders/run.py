@@ -34,7 +34,7 @@ id), built programmatically with the tournament runner's ``Experiment`` and
 played with ``play_shard``.
 
 Known failures: veru's ``h/bluff=0.0`` tables (a never-lying heuristic against random
-players) cannot pass — even an honest player that checks with the truth of every claim
+players) do not pass — even an honest player that checks with the truth of every claim
 loses to the random seat after it (``honest_bound.py``, README).
 """
 
