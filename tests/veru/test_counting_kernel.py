@@ -98,7 +98,7 @@ def test_compiled_actions_equal_the_numpy_reference_on_played_games(players, lin
 def test_compiled_actions_equal_the_reference_on_random_tallies_and_subsets(players):
     """On observations whose public tallies, Banks, hand sizes and hidden discards are redrawn
     at random (so every model input takes many values), taken whole and as random row subsets
-    of 1-9 rows (the one-row, two-row and four-row BLAS paths), the actions and probabilities
+    of 1-9 rows (a row's bits must not depend on the batch around it), the actions and probabilities
     agree."""
     game = bluffsim.make("veru", num_players=players)
     agent = agents.make("counting", game)
