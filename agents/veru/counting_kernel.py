@@ -266,6 +266,123 @@ def heuristic_lie(hand, b, rank):
     return thin
 
 
+@njit(cache=True, inline="always")
+def heuristic_row(b, phase, hand, closed, claim_rank, put_count):
+    """(action, model) of row ``b`` as the heuristic with ``bluff=0`` plays it — announce the
+    open rank I hold most; put true cards, else open with a lie — and which expected-value rule
+    decides it instead: 1 respond, 2 pad (a putting turn with no true card left), 0 none."""
+    ph = phase[b]
+    rank = max(np.int64(claim_rank[b]), 0)
+    if ph == PHASE_ANNOUNCE:
+        best = 0
+        best_v = -1 if closed[b, 0] else np.int64(hand[b, 0])
+        for t in range(1, ANNOUNCEABLE):
+            v = -1 if closed[b, t] else np.int64(hand[b, t])
+            if v > best_v:
+                best, best_v = t, v
+        return ANNOUNCE0 + best, 0
+    if ph == PHASE_PUT:
+        if hand[b, rank] > 0:
+            return PUT0 + rank, 0
+        if hand[b, JOKER] > 0:
+            return PUT0 + JOKER, 0
+        if put_count[b] > 0:
+            return DONE, 2
+        return PUT0 + heuristic_lie(hand, b, rank), 0
+    if ph == PHASE_RESPOND:
+        return 0, 1
+    return 0, 0
+
+
+@njit(cache=True, inline="always")
+def lie_card_row(hand, b):
+    """The card type counting lies with (``VeruCounting.lie_card``): an ace, else my most
+    plentiful type."""
+    return ACE if hand[b, ACE] > 0 else first_max(hand, b, NUM_TYPES)
+
+
+@njit(cache=True, inline="always")
+def claim_probability_row(b, hp, hg, bank, count, hand_sizes, claimant, claims, checks,
+                          claims_checked, cards_claimed, table, hon_w, prm, feats):
+    """``claim_probability`` of row ``b``: the reckless claimant's chance mixed with the honesty
+    model of ``honesty_features`` (built in ``feats``)."""
+    k = max(count, 1)
+    cl = max(np.int64(claimant[b]), 0)
+    share = hg / hp
+    before = np.int64(hand_sizes[b, cl]) + k
+    hpk = hp + k
+    hgk = hg + k * share
+    draws = min(before, hpk)
+    below = 0.0
+    for x in range(3):
+        if x < k:
+            below += smooth_pmf(table, hpk, hgk, draws, x)
+    held = min(max(1.0 - below, 0.0), 1.0)
+    h = logit(honesty_of(claims_checked, b, cl))
+    n_claims = np.float64(np.int64(claims[b, cl, 0]) + np.int64(claims[b, cl, 1]))
+    per_claim = np.float64(cards_claimed[b, cl]) / max(n_claims, 1.0)
+    a = logit(add_of(claims, checks, b, cl))
+    r = reckless_of(claims_checked, b, cl, prm)
+    fk = np.float64(k)
+    feats[0] = 1.0
+    feats[1] = 1.0 if k == 2 else 0.0
+    feats[2] = 1.0 if k == 3 else 0.0
+    feats[3] = 1.0 if bank > 0 else 0.0
+    feats[4] = np.float64(hand_sizes[b, cl]) / 10.0
+    feats[5] = share
+    feats[6] = held
+    feats[7] = h
+    feats[8] = h * held
+    feats[9] = a
+    feats[10] = per_claim - 1.5
+    feats[11] = r
+    feats[12] = r * held
+    feats[13] = r * math.pow(share, fk)
+    truth = math.pow(0.5 * hg / hp, fk)
+    return r * truth + (1 - r) / (1.0 + math.exp(-linear_row(feats, hon_w, 14)))
+
+
+@njit(cache=True, inline="always")
+def respond_row(b, p, d1, count, bank, hand, claim_rank, prm):
+    """``VeruCounting.respond`` for row ``b``: believe, disbelieve, add my true cards or add a
+    lie, by expected value in cards with the whole pot (claim + Bank) as the stake."""
+    rank = max(np.int64(claim_rank[b]), 0)
+    pot = count + bank
+    fpot = np.float64(pot)
+    o, rv = prm[P_OPEN], prm[P_RIVAL]
+    ev_believe = p * o - (1 - p) * fpot
+    ev_doubt = (1 - p) * (o + rv * fpot) - p * fpot
+    check = BELIEVE if ev_believe >= ev_doubt else DISBELIEVE
+    ev_check = max(ev_believe, ev_doubt)
+    natural = np.int64(hand[b, rank])
+    true_cards = min(natural + np.int64(hand[b, JOKER]), 3)
+    ev_lie = 1.0 - d1 * np.float64(pot + 1)
+    held_cards = 0
+    for t in range(NUM_TYPES):
+        held_cards += np.int64(hand[b, t])
+    lie_ok = (ev_lie - prm[P_LIE_MARGIN] > ev_check) and held_cards > 0
+    best_other = ev_lie if lie_ok else ev_check
+    if true_cards > 0 and np.float64(true_cards) + prm[P_ADD_MARGIN] >= best_other:
+        return PUT0 + rank if natural > 0 else PUT0 + JOKER
+    if lie_ok:
+        return PUT0 + lie_card_row(hand, b)
+    return check
+
+
+@njit(cache=True, inline="always")
+def pad_row(b, d_now, d_pad, count, bank, my_table, hand, claim_rank, prm):
+    """``VeruCounting.pad`` for row ``b``: add one more lie (an ace first) when the cards it
+    sheds outweigh the larger pot a doubt would hand back, else stop."""
+    rank = max(np.int64(claim_rank[b]), 0)
+    k = count
+    lies = k - np.int64(my_table[b, rank]) - np.int64(my_table[b, JOKER])
+    cost_stop = d_now * np.float64(k + bank) if lies > 0 else 0.0
+    cost_pad = -1.0 + d_pad * np.float64(k + 1 + bank)
+    if cost_pad + prm[P_LIE_MARGIN] < cost_stop and k < 3:
+        return PUT0 + lie_card_row(hand, b)
+    return DONE
+
+
 @njit(cache=True)
 def decide_kernel(seat, phase, hand, hand_sizes, out, closed, claimant, claim_rank, claim_count,
                   put_count, my_table, bank_sizes, my_bank, discard_seen, discard_hidden,
@@ -278,38 +395,15 @@ def decide_kernel(seat, phase, hand, hand_sizes, out, closed, claimant, claim_ra
     other rows are left as they are."""
     n = phase.shape[0]
     keep = probs.shape[0] == n
-    kind_of = np.zeros(n, np.int64)  # 1: respond, 2: pad
+    model_of = np.zeros(n, np.int8)   # 1: respond, 2: pad (heuristic_row)
     for b in range(n):
-        ph = phase[b]
-        rank = max(np.int64(claim_rank[b]), 0)
-        act = 0
-        if ph == PHASE_ANNOUNCE:  # the open rank I hold most
-            best = 0
-            best_v = -1 if closed[b, 0] else np.int64(hand[b, 0])
-            for t in range(1, ANNOUNCEABLE):
-                v = -1 if closed[b, t] else np.int64(hand[b, t])
-                if v > best_v:
-                    best, best_v = t, v
-            act = ANNOUNCE0 + best
-        elif ph == PHASE_PUT:  # true cards, else pad (after the first card) or open with a lie
-            if hand[b, rank] > 0:
-                act = PUT0 + rank
-            elif hand[b, JOKER] > 0:
-                act = PUT0 + JOKER
-            elif put_count[b] > 0:
-                act = DONE
-                kind_of[b] = 2
-            else:
-                act = PUT0 + heuristic_lie(hand, b, rank)
-        elif ph == PHASE_RESPOND:
-            kind_of[b] = 1
-        result[b] = act
+        result[b], model_of[b] = heuristic_row(b, phase, hand, closed, claim_rank, put_count)
     feats = np.empty(20)
     base = np.empty(8)
     for b in range(n):
-        if kind_of[b] == 0:
+        model = model_of[b]
+        if model == 0:
             continue
-        rank = max(np.int64(claim_rank[b]), 0)
         bank = 0
         for p in range(bank_sizes.shape[1]):
             bank += np.int64(bank_sizes[b, p])
@@ -317,85 +411,22 @@ def decide_kernel(seat, phase, hand, hand_sizes, out, closed, claimant, claim_ra
         hp, hg = hand_pool_row(b, hand, my_table, my_bank, discard_seen, discard_hidden,
                                claim_rank, claimant, claim_count, seat, bank_sizes,
                                claims_checked, jokers)
-        if kind_of[b] == 1:
-            # claim_probability
-            k = max(count, 1)
-            cl = max(np.int64(claimant[b]), 0)
-            share = hg / hp
-            before = np.int64(hand_sizes[b, cl]) + k
-            hpk = hp + k
-            hgk = hg + k * share
-            draws = min(before, hpk)
-            below = 0.0
-            for x in range(3):
-                if x < k:
-                    below += smooth_pmf(table, hpk, hgk, draws, x)
-            held = min(max(1.0 - below, 0.0), 1.0)
-            h = logit(honesty_of(claims_checked, b, cl))
-            n_claims = np.float64(np.int64(claims[b, cl, 0]) + np.int64(claims[b, cl, 1]))
-            per_claim = np.float64(cards_claimed[b, cl]) / max(n_claims, 1.0)
-            a = logit(add_of(claims, checks, b, cl))
-            r = reckless_of(claims_checked, b, cl, prm)
-            fk = np.float64(k)
-            feats[0] = 1.0
-            feats[1] = 1.0 if k == 2 else 0.0
-            feats[2] = 1.0 if k == 3 else 0.0
-            feats[3] = 1.0 if bank > 0 else 0.0
-            feats[4] = np.float64(hand_sizes[b, cl]) / 10.0
-            feats[5] = share
-            feats[6] = held
-            feats[7] = h
-            feats[8] = h * held
-            feats[9] = a
-            feats[10] = per_claim - 1.5
-            feats[11] = r
-            feats[12] = r * held
-            feats[13] = r * math.pow(share, fk)
-            truth = math.pow(0.5 * hg / hp, fk)
-            p = r * truth + (1 - r) / (1.0 + math.exp(-linear_row(feats, hon_w, 14)))
-            # expected values
-            pot = count + bank
-            fpot = np.float64(pot)
-            o, rv = prm[P_OPEN], prm[P_RIVAL]
-            ev_believe = p * o - (1 - p) * fpot
-            ev_doubt = (1 - p) * (o + rv * fpot) - p * fpot
-            check = BELIEVE if ev_believe >= ev_doubt else DISBELIEVE
-            ev_check = max(ev_believe, ev_doubt)
-            natural = np.int64(hand[b, rank])
-            true_cards = min(natural + np.int64(hand[b, JOKER]), 3)
-            add = PUT0 + rank if natural > 0 else PUT0 + JOKER
-            doubt_base_row(b, hp, hg, hand_sizes, out, seat, claim_rank, claim_count,
-                           discard_seen, discard_hidden, num_rounds, bank_sizes, claims, checks,
-                           claims_checked, step, fit_w, table, prm, base, feats)
+        pr = 0.0
+        if model == 1:
+            pr = claim_probability_row(b, hp, hg, bank, count, hand_sizes, claimant, claims,
+                                       checks, claims_checked, cards_claimed, table, hon_w, prm,
+                                       feats)
+        doubt_base_row(b, hp, hg, hand_sizes, out, seat, claim_rank, claim_count, discard_seen,
+                       discard_hidden, num_rounds, bank_sizes, claims, checks, claims_checked,
+                       step, fit_w, table, prm, base, feats)
+        if model == 1:
             d1 = doubt_row(base, 1, doubt_w, feats)
             if keep:
-                probs[b, 0], probs[b, 1], probs[b, 2] = p, d1, np.nan
-            ev_lie = 1.0 - d1 * np.float64(pot + 1)
-            held_cards = 0
-            for t in range(NUM_TYPES):
-                held_cards += np.int64(hand[b, t])
-            lie_ok = (ev_lie - prm[P_LIE_MARGIN] > ev_check) and held_cards > 0
-            best_other = ev_lie if lie_ok else ev_check
-            prefer_add = true_cards > 0 and np.float64(true_cards) + prm[P_ADD_MARGIN] >= best_other
-            if prefer_add:
-                result[b] = add
-            elif lie_ok:
-                result[b] = PUT0 + (ACE if hand[b, ACE] > 0 else first_max(hand, b, NUM_TYPES))
-            else:
-                result[b] = check
+                probs[b, 0], probs[b, 1], probs[b, 2] = pr, d1, np.nan
+            result[b] = respond_row(b, pr, d1, count, bank, hand, claim_rank, prm)
         else:
-            k = count
-            lies = k - np.int64(my_table[b, rank]) - np.int64(my_table[b, JOKER])
-            doubt_base_row(b, hp, hg, hand_sizes, out, seat, claim_rank, claim_count,
-                           discard_seen, discard_hidden, num_rounds, bank_sizes, claims, checks,
-                           claims_checked, step, fit_w, table, prm, base, feats)
-            d_now = doubt_row(base, k, doubt_w, feats)
-            d_pad = doubt_row(base, k + 1, doubt_w, feats)
+            d_now = doubt_row(base, count, doubt_w, feats)
+            d_pad = doubt_row(base, count + 1, doubt_w, feats)
             if keep:
                 probs[b, 0], probs[b, 1], probs[b, 2] = np.nan, d_now, d_pad
-            cost_stop = d_now * np.float64(k + bank) if lies > 0 else 0.0
-            cost_pad = -1.0 + d_pad * np.float64(k + 1 + bank)
-            if cost_pad + prm[P_LIE_MARGIN] < cost_stop and k < 3:
-                result[b] = PUT0 + (ACE if hand[b, ACE] > 0 else first_max(hand, b, NUM_TYPES))
-            else:
-                result[b] = DONE
+            result[b] = pad_row(b, d_now, d_pad, count, bank, my_table, hand, claim_rank, prm)
