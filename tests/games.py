@@ -41,6 +41,17 @@ CASES = [Case(gid, players, options, tag) for gid in bluffsim.list_games()
 CASE_IDS = [str(c) for c in CASES]
 
 
+def decision_steps(game: Any, st: Any, steps: int):  # noqa: ANN201
+    """Yield ``(obs, mask, rng, live)`` at each of up to ``steps`` decisions of the batch ``st``
+    — its observation, legal mask, the agents' counter-based stream and the games still
+    running — until every game is over; the caller steps ``st`` itself."""
+    for _ in range(steps):
+        if st.done.all():
+            return
+        yield (game.observe(st), st.legal_action_mask,
+               AgentRNG(st.seed, st.current_player, st.num_decisions), ~st.done)
+
+
 def random_actions(game: Any, st: Any) -> np.ndarray:
     """The random agent's actions for a batch (its own counter-based stream)."""
     agent = agents.make("random", game)

@@ -9,6 +9,7 @@ import agents
 import bluffsim
 from bluffsim.games.veru import rules as R
 from bluffsim.rng import AgentRNG
+from tests.games import random_actions
 from tests.scripts import load_script
 
 H = load_script("ladders/honest_bound.py")
@@ -18,13 +19,10 @@ def test_claim_truth_read_from_the_state_is_what_the_check_finds():
     """Before every believe / disbelieve of random play, ``claim_is_true`` equals the
     engine's verdict recorded by the check (``last_check[:, 3]``)."""
     game = bluffsim.make("veru", num_players=4)
-    rand = agents.make("random", game)
     st = game.init(np.arange(64, dtype=np.uint64))
     checks = 0
     while not st.done.all():
-        obs = game.observe(st)
-        rng = AgentRNG(st.seed, st.current_player, st.num_decisions)
-        a = np.where(st.done, -1, rand.act(obs, st.legal_action_mask, rng))
+        a = random_actions(game, st)
         truth = H.claim_is_true(st)
         checked = (~st.done) & ((a == R.BELIEVE) | (a == R.DISBELIEVE))
         game.step(st, a)
@@ -37,11 +35,8 @@ def test_perfect_policies_check_right_and_keep_the_heuristics_other_choices():
     game = bluffsim.make("veru", num_players=4)
     heuristic = agents.make("heuristic", game, bluff=0.0)
     st = game.init(np.arange(256, dtype=np.uint64))
-    rand = agents.make("random", game)
     for _ in range(12):   # move the games into varied positions
-        obs = game.observe(st)
-        rng = AgentRNG(st.seed, st.current_player, st.num_decisions)
-        game.step(st, np.where(st.done, -1, rand.act(obs, st.legal_action_mask, rng)))
+        game.step(st, random_actions(game, st))
     live = ~st.done
     obs = {k: v[live] for k, v in game.observe(st).items()}
     mask = st.legal_action_mask[live]

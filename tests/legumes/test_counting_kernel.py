@@ -10,7 +10,7 @@ import agents
 import bluffsim
 from agents.legumes.counting import claim_beliefs
 from bluffsim.games.legumes import rules as R
-from bluffsim.rng import AgentRNG
+from tests.games import decision_steps
 
 
 @pytest.mark.parametrize("players, other", [(2, "heuristic"), (3, "random"), (5, "random"),
@@ -21,12 +21,7 @@ def test_compiled_judge_matches_numpy(players, other):
     opponent = agents.make(other, game)
     st = game.init(np.arange(96, dtype=np.uint64) + 31 * players)
     compared = decided = changed = 0
-    for _ in range(400):
-        if st.done.all():
-            break
-        obs = game.observe(st)
-        mask = st.legal_action_mask
-        rng = AgentRNG(st.seed, st.current_player, st.num_decisions)
+    for obs, mask, rng, _live in decision_steps(game, st, 400):
         plays = counting._base.act(obs, mask, rng)
         compiled = plays.copy()
         counting.lie_rows(obs, mask, compiled)

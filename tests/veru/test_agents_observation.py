@@ -19,6 +19,7 @@ import pytest
 import agents
 import bluffsim
 from bluffsim.rng import AgentRNG
+from tests.games import decision_steps
 
 NEW_KEYS = ("my_out", "known_in_hand", "claims", "cards_claimed", "claims_checked", "checks",
             "pickups", "timeouts", "swaps_made")
@@ -37,17 +38,12 @@ def test_veru_agents_decide_the_same_without_the_new_observation_fields(name, pa
     agent = agents.make(name, game, **params)
     st = game.init(np.arange(64))
     compared = 0
-    for _ in range(150):
-        if st.done.all():
-            break
-        obs = game.observe(st)
+    for obs, mask, rng, live in decision_steps(game, st, 150):
         assert set(NEW_KEYS) <= set(obs)
         old = {k: v for k, v in obs.items() if k not in NEW_KEYS}
+        full = agent.act(forget(obs), mask, rng)
         rng = AgentRNG(st.seed, st.current_player, st.num_decisions)
-        full = agent.act(forget(obs), st.legal_action_mask, rng)
-        rng = AgentRNG(st.seed, st.current_player, st.num_decisions)
-        trimmed = agent.act(old, st.legal_action_mask, rng)
-        live = ~st.done
+        trimmed = agent.act(old, mask, rng)
         np.testing.assert_array_equal(full[live], trimmed[live])
         assert st.legal_action_mask[np.flatnonzero(live), full[live]].all()
         compared += int(live.sum())
@@ -62,15 +58,10 @@ def test_heuristic_reads_the_memory():
     agent = agents.make("heuristic", game, record=0)
     st = game.init(np.arange(64))
     changed = 0
-    for _ in range(400):
-        if st.done.all():
-            break
-        obs = game.observe(st)
+    for obs, mask, rng, live in decision_steps(game, st, 400):
+        full = agent.act(obs, mask, rng)
         rng = AgentRNG(st.seed, st.current_player, st.num_decisions)
-        full = agent.act(obs, st.legal_action_mask, rng)
-        rng = AgentRNG(st.seed, st.current_player, st.num_decisions)
-        blind = agent.act(forget(obs), st.legal_action_mask, rng)
-        live = ~st.done
+        blind = agent.act(forget(obs), mask, rng)
         changed += int((full[live] != blind[live]).sum())
         game.step(st, np.where(live, full, -1))
     assert changed > 0
@@ -83,15 +74,10 @@ def test_counting_reads_the_tallies():
     agent = agents.make("counting", game)
     st = game.init(np.arange(64))
     changed = 0
-    for _ in range(300):
-        if st.done.all():
-            break
-        obs = game.observe(st)
+    for obs, mask, rng, live in decision_steps(game, st, 300):
         blank = {k: (np.zeros_like(v) if k in NEW_KEYS[2:] else v) for k, v in obs.items()}
-        rng = AgentRNG(st.seed, st.current_player, st.num_decisions)
-        full = agent.act(obs, st.legal_action_mask, rng)
-        trimmed = agent.act(blank, st.legal_action_mask, rng)
-        live = ~st.done
+        full = agent.act(obs, mask, rng)
+        trimmed = agent.act(blank, mask, rng)
         changed += int((full[live] != trimmed[live]).sum())
         assert st.legal_action_mask[np.flatnonzero(live), trimmed[live]].all()
         game.step(st, np.where(live, full, -1))

@@ -15,6 +15,7 @@ from agents.veru import counting_kernel as K
 from agents.veru.heuristic import VeruHeuristic
 from bluffsim.games.veru import rules as R
 from bluffsim.rng import AgentRNG
+from tests.games import decision_steps
 
 LINEUPS = {
     "counting": lambda p: [("counting", {})] * p,
@@ -75,13 +76,7 @@ def test_compiled_actions_equal_the_numpy_reference_on_played_games(players, lin
     counting = [s for s in seats if isinstance(s, C.VeruCounting)]
     st_ = game.init(np.arange(48, dtype=np.uint64) + 101 * players)
     responds = pads = rows = 0
-    for _ in range(800):
-        if st_.done.all():
-            break
-        obs = game.observe(st_)
-        mask = st_.legal_action_mask
-        live = ~st_.done
-        rng = AgentRNG(st_.seed, st_.current_player, st_.num_decisions)
+    for obs, mask, rng, live in decision_steps(game, st_, 800):
         for agent in counting:
             r, p = assert_same(agent, obs, mask, rng)
             responds, pads = responds + r, pads + p
@@ -106,12 +101,7 @@ def test_compiled_actions_equal_the_reference_on_random_tallies_and_subsets(play
     gen = np.random.default_rng(players)
     st_ = game.init(np.arange(256, dtype=np.uint64) + 7)
     responds = pads = 0
-    for _ in range(40):
-        if st_.done.all():
-            break
-        obs = game.observe(st_)
-        mask = st_.legal_action_mask
-        live = ~st_.done
+    for obs, mask, rng, live in decision_steps(game, st_, 40):
         b, p = obs["hand_sizes"].shape
         fake = {k: v.copy() for k, v in obs.items()}
         for key in ("claims_checked", "claims", "checks"):
@@ -128,7 +118,6 @@ def test_compiled_actions_equal_the_reference_on_random_tallies_and_subsets(play
         for size in range(1, 10):
             rows = np.sort(gen.choice(b, size=size, replace=False))
             assert_same(agent, {k: v[rows] for k, v in fake.items()}, mask[rows])
-        rng = AgentRNG(st_.seed, st_.current_player, st_.num_decisions)
         acts = np.where(st_.current_player % 2 == 0, agent.act(obs, mask, rng),
                         heuristic.act(obs, mask, rng))
         game.step(st_, np.where(live, acts, -1))
