@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
 
 import agents
 import bluffsim
@@ -65,3 +66,16 @@ def test_small_run_writes_the_table(tmp_path):
     assert ((df["honest_win_rate"] >= df["ci_low"]) & (df["honest_win_rate"] <= df["ci_high"])).all()
     md = (tmp_path / "honest_bound.md").read_text()
     assert md.count("\n| 3 |") == 3 and "+1 " in md and "+2 " in md
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--games", "0"], "--games must be at least 1, got 0"),
+    (["--players", "4", "2"], "--players 2 is not a veru player count; allowed: 3-6"),
+])
+def test_bad_arguments_stop_with_one_line_and_write_nothing(tmp_path, capsys, args, message):
+    with pytest.raises(SystemExit) as stop:
+        H.main(args + ["--out", str(tmp_path / "out")])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1].endswith(message) and "Traceback" not in "\n".join(err)
+    assert not (tmp_path / "out").exists()

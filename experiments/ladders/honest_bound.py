@@ -144,11 +144,18 @@ def markdown(df: pd.DataFrame) -> str:
 
 def main(argv: list[str] | None = None) -> None:
     """Command line (module docstring)."""
+    low, high, _ = bluffsim.spec("veru").players
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--games", type=int, default=2400)
-    ap.add_argument("--players", type=int, nargs="+", default=[3, 4, 5, 6])
+    ap.add_argument("--games", type=int, default=2400, help="games per row (at least 1)")
+    ap.add_argument("--players", type=int, nargs="+", default=list(range(low, high + 1)),
+                    help=f"player counts ({low}-{high})")
     ap.add_argument("--out", default="results/ladders")
     a = ap.parse_args(argv)
+    if a.games < 1:
+        ap.error(f"--games must be at least 1, got {a.games}")
+    bad = [p for p in a.players if not low <= p <= high]
+    if bad:
+        ap.error(f"--players {bad[0]} is not a veru player count; allowed: {low}-{high}")
     rows = []
     for p in a.players:
         for policy in POLICIES:
