@@ -1,4 +1,4 @@
-"""``learned``: a trained policy network, masked softmax over the legal actions, numpy inference only.
+"""``learned``: a trained policy network, masked softmax over the legal actions, numpy/numba inference.
 
 The network reads the game's flat observation tensor (``observe.tensor_layout``) ``x``:
 
@@ -14,6 +14,10 @@ A weights file (``.npz``) holds ``w0, b0, ..., wL, bL`` (float32) and ``meta``, 
 and player count, ``agents/weights/<game>_<P>p.npz``; ``weights=PATH`` loads another.  The agent
 samples from ``p`` with its counter-based stream (``greedy=True``: the most probable action).
 Training (PPO in JAX) lives in ``bluffsim.learn``; it writes files in this format.
+
+Inference (``forward``) runs in float64 with every sum in a fixed order and ``bluffsim.fmath``'s
+``log1p``/``tanh``/``exp``, so a decision is the same in any batch on any CPU
+(docs/float_contract.md); JAX's float32 training network agrees to about 1e-4.
 """
 
 from __future__ import annotations
@@ -22,9 +26,11 @@ import json
 from pathlib import Path
 from typing import Any
 
+import numba as nb
 import numpy as np
 
 from agents.base import Agent, Param, Traits, register_agent
+from bluffsim import fmath as fm
 from bluffsim.api import BluffsimError
 from bluffsim.rng import AgentRNG
 
@@ -37,24 +43,48 @@ def shipped_weights(game_id: str, num_players: int) -> Path:
 
 
 def symlog(x: np.ndarray) -> np.ndarray:
-    """sign(x) * log(1 + |x|), the input transform of the network."""
-    return np.sign(x) * np.log1p(np.abs(x))
+    """float64: sign(x) * log(1 + |x|), the input transform of the network (``fmath.log1p``)."""
+    x = np.asarray(x, dtype=np.float64)
+    return np.sign(x) * fm.log1p_u(np.abs(x))
+
+
+@nb.njit(cache=True)
+def _dense(h: np.ndarray, w: np.ndarray, b: np.ndarray, hidden: bool) -> np.ndarray:
+    """float64[B, K]: ``h @ w + b`` (then ``tanh`` when ``hidden``), each sum added left to right
+    over the inputs from 0.0, then the bias; zero inputs skipped (they add nothing)."""
+    rows, n_in = h.shape
+    n_out = w.shape[1]
+    out = np.empty((rows, n_out))
+    acc = np.empty(n_out)
+    for i in range(rows):
+        acc[:] = 0.0
+        for k in range(n_in):
+            hk = h[i, k]
+            if hk != 0.0:
+                for j in range(n_out):
+                    acc[j] += hk * np.float64(w[k, j])
+        for j in range(n_out):
+            z = acc[j] + np.float64(b[j])
+            out[i, j] = fm.tanh(z) if hidden else z
+    return out
 
 
 def forward(layers: list[tuple[np.ndarray, np.ndarray]], x: np.ndarray) -> np.ndarray:
-    """float32[B, A] logits of the MLP ``layers`` [(W, b), ...] on flat tensors ``x`` float32[B, D]."""
-    h = symlog(np.asarray(x, dtype=np.float32))
-    for w, b in layers[:-1]:
-        h = np.tanh(h @ w + b)
-    w, b = layers[-1]
-    return (h @ w + b).astype(np.float32)
+    """float64[B, A] logits of the MLP ``layers`` [(W, b), ...] (float32 weights) on flat
+    tensors ``x`` [B, D].  Computed in float64 with the sums in a fixed order and ``fmath``'s
+    ``log1p``/``tanh`` (never BLAS, whose order depends on the batch and the CPU, nor numpy's
+    SIMD math), so a row's logits have the same bits in any batch on any machine."""
+    h = np.ascontiguousarray(symlog(x))
+    for i, (w, b) in enumerate(layers):
+        h = _dense(h, np.ascontiguousarray(w), np.ascontiguousarray(b), i < len(layers) - 1)
+    return h
 
 
 def masked_probs(logits: np.ndarray, mask: np.ndarray) -> np.ndarray:
     """float64[B, A]: softmax of ``logits`` restricted to ``mask`` (rows without a legal action: 0)."""
     z = np.where(mask, logits.astype(np.float64), -np.inf)
     top = np.max(z, axis=1, keepdims=True)
-    e = np.where(mask, np.exp(z - np.where(np.isfinite(top), top, 0.0)), 0.0)
+    e = np.where(mask, fm.exp_u(np.where(mask, z - np.where(np.isfinite(top), top, 0.0), 0.0)), 0.0)
     s = e.sum(axis=1, keepdims=True)
     return np.divide(e, s, out=np.zeros_like(e), where=s > 0)
 

@@ -101,6 +101,7 @@ from agents.combinatorics import log_choose
 from agents.legumes.counting_kernel import judge_kernel, lie_kernel
 from agents.legumes.heuristic import LegumesHeuristic
 from agents.linear import linear
+from bluffsim import fmath as fm
 from bluffsim.games.legumes import rules as R
 from bluffsim.rng import AgentRNG
 
@@ -148,7 +149,7 @@ def unseen_pool(obs: dict[str, np.ndarray], rules: R.Rules) -> np.ndarray:
 def _held_probability(pool_size: np.ndarray, good: np.ndarray, hand: np.ndarray) -> np.ndarray:
     """P(a uniform ``hand``-subset of a pool of ``pool_size`` holds one of ``good`` cards)."""
     h = np.minimum(hand, pool_size)
-    p_none = np.exp(log_choose(pool_size - good, h) - log_choose(pool_size, h))
+    p_none = fm.exp_u(log_choose(pool_size - good, h) - log_choose(pool_size, h))
     return np.clip(1.0 - p_none, 0.0, 1.0)
 
 
@@ -169,7 +170,7 @@ def truth_probability(obs: dict[str, np.ndarray], rules: R.Rules,
 
 def _logit(p: np.ndarray) -> np.ndarray:
     p = np.clip(p, 1e-3, 1 - 1e-3)
-    return np.log(p / (1 - p))
+    return fm.log_u(p / (1 - p))
 
 
 def claim_features(obs: dict[str, np.ndarray], rules: R.Rules,
@@ -188,9 +189,9 @@ def claim_features(obs: dict[str, np.ndarray], rules: R.Rules,
     rounds = obs["num_rounds"].astype(np.float64)
     prior = obs["fd_claims"][rows, owner, veg].astype(np.float64) - 1
     hold = truth_probability(obs, rules, pool)
-    lhold = np.log(np.maximum(hold, 1e-3))
-    truth = np.log((accused[:, 0] + 1) / (accused[:, 1] + accused[:, 2] + 1))
-    acc_rate = np.log((accuses + 0.5) / (rounds + 2))
+    lhold = fm.log_u(np.maximum(hold, 1e-3))
+    truth = fm.log_u((accused[:, 0] + 1) / (accused[:, 1] + accused[:, 2] + 1))
+    acc_rate = fm.log_u((accuses + 0.5) / (rounds + 2))
     # linear evidence (a type's log-likelihood ratio is linear in these counts), capped
     t_n, l_n = np.minimum(accused[:, 0], 8) / 4, np.minimum(accused[:, 1] + accused[:, 2], 8) / 4
     a_n = np.minimum(accuses, 16) / 8
@@ -198,7 +199,7 @@ def claim_features(obs: dict[str, np.ndarray], rules: R.Rules,
     # early from a random player, late from the rule-based ones), cards it drew from the pile
     shown = np.minimum(obs["shown_tally"][rows, owner].astype(np.float64), 4)
     free = shown[:, 1] + shown[:, 2]
-    drawn = np.log1p(obs["drawn_tally"][rows, owner].astype(np.float64))
+    drawn = fm.log1p_u(obs["drawn_tally"][rows, owner].astype(np.float64))
     # 2 players: rule-based players keep the Bomb to the end (heuristic ``keeps``), so a Bomb
     # is rarer mid-game and likelier on a last card while its owner has not shown it
     duel = np.full(b, float(obs["hand_sizes"].shape[1] == 2))
@@ -209,22 +210,22 @@ def claim_features(obs: dict[str, np.ndarray], rules: R.Rules,
         _logit(hold),
         lhold,
         truth,
-        np.log1p(n_acc),
+        fm.log1p_u(n_acc),
         acc_rate,
         bomb_held,
         (obs["shown_tally"][rows, owner, 0] > 0).astype(np.float64),
         (obs["face_down_count"] == 1).astype(np.float64),
         (obs["pending"] >= 0).astype(np.float64),
         np.maximum(prior, 0),
-        np.log(h),
+        fm.log_u(h),
         _logit(hold) * truth,
         _logit(hold) * acc_rate,
         lhold * truth,
-        truth * np.log1p(n_acc),
-        np.log1p(rounds),
+        truth * fm.log1p_u(n_acc),
+        fm.log1p_u(rounds),
         t_n, l_n, a_n, _logit(hold) * t_n, _logit(hold) * l_n, _logit(hold) * a_n,
         free, shown[:, 3], drawn, _logit(hold) * free, _logit(hold) * drawn,
-        np.log(obs["face_down_count"].astype(np.float64) + 1),
+        fm.log_u(obs["face_down_count"].astype(np.float64) + 1),
         duel, duel * last, duel * bomb_held, duel * acc_rate, duel * free, duel * _logit(hold),
     ], axis=1)
 
@@ -236,7 +237,7 @@ def claim_beliefs(obs: dict[str, np.ndarray], rules: R.Rules,
     z = linear(claim_features(obs, rules, pool), w)   # [B, 2], the kernel's order of additions
     z = np.concatenate([np.zeros((z.shape[0], 1)), z], axis=1)
     z -= z.max(axis=1, keepdims=True)
-    e = np.exp(z)
+    e = fm.exp_u(z)
     return e / e.sum(axis=1, keepdims=True)
 
 

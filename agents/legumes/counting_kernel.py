@@ -8,12 +8,11 @@ computes: the unseen pool, the 29 features, the three beliefs and the decision.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 from numba import njit
 
 from agents.combinatorics import LOG_CHOOSE, TABLE_N
+from bluffsim import fmath as fm
 
 BOMB, CHOICE, REVERSE, DOUBLE = 18, 19, 20, 21
 ACCUSE, ACCUSE_DOUBLE, ACCEPT = 154, 155, 163
@@ -30,14 +29,14 @@ def _log_choose(table, n, k):
 @njit(cache=True)
 def _held(table, pool_size, good, hand):
     h = min(hand, pool_size)
-    p_none = math.exp(_log_choose(table, pool_size - good, h) - _log_choose(table, pool_size, h))
+    p_none = fm.exp(_log_choose(table, pool_size - good, h) - _log_choose(table, pool_size, h))
     return min(max(1.0 - p_none, 0.0), 1.0)
 
 
 @njit(cache=True)
 def _logit(p):
     p = min(max(p, 1e-3), 1 - 1e-3)
-    return math.log(p / (1 - p))
+    return fm.log(p / (1 - p))
 
 
 @njit(cache=True)
@@ -54,19 +53,19 @@ def features_row(table, total, hand, my_fd, face_up, disc_rev, my_disc, hand_siz
     h = np.int64(hand_sizes[owner]) + 1
     hold = _held(table, u, n_v, h)
     lh = _logit(hold)
-    lhold = math.log(max(hold, 1e-3))
+    lhold = fm.log(max(hold, 1e-3))
     t_true, t_lie = np.int64(accused[owner, 0]), np.int64(accused[owner, 1])
     t_bomb = np.int64(accused[owner, 2])
     n_acc = t_true + t_lie + t_bomb
     accuses = np.int64(accuser[owner, 0]) + np.int64(accuser[owner, 1]) + np.int64(accuser[owner, 2])
-    truth = math.log((t_true + 1.0) / (t_lie + t_bomb + 1.0))
-    acc_rate = math.log((accuses + 0.5) / (rounds + 2.0))
+    truth = fm.log((t_true + 1.0) / (t_lie + t_bomb + 1.0))
+    acc_rate = fm.log((accuses + 0.5) / (rounds + 2.0))
     t_n = min(t_true, 8) / 4.0
     l_n = min(t_lie + t_bomb, 8) / 4.0
     a_n = min(accuses, 16) / 8.0
     free = min(np.int64(shown[owner, 1]), 4) + min(np.int64(shown[owner, 2]), 4)
-    drawn = math.log1p(np.float64(drawn_t[owner]))
-    l1n = math.log1p(n_acc)
+    drawn = fm.log1p(np.float64(drawn_t[owner]))
+    l1n = fm.log1p(n_acc)
     x[0] = 1.0
     x[1] = lh
     x[2] = lhold
@@ -79,12 +78,12 @@ def features_row(table, total, hand, my_fd, face_up, disc_rev, my_disc, hand_siz
     x[8] = 1.0 if fd_count == 1 else 0.0
     x[9] = 1.0 if pending >= 0 else 0.0
     x[10] = max(np.float64(fd_claims[owner, veg]) - 1.0, 0.0)
-    x[11] = math.log(h)
+    x[11] = fm.log(h)
     x[12] = lh * truth
     x[13] = lh * acc_rate
     x[14] = lhold * truth
     x[15] = truth * l1n
-    x[16] = math.log1p(rounds)
+    x[16] = fm.log1p(rounds)
     x[17] = t_n
     x[18] = l_n
     x[19] = a_n
@@ -96,7 +95,7 @@ def features_row(table, total, hand, my_fd, face_up, disc_rev, my_disc, hand_siz
     x[25] = drawn
     x[26] = lh * free
     x[27] = lh * drawn
-    x[28] = math.log(fd_count + 1.0)
+    x[28] = fm.log(fd_count + 1.0)
     duel = 1.0 if hand_sizes.size == 2 else 0.0
     x[29] = duel
     x[30] = duel * x[9]
@@ -134,7 +133,7 @@ def judge_kernel(total, weights, penalty, points, hand, my_fd, face_up, disc_rev
             z1 += x[f] * weights[0, f]
             z2 += x[f] * weights[1, f]
         zm = max(0.0, max(z1, z2))
-        e0, e1, e2 = math.exp(-zm), math.exp(z1 - zm), math.exp(z2 - zm)
+        e0, e1, e2 = fm.exp(-zm), fm.exp(z1 - zm), fm.exp(z2 - zm)
         s = e0 + e1 + e2
         p_t, p_l, p_b = e0 / s, e1 / s, e2 / s
         beliefs[b, 0], beliefs[b, 1], beliefs[b, 2] = p_t, p_l, p_b

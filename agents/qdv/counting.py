@@ -94,6 +94,7 @@ from agents.combinatorics import LOG_CHOOSE, log_choose
 from agents.qdv import counting_kernel as K
 from agents.qdv.common import VALUE, deck_counts, visible
 from agents.qdv.heuristic import declare_salads
+from bluffsim import fmath as fm
 from bluffsim.games.qdv import rules as R
 from bluffsim.rng import AgentRNG
 
@@ -113,7 +114,7 @@ def hidden_value_distribution(classes: np.ndarray, salad_p: float, nv: int) -> n
     grids = np.meshgrid(*[np.arange(int(x.max(initial=0)) + 1) for x in (n1, n2, n3, ns)],
                         indexing="ij")
     k1, k2, k3, ks = (g.reshape(-1, 1) for g in grids)                  # [C, 1]
-    p = np.exp(log_choose(n1, k1) + log_choose(n2, k2) + log_choose(n3, k3)
+    p = fm.exp_u(log_choose(n1, k1) + log_choose(n2, k2) + log_choose(n3, k3)
                + log_choose(ns, ks) + log_choose(n_other, h - k1 - k2 - k3 - ks)
                - log_choose(n_total, h))                                 # [C, R]
     base = k1 + 2 * k2 + 3 * k3
@@ -121,8 +122,8 @@ def hidden_value_distribution(classes: np.ndarray, salad_p: float, nv: int) -> n
     cell = np.arange(r)[None, :] * nv
     salads = ks + face_up[None, :]                                       # [C, R]
     for j in range(int(salads.max(initial=0)) + 1):
-        w = np.where(j <= salads, np.exp(log_choose(salads, j)) * salad_p**j
-                     * (1 - salad_p) ** np.maximum(salads - j, 0), 0.0)  # [C, R]
+        w = np.where(j <= salads, fm.exp_u(log_choose(salads, j)) * fm.pow_u(salad_p, j)
+                     * fm.pow_u(1 - salad_p, np.maximum(salads - j, 0)), 0.0)  # [C, R]
         idx = cell + np.minimum(base + j, nv - 1)
         out += np.bincount(np.broadcast_to(idx, p.shape).ravel(),
                            weights=(p * w).ravel(), minlength=out.size)
@@ -356,7 +357,7 @@ def fruit_tilts(obs: dict[str, np.ndarray], rules: R.Rules, betas: np.ndarray) -
                         - obs["revealed"].astype(np.float64).sum(axis=2), 0.0)
     hidden[np.arange(b), np.maximum(seat, 0)] = 0.0
     q = hidden / np.maximum(hidden.sum(axis=1, keepdims=True), 1.0)
-    per_seat = np.log1p(q * np.expm1(betas))                             # [B, P]
+    per_seat = fm.log1p_u(q * fm.expm1_u(betas))                             # [B, P]
     return np.einsum("bpf,bp->bf", bid_on.astype(np.float64), per_seat)
 
 
@@ -376,7 +377,7 @@ class Posterior:
                 cdf = self.cdf[at]
                 u = np.arange(w, dtype=np.float64)
                 t = tilt[at][:, None] * u
-                pmf = (cdf[:, 1:] - cdf[:, :-1]) * np.exp(t - t.max(axis=-1, keepdims=True))
+                pmf = (cdf[:, 1:] - cdf[:, :-1]) * fm.exp_u(t - t.max(axis=-1, keepdims=True))
                 pmf /= np.maximum(pmf.sum(axis=-1, keepdims=True), 1e-300)
                 new_cdf = np.zeros(cdf.shape)
                 np.cumsum(pmf, axis=-1, out=new_cdf[:, 1:])
@@ -515,7 +516,7 @@ def call_rates(obs: dict[str, np.ndarray]) -> np.ndarray:
 def logit(p: np.ndarray) -> np.ndarray:
     """log(p / (1 - p)), clipped away from 0 and 1."""
     p = np.clip(p, 1e-4, 1 - 1e-4)
-    return np.log(p / (1 - p))
+    return fm.log_u(p / (1 - p))
 
 
 def call_features(p_false: np.ndarray, rate: np.ndarray, surprise: np.ndarray) -> np.ndarray:
@@ -539,7 +540,7 @@ def call_logit(features: np.ndarray, weights: tuple[float, ...] | None = None) -
 def p_call(features: np.ndarray, weights: tuple[float, ...] | None = None) -> np.ndarray:
     """Probability the next seat calls ``menteur`` on my bid: a logistic model of
     ``call_features`` with ``CALL_WEIGHTS`` (module docstring)."""
-    return 1.0 / (1.0 + np.exp(-call_logit(features, weights)))
+    return 1.0 / (1.0 + fm.exp_u(-call_logit(features, weights)))
 
 
 def next_view_means(obs: dict[str, np.ndarray], post: Posterior, rules: R.Rules) -> np.ndarray:

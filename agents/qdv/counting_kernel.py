@@ -20,12 +20,11 @@ agree on played games and on random observations.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 from numba import njit
 
 from agents.combinatorics import TABLE_N
+from bluffsim import fmath as fm
 
 NUM_FRUITS, MAX_MULT, SALAD = 6, 3, 18
 VRAI, MENTEUR, START0 = 12, 13, 14
@@ -131,7 +130,7 @@ def hidden_value_row(lc, n1, n2, n3, ns, n_total, h, face_up, salad_p, out, comp
                     rest = h - k1 - k2 - k3 - ks
                     if rest < 0 or rest > n_other:
                         continue  # log C = -inf: probability exactly 0
-                    comp_p[c] = math.exp(log_choose(lc, n1, k1) + log_choose(lc, n2, k2)
+                    comp_p[c] = fm.exp(log_choose(lc, n1, k1) + log_choose(lc, n2, k2)
                                          + log_choose(lc, n3, k3) + log_choose(lc, ns, ks)
                                          + log_choose(lc, n_other, rest) - top)
                     comp_base[c] = k1 + 2 * k2 + 3 * k3
@@ -142,8 +141,8 @@ def hidden_value_row(lc, n1, n2, n3, ns, n_total, h, face_up, salad_p, out, comp
     weight = np.zeros((smax + 1, smax + 1))
     for sal in range(smax + 1):
         for j in range(sal + 1):
-            weight[sal, j] = (math.exp(log_choose(lc, sal, j)) * math.pow(salad_p, j)
-                              * math.pow(1 - salad_p, sal - j))
+            weight[sal, j] = (fm.exp(log_choose(lc, sal, j)) * fm.pow(salad_p, j)
+                              * fm.pow(1 - salad_p, sal - j))
     for v in range(w):
         out[v] = 0.0
     for j in range(smax + 1):
@@ -263,7 +262,7 @@ def tilt_exps(tilt, w, expw):
     ``Posterior`` computes them."""
     tmax = tilt_max(tilt, w)
     for u in range(w):
-        expw[u] = math.exp(tilt * np.float64(u) - tmax)
+        expw[u] = fm.exp(tilt * np.float64(u) - tmax)
 
 
 @njit(cache=True, inline="always")
@@ -280,7 +279,7 @@ def tilt_row(src, tilt, want_below, cdf_out, below_out, expw, have_exps, pmf):
         tmax = tilt_max(tilt, w)
         for u in range(w):
             d = src[u + 1] - src[u]
-            pmf[u] = d * math.exp(tilt * np.float64(u) - tmax) if d != 0.0 else d
+            pmf[u] = d * fm.exp(tilt * np.float64(u) - tmax) if d != 0.0 else d
     total = max(pairwise_sum(pmf, 0, w), 1e-300)
     for u in range(w):
         pmf[u] /= total
@@ -332,7 +331,7 @@ def stake(loss, tokens, elim_cost):
 def logit(p):
     """log(p / (1 − p)), clipped away from 0 and 1 (``counting.logit``)."""
     p = min(max(p, 1e-4), 1 - 1e-4)
-    return math.log(p / (1 - p))
+    return fm.log(p / (1 - p))
 
 
 @njit(cache=True, inline="always")
@@ -434,7 +433,7 @@ def fruit_tilts_row(b, seat_raw, seat, hand_sizes, revealed, bid_history, bid_ta
         beta = (beta_hat_bids + prm[P_BETA_PRIOR_MASS]) / (bids + prm[P_BETA_BIDS])
         beta = min(max(beta, -1.0), 3.0)
         q = hidden[p] / denom
-        per_seat = math.log1p(q * math.expm1(beta))
+        per_seat = fm.log1p(q * fm.expm1(beta))
         for f in range(nf):
             if bid_on[p, f]:
                 tilt[f] += 1.0 * per_seat
@@ -668,7 +667,7 @@ def decide_kernel(seat_a, phase, hand, hand_sizes, tokens, in_round, direction, 
                 z = call_logit(1.0, logit(p_false), lrate,
                                np.float64(bid + raise_by) - seen_next,
                                prm[P_W0], prm[P_W1], prm[P_W2], prm[P_W3])
-                pc = 1.0 / (1.0 + math.exp(-z))
+                pc = 1.0 / (1.0 + fm.exp(-z))
                 values[a] = -pc * loss - risk
         best = 0
         for a in range(1, na):

@@ -89,6 +89,7 @@ from agents.combinatorics import LOG_CHOOSE, hypergeom_pmf
 from agents.linear import linear
 from agents.veru import counting_kernel as K
 from agents.veru.heuristic import VeruHeuristic
+from bluffsim import fmath as fm
 from bluffsim.games.veru import rules as R
 from bluffsim.rng import AgentRNG
 
@@ -113,7 +114,7 @@ def _memo(obs: dict[str, np.ndarray], key: object, fn):  # noqa: ANN001, ANN202
 
 def _logit(x: np.ndarray) -> np.ndarray:
     x = np.clip(x, 1e-4, 1 - 1e-4)
-    return np.log(x / (1 - x))
+    return fm.log_u(x / (1 - x))
 
 
 def seat_rates(obs: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -133,10 +134,10 @@ def _seat_rates(obs: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.
     return honesty, add, doubt
 
 
-RECKLESS_PRIOR_LOGIT = float(np.log(0.2 / 0.8))
+RECKLESS_PRIOR_LOGIT = float(fm.log_u(0.2 / 0.8))
 # log-likelihood ratio, reckless against rule-following, of one checked claim found false / true
 # (a reckless claim is true ~4% of the time, a rule-follower's ~50%)
-RECKLESS_LLR_FALSE, RECKLESS_LLR_TRUE = float(np.log(0.96 / 0.5)), float(np.log(0.04 / 0.5))
+RECKLESS_LLR_FALSE, RECKLESS_LLR_TRUE = float(fm.log_u(0.96 / 0.5)), float(fm.log_u(0.04 / 0.5))
 
 
 def reckless(obs: dict[str, np.ndarray]) -> np.ndarray:
@@ -149,7 +150,7 @@ def reckless(obs: dict[str, np.ndarray]) -> np.ndarray:
 def _reckless(obs: dict[str, np.ndarray]) -> np.ndarray:
     cc = obs["claims_checked"].astype(np.float64)
     llr = cc[..., 0] * RECKLESS_LLR_FALSE + cc[..., 1] * RECKLESS_LLR_TRUE
-    return 1.0 / (1.0 + np.exp(-np.clip(llr + RECKLESS_PRIOR_LOGIT, -30, 30)))
+    return 1.0 / (1.0 + fm.exp_u(-np.clip(llr + RECKLESS_PRIOR_LOGIT, -30, 30)))
 
 
 def unseen_counts(obs: dict[str, np.ndarray], rules: R.Rules) -> tuple[np.ndarray, ...]:
@@ -242,7 +243,7 @@ def honesty_features(obs: dict[str, np.ndarray], rules: R.Rules) -> np.ndarray:
     return np.stack([np.ones(b), k == 2, k == 3,
                      obs["bank_sizes"].astype(np.int64).sum(axis=1) > 0,
                      obs["hand_sizes"][rows, claimant] / 10.0, share, held, h, h * held,
-                     a, per_claim - 1.5, r, r * held, r * share ** k], axis=1).astype(np.float64)
+                     a, per_claim - 1.5, r, r * held, r * fm.pow_u(share, k)], axis=1).astype(np.float64)
 
 
 HONESTY_FEATURES = ("bias", "claims 2", "claims 3", "adds to a round", "hand size / 10",
@@ -270,9 +271,9 @@ def fitting_probability(obs: dict[str, np.ndarray], rules: R.Rules, step: int,
     recalibrated by a fitted logistic: players shed fitting cards whenever a rank comes
     up, so hands are poorer in the running rank than a uniform slice of the pool."""
     if weights is None:
-        return _memo(obs, ("fitting", step), lambda: 1.0 / (1.0 + np.exp(
+        return _memo(obs, ("fitting", step), lambda: 1.0 / (1.0 + fm.exp_u(
             -linear(fitting_features(obs, rules, step), FITTING_WEIGHTS))))
-    return 1.0 / (1.0 + np.exp(-linear(fitting_features(obs, rules, step), weights)))
+    return 1.0 / (1.0 + fm.exp_u(-linear(fitting_features(obs, rules, step), weights)))
 
 
 def doubt_features(obs: dict[str, np.ndarray], rules: R.Rules, count: np.ndarray,
@@ -339,7 +340,7 @@ def reckless_truth(obs: dict[str, np.ndarray], rules: R.Rules) -> tuple[np.ndarr
     claimant = np.maximum(obs["claimant"].astype(np.int64), 0)
     hp, hg = hand_pool(obs, rules)
     k = np.maximum(obs["claim_count"].astype(np.int64), 1)
-    return reckless(obs)[rows, claimant], (0.5 * hg / hp) ** k
+    return reckless(obs)[rows, claimant], fm.pow_u(0.5 * hg / hp, k)
 
 
 def claim_probability(obs: dict[str, np.ndarray], rules: R.Rules,
@@ -348,14 +349,14 @@ def claim_probability(obs: dict[str, np.ndarray], rules: R.Rules,
     claimant (``reckless_truth``) and the fitted logistic model of a rule-following one."""
     w = HONESTY_WEIGHTS if weights is None else np.asarray(weights, dtype=np.float64)
     r, t = reckless_truth(obs, rules)
-    return r * t + (1 - r) / (1.0 + np.exp(-linear(honesty_features(obs, rules), w)))
+    return r * t + (1 - r) / (1.0 + fm.exp_u(-linear(honesty_features(obs, rules), w)))
 
 
 def doubt_probability(obs: dict[str, np.ndarray], rules: R.Rules, count: np.ndarray, step: int,
                       weights: np.ndarray | None = None) -> np.ndarray:
     """float[B]: probability that the next player disbelieves my claim of ``count`` cards."""
     w = DOUBT_WEIGHTS if weights is None else np.asarray(weights, dtype=np.float64)
-    return 1.0 / (1.0 + np.exp(-linear(doubt_features(obs, rules, count, step), w)))
+    return 1.0 / (1.0 + fm.exp_u(-linear(doubt_features(obs, rules, count, step), w)))
 
 
 def next_in_turn(obs: dict[str, np.ndarray], step: int) -> np.ndarray:

@@ -9,11 +9,11 @@ and ``pad`` (``doubt_probability`` of the claim now and padded), with the model 
 ``held_at_least``, ``next_in_turn``, ``fitting_probability``, ``_doubt_base`` / ``_doubt_x``)
 written for one row.
 
-Floating point.  ``math.exp`` / ``math.log`` / ``math.pow`` call the same C library as
-numpy's float64 ``exp`` / ``log`` / ``power`` on this machine (x86-64 without AVX-512, where
-numpy has no SIMD ``exp`` / ``log`` of its own); the tests check the decisions, not only
-the probabilities.  Row sums of fewer than eight floats are added left to right from 0.0
-(numpy's pairwise sum below its block of 8).  The logistic models' weighted sums are
+Floating point.  ``exp`` / ``log`` / ``pow`` are ``bluffsim.fmath``'s (plain IEEE arithmetic,
+the same bits on every CPU; the reference calls the same functions as ufuncs), never libm or
+numpy's SIMD math, so a decision depends on neither the CPU nor the batch size.  Row sums of
+fewer than eight floats are added left to right from 0.0 (numpy's pairwise sum below its
+block of 8).  The logistic models' weighted sums are
 ``linear_row``, left to right one term at a time, as the reference's ``agents.linear``
 (never BLAS, whose order depends on the batch, the thread count and the CPU).
 """
@@ -26,6 +26,7 @@ import numpy as np
 from numba import njit
 
 from agents.combinatorics import TABLE_N
+from bluffsim import fmath as fm
 
 # veru constants (``bluffsim.games.veru.rules``)
 ACE, JOKER, NUM_TYPES, ANNOUNCEABLE = 12, 13, 14, 12
@@ -56,7 +57,7 @@ def log_choose(table, n, k):
 @njit(cache=True, inline="always")
 def hypergeom_pmf(table, pool, good, draws, x):
     """P(X = x), X ~ Hypergeometric(pool, good, draws) (``agents.combinatorics.hypergeom_pmf``)."""
-    return math.exp(log_choose(table, good, x) + log_choose(table, pool - good, draws - x)
+    return fm.exp(log_choose(table, good, x) + log_choose(table, pool - good, draws - x)
                     - log_choose(table, pool, draws))
 
 
@@ -74,13 +75,13 @@ def smooth_pmf(table, pool, good, draws, x):
 def logit(x):
     """``counting._logit`` for one value."""
     x = min(max(x, 1e-4), 1 - 1e-4)
-    return math.log(x / (1 - x))
+    return fm.log(x / (1 - x))
 
 
 @njit(cache=True, inline="always")
 def sigmoid_of(z):
     """``1.0 / (1.0 + exp(-z))`` as the numpy models write it."""
-    return 1.0 / (1.0 + math.exp(-z))
+    return 1.0 / (1.0 + fm.exp(-z))
 
 
 @njit(cache=True, inline="always")
@@ -117,7 +118,7 @@ def reckless_of(claims_checked, b, p, prm):
     """``reckless`` posterior of seat ``p`` in row ``b``."""
     llr = (np.float64(claims_checked[b, p, 0]) * prm[P_LOG_FALSE]
            + np.float64(claims_checked[b, p, 1]) * prm[P_LOG_TRUE])
-    return 1.0 / (1.0 + math.exp(-min(max(llr + prm[P_PRIOR], -30.0), 30.0)))
+    return 1.0 / (1.0 + fm.exp(-min(max(llr + prm[P_PRIOR], -30.0), 30.0)))
 
 
 @njit(cache=True)
@@ -337,9 +338,9 @@ def claim_probability_row(b, hp, hg, bank, count, hand_sizes, claimant, claims, 
     feats[10] = per_claim - 1.5
     feats[11] = r
     feats[12] = r * held
-    feats[13] = r * math.pow(share, fk)
-    truth = math.pow(0.5 * hg / hp, fk)
-    return r * truth + (1 - r) / (1.0 + math.exp(-linear_row(feats, hon_w, 14)))
+    feats[13] = r * fm.pow(share, fk)
+    truth = fm.pow(0.5 * hg / hp, fk)
+    return r * truth + (1 - r) / (1.0 + fm.exp(-linear_row(feats, hon_w, 14)))
 
 
 @njit(cache=True, inline="always")

@@ -44,6 +44,7 @@ from __future__ import annotations
 import numpy as np
 
 from agents.base import Agent, Traits, integer, probability, register_agent
+from bluffsim import fmath as fm
 from bluffsim.games.veru import rules as R
 from bluffsim.rng import AgentRNG
 
@@ -92,7 +93,7 @@ class VeruHeuristic(Agent):
         others = (obs["bank_sizes"].astype(np.int64).sum(axis=1)
                   - obs["my_bank"].astype(np.int64).sum(axis=1) + count)
         t = np.minimum(t, np.clip(left / np.maximum(others, 1), 0.0, 1.0))
-        p_true = t ** np.maximum(count, 1)
+        p_true = fm.pow_u(t, np.maximum(count, 1))
         check = np.where(p_true > 0.5, R.BELIEVE, R.DISBELIEVE)
         respond = np.where(impossible, R.DISBELIEVE,
                            np.where(match | joker, put_true, check))
