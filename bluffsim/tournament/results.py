@@ -25,6 +25,7 @@ of games.  Every file is created with the permissions the umask allows (as
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import platform
@@ -225,6 +226,27 @@ def read_table(path: Path, columns: list[str] | None = None) -> pd.DataFrame:
         return pd.read_parquet(path, columns=columns)
     except (OSError, pa.ArrowException) as e:
         raise ResultsError(_unreadable(path, e)) from None
+
+
+def table_digest(df: pd.DataFrame) -> str:
+    """SHA-256 of a table's content: column names, dtypes and values (numbers as their bytes,
+    text as UTF-8), in row order; independent of the parquet writer and the pandas version."""
+    h = hashlib.sha256()
+    for name in df.columns:
+        col = df[name]
+        h.update(f"{name}:{col.dtype}\x1e".encode())
+        if pd.api.types.is_numeric_dtype(col.dtype) or pd.api.types.is_bool_dtype(col.dtype):
+            h.update(np.ascontiguousarray(col.to_numpy()).tobytes())
+        else:
+            h.update("\x1f".join("\x00" if pd.isna(v) else str(v) for v in col).encode())
+        h.update(b"\x1d")
+    return h.hexdigest()
+
+
+def results_digest(out: Path) -> dict[str, str]:
+    """``{"games": sha256, "rounds": sha256}`` of a finished run's merged tables (``table_digest``):
+    two runs played the same games exactly when their digests are equal."""
+    return {t: table_digest(read_table(Path(out) / f"{t}.parquet")) for t in ("games", "rounds")}
 
 
 def iter_chunks(path: Path, columns: list[str] | None = None, rows: int = 1 << 20,
