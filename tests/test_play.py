@@ -346,7 +346,7 @@ def test_a_token_challenge_that_ends_the_game_is_one_sentence():
 
 @pytest.mark.parametrize("gadget", [False, True])
 def test_checked_cards_are_named_only_to_whom_the_rules_show_them(gadget):
-    """Point 12, veru (RULES.md §3): a disbelieved bluff goes to the claimant's hand shown to
+    """Point 12, veru (docs/rules.md#veru-checks): a disbelieved bluff goes to the claimant's hand shown to
     nobody — a bystander reads no card name unless they hold the ``check`` gadget."""
     from bluffsim.games.veru.observe import observation_fields
     from bluffsim.games.veru.reference import scenario

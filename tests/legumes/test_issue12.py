@@ -1,4 +1,4 @@
-"""Issue 12, legumes points 8-11: scripted scenarios run on both engines (RULES.md §2, revised).
+"""Issue 12, legumes points 8-11: scripted scenarios run on both engines (docs/rules.md#legumes).
 
 Every scenario goes through ``play_both``, which checks after each decision that the
 reference and vectorised engines agree on masks, players, results and every

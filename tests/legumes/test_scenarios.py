@@ -1,4 +1,4 @@
-"""Scripted legumes scenarios with exact expected results, run on both engines (RULES.md §2)."""
+"""Scripted legumes scenarios with exact expected results, run on both engines (docs/rules.md#legumes)."""
 
 from __future__ import annotations
 

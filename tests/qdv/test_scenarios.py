@@ -1,4 +1,4 @@
-"""Scripted qdv scenarios with exact expected results, run on both engines (RULES.md §1)."""
+"""Scripted qdv scenarios with exact expected results, run on both engines (docs/rules.md#qdv)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Scripted veru scenarios with exact expected results, run on both engines (RULES.md §3)."""
+"""Scripted veru scenarios with exact expected results, run on both engines (docs/rules.md#veru)."""
 
 from __future__ import annotations
 

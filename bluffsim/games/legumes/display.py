@@ -6,7 +6,7 @@ face down, claiming <vegetable>" until an accusation reveals it (to everyone,
 by name).  Face-up action cards (Vegetable choice, Reverse, Double accusation)
 are named; the cards a player draws are shown to that player alone, and a
 Bomb's pile goes to the accuser's hand as a count for everyone else.  Also
-words ``reverse <card>`` and ``accept`` (RULES.md §2, revised).
+words ``reverse <card>`` and ``accept`` (``docs/rules.md#legumes``).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Scalar reference engine of ``legumes`` (Menteur): readable, one rule per function.
 
-The oracle of ``vec.py`` (bit-identical).  Rules: ``shared/RULES.md`` §2 and the
+The oracle of ``vec.py`` (bit-identical).  Rules: ``docs/rules.md#legumes`` and the
 French seed; decisions where they are silent are listed in ``rules.py``.
 """
 

@@ -25,7 +25,7 @@ Action ids (index / meaning):
 
 ``open_id(card, veg) = card * 6 + veg``; ``reverse <card>`` is ``164 + card``.
 
-Decisions where RULES.md and the seed are silent:
+Decisions where the seed is silent (also in ``docs/rules.md#legumes``):
 - after a reveal the round's cards go to the discard pile first, then the loser
   draws (so a reshuffle includes them);
 - the draw pile "runs out" when a card must be drawn and it is empty: the
@@ -34,7 +34,7 @@ Decisions where RULES.md and the seed are silent:
 - a Bomb revealed after an ``accuse double``: the Double card is one of the
   round's cards, so the accuser takes it back with the discard pile.
 
-Reverse, accept and the end (issue 12; RULES.md §2 revised).  The seed says of
+Reverse, accept and the end (issue 12; ``docs/rules.md#legumes``).  The seed says of
 Vegetable choice "il ne joue pas d'autre carte" but not of Reverse, and bans an
 accusation "directement après cette carte"; the game ends "quand un joueur
 dépose sa dernière carte et qu'elle n'est pas mise en doute".

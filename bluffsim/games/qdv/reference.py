@@ -2,7 +2,7 @@
 
 This is the oracle the vectorised engine (``vec.py``) is tested against, bit for
 bit: same action ids, same random draws (``bluffsim.rng``), same observations.
-Rules: ``shared/RULES.md`` §1; decisions taken where it is silent are listed in
+Rules: ``docs/rules.md#qdv``; decisions taken where it is silent are listed in
 ``rules.py``.
 
 Seats are numbered clockwise.  Hands are kept as counts per card kind

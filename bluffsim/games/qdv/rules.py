@@ -23,7 +23,7 @@ Action ids (index / meaning), ``S = salads``, ``P = num_players``:
 | 21+S                 | `gain`                | exact-call reward: gain 1 token                 |
 | 22+S..20+S+P         | `punish <k>`          | exact-call reward: seat k clockwise loses 1     |
 
-Decisions made here where RULES.md and the seed are silent:
+Decisions made here where the seed is silent (also in ``docs/rules.md#qdv``):
 - an exhausted challenge deck draws nothing for the rest of the round;
 - ``punish`` may only target a player who still has tokens;
 - a ``reveal`` picks among the bidder's face-down cards, a ``discard`` among all
@@ -32,7 +32,7 @@ Decisions made here where RULES.md and the seed are silent:
 - a truncated game (``max_rounds``) ranks survivors by tokens (ties share),
   above every eliminated player, and sets ``truncated`` (not ``terminated``).
 
-Issue 12 (RULES.md §1 revised; the seed settles the first three points):
+Issue 12 (``docs/rules.md#spec-vs-seed``; the seed settles the first three points):
 - **Elimination is immediate.** Seed: "Dès qu'un joueur perd tous ses jetons, il
   est éliminé".  A bidder whose `token` challenge takes their last token is out
   at once (``in_round`` turns False): skipped in turn order, they never bid,

@@ -3,7 +3,7 @@
 Built from the viewer's own observation and the public part of action names.
 An opponent's claim is "puts two cards face down, claiming 7s" (printed when
 the claim is complete); a Joker swap is "swaps a card for a Joker".  At a check
-(RULES.md §3 table) the checked cards are named to everyone only after a true
+(the table in ``docs/rules.md#veru-checks``) the checked cards are named to everyone only after a true
 "believe"; otherwise only to whom the rules show them (the taker sees what they
 take, the claimant knows their own cards, a ``check`` gadget holder sees every
 checked claim): the observation's ``last_check_cards`` and ``seen_taken`` say

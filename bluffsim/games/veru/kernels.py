@@ -401,7 +401,7 @@ def swap(g, h, r, rank):
 # ===================================================================== checks
 @njit(cache=True)
 def check(g, h, r, believe):
-    """Believe / disbelieve: the table in RULES.md §3 decides who takes and who opens."""
+    """Believe / disbelieve: the table in docs/rules.md#veru-checks decides who takes and who opens."""
     checker = np.int64(h.current_player)
     claimant = np.int64(g.claimant)
     rank = np.int64(g.claim_rank)

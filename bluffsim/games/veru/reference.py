@@ -1,7 +1,7 @@
 """Scalar reference engine of ``veru`` (Верю — не верю): readable, one rule per function.
 
 The oracle of ``vec.py`` (bit-identical: same action ids, random draws and
-observations).  Rules: ``shared/RULES.md`` §3 and the Russian seed; decisions
+observations).  Rules: ``docs/rules.md#veru`` and the Russian seed; decisions
 where they are silent are listed in ``rules.py``.  Hands are counts per card
 type (``rules.CARD_NAMES``); the ``hands`` property gives sorted names.
 """
@@ -297,7 +297,7 @@ class ReferenceGame(ReferenceBase):
         return all(c in (s.claim_rank, R.JOKER) for c in s.table)
 
     def check(self, s: RefState, believe: bool) -> None:
-        """Believe / disbelieve: the table in RULES.md §3 decides who takes and who opens."""
+        """Believe / disbelieve: the table in docs/rules.md#veru-checks decides who takes and who opens."""
         checker, claimant = s.current_player, s.claimant
         truth = self.claim_is_true(s)
         claim = [0] * R.NUM_TYPES

@@ -20,13 +20,13 @@ Action ids (index / meaning):
 | 29..40 | `swap <rank>`     | Joker gadget: replace a card of that rank with a Joker        |
 | 41     | `timeout`         | runner only (never in the legal mask): the player is wrong    |
 
-Decisions where RULES.md and the seed are silent:
+Decisions where the seed is silent (also in ``docs/rules.md#veru``):
 - the deal goes round-robin from the first opener, so the first seats of the
   deal hold one card more when 52 does not divide evenly;
 - adding starts with the first ``put``: that moment the previous claim joins the Bank;
 - after "believe" on a true claim the claim's cards are shown to all, but the
-  Bank goes out unseen (the seed: "карты в Банке проверке не подлежат"; RULES.md
-  §3, revised, now says the same);
+  Bank goes out unseen (the seed: "карты в Банке проверке не подлежат"; ``docs/rules.md``
+  says the same);
 - a ``swap`` is allowed only before the first action of a turn (announce, put,
   believe or disbelieve); "once per round" = between two checks;
 - ``timeout`` with nothing on the table passes the opening to the next player;
