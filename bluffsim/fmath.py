@@ -1,7 +1,7 @@
 """Elementary functions that give the same bits on every CPU: ``exp``, ``log``, ``log1p``,
 ``expm1``, ``pow``, ``tanh`` and ``sigmoid`` for float64, in plain IEEE arithmetic.
 
-Why.  An agent's decision may not depend on the machine (docs/float_contract.md).  Neither
+Why.  An agent's decision may not depend on the machine.  Neither
 numpy nor the C library guarantees that for these functions: numpy dispatches its own SIMD
 ``exp``/``log`` on AVX-512 CPUs (about 5% of inputs differ from libm in the last bit), and
 glibc picks an FMA build of its ``exp``, ``log``, ``pow`` ... on CPUs with FMA (on 100,000
@@ -30,7 +30,10 @@ below 2^-1022 (subnormal) are faithful only.  NaN in, NaN out; overflow gives ``
 
 Use.  The scalar functions are numba ``njit`` and are called from the agents' kernels; the
 ``*_u`` names are the same functions as numpy ufuncs (``numba.vectorize``) for the readable
-numpy references, so a reference and its kernel compute the same bits on any machine.
+numpy references, so a reference and its kernel compute the same bits on any machine.  The
+whole contract, and how it is checked: docs/float_contract.md.  numba's on-disk cache does not
+notice a change here in the kernels that call these functions: after editing this file, delete
+the caches (``find . -name '*.nbi' -delete``).
 """
 
 from __future__ import annotations

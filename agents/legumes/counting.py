@@ -81,6 +81,12 @@ decision per row); ``lie_card``, ``claim_features``/``claim_beliefs`` and ``judg
 their numpy references (used by the fit and the tests,
 ``tests/legumes/test_counting_kernel.py`` checks that both agree on played games).
 
+Floats.  Every float a decision depends on is computed with ``+ - * /`` and
+``bluffsim.fmath`` (``exp``, ``log``, ``pow`` ... in plain IEEE arithmetic, never libm or numpy's
+SIMD math) in a fixed order, by the kernel at every batch size, so the actions are the same on
+every CPU and in any batch; the numpy reference calls the same functions as ufuncs, so the
+two agree bit for bit on any machine (docs/float_contract.md).
+
 Simplifications: beliefs concern the last face-down card only; the owner's
 hand is a uniform subset of the pool (hands formed by earlier truthful plays are
 not modelled beyond the tallies); stakes are in cards, not in points or places;

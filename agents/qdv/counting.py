@@ -81,6 +81,12 @@ of this module (``posterior``, ``called_posterior``, ``QdvCounting.values``), so
 the actions are identical; ``act_reference`` keeps the numpy path as the readable
 reference (``tests/qdv/test_counting_kernel.py`` checks both agree on played
 games).  New class tuples are computed and memoised inside the loop.
+
+**Floats.**  Every float a decision depends on is computed with ``+ - * /`` and
+``bluffsim.fmath`` (``exp``, ``log``, ``pow`` ... in plain IEEE arithmetic, never libm or numpy's
+SIMD math) in a fixed order, by the kernel at every batch size, so the actions are the same on
+every CPU and in any batch; the numpy reference calls the same functions as ufuncs, so the
+two agree bit for bit on any machine (docs/float_contract.md).
 """
 
 from __future__ import annotations

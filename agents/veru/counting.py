@@ -61,7 +61,9 @@ Compiled.  ``act`` runs ``counting_kernel.decide_kernel`` (numba): one loop over
 doing, per row, what the numpy path does for the batch — the heuristic's announce and true
 cards, ``respond`` and ``pad`` with every model piece above — in the same floating-point
 operation order (numpy's row sums; the models' weighted sums are ``agents.linear``, left to
-right, never BLAS), so the actions are bit-identical.  The numpy path stays as ``act_reference``,
+right, never BLAS; ``exp``/``log``/``pow`` from ``bluffsim.fmath``, never libm or numpy's SIMD math,
+on both paths), so the actions are bit-identical on any CPU and at any batch size
+(docs/float_contract.md).  The numpy path stays as ``act_reference``,
 the readable reference, and the public helpers (``claim_probability``,
 ``doubt_probability``, ``next_holds_fitting`` ...) are the numpy ones;
 ``tests/veru/test_counting_kernel.py`` checks compiled == reference (actions, and

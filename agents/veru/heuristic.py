@@ -12,7 +12,8 @@
   are elsewhere — in my hand, in my Bank, gone out (face up, or mine unseen),
   or known to sit in a hand (``known_in_hand``); otherwise add true cards if I
   have any; otherwise estimate the chance the claim is true as
-  ``t ** claim_count`` and believe above one half, doubt below.
+  ``t ** claim_count`` (``fmath.pow``: the same bits on every CPU) and believe above one half,
+  doubt below.
 
 The chance ``t`` that a claimed card is genuine:
 - ``trust`` a priori (before anybody's claim has been checked);
