@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import multiprocessing as mp
+import sys
 from collections.abc import Iterator
 
 import pandas as pd
@@ -49,11 +50,21 @@ def run_shards(exp: Experiment, shards: list[int]) -> Iterator[ShardResult]:
         yield from _run_pool(exp, shards)
 
 
+# libraries whose threads make a fork of the process unsafe (a child may inherit a held lock)
+FORK_UNSAFE_MODULES = ("jax",)
+
+
+def pool_start_method() -> str | None:
+    """``"forkserver"`` when a fork-unsafe multithreaded library (JAX) is loaded in this process
+    (e.g. a notebook that trained an agent, then runs a tournament), else the platform default."""
+    return "forkserver" if any(m in sys.modules for m in FORK_UNSAFE_MODULES) else None
+
+
 def _run_pool(exp: Experiment, shards: list[int]) -> Iterator[ShardResult]:
     import multiprocessing_logging
 
     multiprocessing_logging.install_mp_handler()
-    ctx = mp.get_context()
+    ctx = mp.get_context(pool_start_method())
     pool = ctx.Pool(min(exp.workers, len(shards)))
     try:
         yield from pool.imap_unordered(_task, [(exp, s) for s in shards])
