@@ -45,7 +45,6 @@ def test_without_jax_the_platform_default_is_kept() -> None:
     assert pool_start_method() is None
 
 
-@pytest.mark.slow
 def test_a_process_with_jax_uses_a_fork_server_and_plays_the_same_games() -> None:
     pytest.importorskip("jax", reason="needs the 'learn' extra")
     with_jax, plain = play("jax"), play("plain")
