@@ -207,6 +207,17 @@ def test_a_sweep_resumes_per_point(tmp_path):
     assert run(conf, cut, "--resume", "--set", "sweep.rules.jokers=[0, 4]") == 2
 
 
+def test_the_sweep_echo_counts_points_from_one_of_n(tmp_path, capsys):
+    """Each point's echo line counts 1..n and keeps the 0-based index of points/<i>/ and
+    sweep.csv's point column: the last of 3 points is "3 of 3", not "2/2"."""
+    conf = tmp_path / "s.toml"
+    conf.write_text(SWEEP.replace("[0, 3]", "[0, 1, 3]"))
+    assert main(["run", str(conf), "--out", str(tmp_path / "o"), "--no-plots"]) == 0
+    echo = [line for line in capsys.readouterr().out.splitlines() if line.startswith("# point ")]
+    assert echo == ["# point 0 (1 of 3): rules.jokers = 0", "# point 1 (2 of 3): rules.jokers = 1",
+                    "# point 2 (3 of 3): rules.jokers = 3"]
+
+
 def test_force_replaces_a_sweep_and_keeps_foreign_files(tmp_path):
     conf = tmp_path / "s.toml"
     conf.write_text(SWEEP)
