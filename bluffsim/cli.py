@@ -232,7 +232,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
         raise BluffsimError(f"--out {args.out!r} is a file; give a directory")
     table = bench_engines(games, args.players, batches, args.repeats, args.seconds, names,
                           anchor=not args.no_anchor, cores=args.cores,
-                          cores_batches=cores_batches, cores_via=args.cores_via)
+                          cores_batches=cores_batches, cores_via=args.cores_via,
+                          progress=to_stderr)
     shown = table.drop(columns=["players", "cpu"]).dropna(axis=1, how="all")
     with pd.option_context("display.width", 160, "display.max_columns", 40,
                            "display.float_format", "{:,.4g}".format):
@@ -287,7 +288,7 @@ def cmd_exploit(args: argparse.Namespace) -> int:
     weights = args.weights or exploit.preset_weights(args.preset)
     if weights is not None and not Path(weights).is_file():
         raise BluffsimError(f"--weights {weights!r}: file not found")
-    rows = exploit.exploitability_table(game, marks, learned_weights=weights)
+    rows = exploit.exploitability_table(game, marks, learned_weights=weights, progress=to_stderr)
     print(f"{args.preset}: {game}")
     print(pd.DataFrame(rows).to_string(index=False, float_format="{:.4f}".format))
     return 0
@@ -338,6 +339,11 @@ def cmd_games(args: argparse.Namespace) -> int:
                 allowed += " (experiment.players in a config, --seats in play; not [rules])"
             print(f"    {name:<22} default {default:<40} allowed {allowed}")
     return 0
+
+
+def to_stderr(line: str) -> None:
+    """A progress line: to stderr, so what stdout prints (tables, --markdown) stays clean."""
+    print(line, file=sys.stderr, flush=True)
 
 
 def print_summary(summary: pd.DataFrame, out: object) -> None:
