@@ -48,6 +48,7 @@ import os
 import random
 import time
 import tracemalloc
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -58,6 +59,7 @@ import agents
 import bluffsim
 from bluffsim.adapters.single import SingleGame
 from bluffsim.games.compiled import CompiledGame
+from bluffsim.kernel_cache import COMPILING, kernels_cold
 from bluffsim.rng import AgentRNG
 from bluffsim.tournament.runner import REFILL_SHARE
 
@@ -491,8 +493,13 @@ def bench_engines(games: list[str], players: int = 4,
                   seconds: float = 0.5, agent_names: tuple[str, ...] = ("random",),
                   anchor: bool = True, cores: int = 1,
                   cores_batches: tuple[int, ...] | list[int] = (4096,),
-                  cores_via: str = "processes") -> pd.DataFrame:
+                  cores_via: str = "processes",
+                  progress: Callable[[str], None] | None = None) -> pd.DataFrame:
     """Benchmark table: one row per (game, engine, agents, batch) — module docstring.
+
+    ``progress`` (e.g. a print to stderr) gets a line before the measures (how many rows,
+    the least time their timed runs take), ``kernel_cache.COMPILING`` when numba must
+    compile first, and one line per row as it is measured (``row_line``).
 
     Columns: game, engine, agents, batch, decisions_per_s (median), min, max,
     rounds_per_s, games_per_s, cpu_decisions_per_s, state_bytes, peak_mib, x_reference
@@ -514,28 +521,39 @@ def bench_engines(games: list[str], players: int = 4,
         cpus = sorted(before)[:cores]
     spiel: list[Run | None] = [None]
     cpp: list[Run | None] = [None]
-    per_game = openspiel_decisions_per_game() if anchor else None
+    pyspiel = _pyspiel() if anchor else None
+    anchors = 0 if pyspiel is None else 1 + hasattr(pyspiel, "MCTSBot")
+    say = _Progress(progress, _planned_rows(games, players, batches, agent_names, anchors,
+                                            cores_batches if cores > 1 else ()), repeats, seconds)
+    if progress is not None:
+        if any(kernels_cold(bluffsim.make(g, players), agent_names) for g in games):
+            progress(COMPILING)
+        if anchors:
+            progress("bench: OpenSpiel anchors: the mean liars_dice game length, then half of "
+                     "their repeats (the other half after the games)")
+    per_game = openspiel_decisions_per_game() if anchors else None
     try:
         if per_game is not None:  # the anchors' repeats: half before the games, half after
             first = (repeats + 1) // 2
             spiel = [openspiel_run(seconds) for _ in range(first)]
             cpp = [openspiel_cpp_run(seconds, per_game) for _ in range(first)]
-        rows = _bench_rows(games, players, batches, repeats, seconds, agent_names)
+        rows = _bench_rows(games, players, batches, repeats, seconds, agent_names, say)
         if per_game is not None and repeats > first:
             spiel += [openspiel_run(seconds) for _ in range(repeats - first)]
             cpp += [openspiel_cpp_run(seconds, per_game) for _ in range(repeats - first)]
         if spiel[0] is not None:
-            rows.append({"game": "liars_dice (OpenSpiel)", "engine": ANCHOR_ENGINES["python"],
-                         "agents": "random", "batch": 1, **_stats(spiel), "x_reference": np.nan,
-                         "load1": os.getloadavg()[0]})
+            rows.append(say({"game": "liars_dice (OpenSpiel)", "engine": ANCHOR_ENGINES["python"],
+                             "agents": "random", "batch": 1, **_stats(spiel),
+                             "x_reference": np.nan, "load1": os.getloadavg()[0]}))
         if cpp[0] is not None:
-            rows.append({"game": "liars_dice (OpenSpiel)", "engine": ANCHOR_ENGINES["cpp"],
-                         "agents": "random", "batch": 1, **_stats(cpp), "x_reference": np.nan,
-                         "decisions_per_game": per_game, "load1": os.getloadavg()[0]})
+            rows.append(say({"game": "liars_dice (OpenSpiel)", "engine": ANCHOR_ENGINES["cpp"],
+                             "agents": "random", "batch": 1, **_stats(cpp), "x_reference": np.nan,
+                             "decisions_per_game": per_game, "load1": os.getloadavg()[0]}))
         if cores > 1:
             for gid in games:
                 for b in cores_batches:
-                    rows.append(bench_cores(gid, players, b, seconds, repeats, cpus, cores_via))
+                    rows.append(say(bench_cores(gid, players, b, seconds, repeats, cpus,
+                                                cores_via)))
     finally:
         if before is not None:
             os.sched_setaffinity(0, before)
@@ -561,14 +579,63 @@ def bench_engines(games: list[str], players: int = 4,
     return table
 
 
+def _has_fused(game_id: str, players: int, agent_name: str) -> bool:
+    return agent_name == "random" and hasattr(bluffsim.make(game_id, players), "play_random")
+
+
+def _planned_rows(games: list[str], players: int, batches: tuple[int, ...] | list[int],
+                  agent_names: tuple[str, ...], anchors: int,
+                  cores_batches: tuple[int, ...] | list[int]) -> list[int]:
+    """Timed runs per repeat of each row ``bench_engines`` will measure, in its order (a fused
+    row and a cores row time two runs per repeat; ``anchors`` rows one)."""
+    rows = []
+    for gid in games:
+        for name in agent_names:
+            rows += [1] + [1 + _has_fused(gid, players, name) for _ in batches]
+    rows += [1] * anchors
+    return rows + [2] * (len(games) * len(cores_batches))
+
+
+class _Progress:
+    """``bench_engines``'s progress lines: a plan first, then ``row_line`` of each row."""
+
+    def __init__(self, out: Callable[[str], None] | None, planned: list[int], repeats: int,
+                 seconds: float):
+        self.out, self.total, self.done = out, len(planned), 0
+        if out is not None:
+            least = sum(planned) * repeats * seconds
+            runs = "1 timed run" if repeats == 1 else f"the median of {repeats} timed runs"
+            out(f"bench: {self.total} rows, each {runs} of at least {seconds:g} s: at least "
+                f"{least:,.{0 if least >= 10 else 1}f} s in all (one line per row as it is measured)")
+
+    def __call__(self, row: dict[str, Any]) -> dict[str, Any]:
+        self.done += 1
+        if self.out is not None:
+            self.out(f"bench {self.done}/{self.total}: {row_line(row)}")
+        return row
+
+
+def row_line(row: dict[str, Any]) -> str:
+    """One measured row in a line: what was measured and its median decisions per second."""
+    what = f"{row['game']} {row['engine']} {row['agents']} batch {row['batch']:,}"
+    line = (f"{what}: {_rate(row['decisions_per_s'])} decisions/s ({_rate(row['min'])} – "
+            f"{_rate(row['max'])})")
+    if not pd.isna(row.get("fused_decisions_per_s", np.nan)):
+        line += f", fused {_rate(row['fused_decisions_per_s'])}"
+    if not pd.isna(row.get("x_one_core", np.nan)):
+        line += f", {_x(row['x_one_core'])}x one core"
+    return line
+
+
 def _bench_rows(games: list[str], players: int, batches: tuple[int, ...] | list[int],
-                repeats: int, seconds: float, agent_names: tuple[str, ...]) -> list[dict]:
+                repeats: int, seconds: float, agent_names: tuple[str, ...],
+                say: Callable[[dict[str, Any]], dict[str, Any]] = lambda row: row) -> list[dict]:
     rows = []
     for gid in games:
         for name in agent_names:
             ref = _stats([reference_run(gid, players, seconds, name) for _ in range(repeats)])
-            rows.append({"game": gid, "engine": "reference", "agents": name, "batch": 1, **ref,
-                         "x_reference": 1.0, "load1": os.getloadavg()[0]})
+            rows.append(say({"game": gid, "engine": "reference", "agents": name, "batch": 1,
+                             **ref, "x_reference": 1.0, "load1": os.getloadavg()[0]}))
             for b in batches:
                 vec = _stats([vectorised_run(gid, players, b, seconds, name)
                               for _ in range(repeats)])
@@ -576,12 +643,12 @@ def _bench_rows(games: list[str], players: int, batches: tuple[int, ...] | list[
                 row = {"game": gid, "engine": "vectorised", "agents": name, "batch": b, **vec,
                        "state_bytes": state_bytes, "peak_mib": peak,
                        "x_reference": vec["decisions_per_s"] / ref["decisions_per_s"]}
-                if name == "random" and hasattr(bluffsim.make(gid, players), "play_random"):
+                if _has_fused(gid, players, name):
                     fused = _stats([vectorised_run(gid, players, b, seconds, name, fused=True)
                                     for _ in range(repeats)])
                     row.update({f"fused_{k}": fused[k] for k in FUSED})
                 row["load1"] = os.getloadavg()[0]
-                rows.append(row)
+                rows.append(say(row))
     return rows
 
 

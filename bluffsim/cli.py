@@ -232,7 +232,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
         raise BluffsimError(f"--out {args.out!r} is a file; give a directory")
     table = bench_engines(games, args.players, batches, args.repeats, args.seconds, names,
                           anchor=not args.no_anchor, cores=args.cores,
-                          cores_batches=cores_batches, cores_via=args.cores_via)
+                          cores_batches=cores_batches, cores_via=args.cores_via,
+                          progress=to_stderr)
     shown = table.drop(columns=["players", "cpu"]).dropna(axis=1, how="all")
     with pd.option_context("display.width", 160, "display.max_columns", 40,
                            "display.float_format", "{:,.4g}".format):
@@ -287,7 +288,7 @@ def cmd_exploit(args: argparse.Namespace) -> int:
     weights = args.weights or exploit.preset_weights(args.preset)
     if weights is not None and not Path(weights).is_file():
         raise BluffsimError(f"--weights {weights!r}: file not found")
-    rows = exploit.exploitability_table(game, marks, learned_weights=weights)
+    rows = exploit.exploitability_table(game, marks, learned_weights=weights, progress=to_stderr)
     print(f"{args.preset}: {game}")
     print(pd.DataFrame(rows).to_string(index=False, float_format="{:.4f}".format))
     return 0
@@ -340,23 +341,41 @@ def cmd_games(args: argparse.Namespace) -> int:
     return 0
 
 
+def to_stderr(line: str) -> None:
+    """A progress line: to stderr, so what stdout prints (tables, --markdown) stays clean."""
+    print(line, file=sys.stderr, flush=True)
+
+
 def print_summary(summary: pd.DataFrame, out: object) -> None:
     """The results table as the CLI prints it."""
     cols = {"games": "games", "win_rate": "win rate", "ci_low": "95% CI low",
-            "ci_high": "95% CI high", "mean_placement": "mean place", "rating": "rating",
-            "se": "± se"}
+            "ci_high": "95% CI high", "win_share": "win share", "mean_placement": "mean place",
+            "rating": "rating", "se": "± se"}
     t = summary[[c for c in cols if c in summary]].rename(columns=cols)
     with pd.option_context("display.float_format", "{:.3f}".format, "display.width", 120):
         print(t.to_string())
+    print(WIN_SHARE_NOTE + _shared_note(summary))
     print(f"\nresults in {out}/ (games.parquet, rounds.parquet, summary.csv, plots/)")
+
+
+WIN_SHARE_NOTE = ("win rate: first place alone (outright); win share: first place with a tie "
+                  "for first split 1/k, so win shares sum to 1 over a game's seats")
+
+
+def _shared_note(table: pd.DataFrame) -> str:
+    """"; N first places shared" when some were (then win rates sum to less than 1)."""
+    if "shared_wins" not in table or not table["shared_wins"].sum():
+        return ""
+    return f"; {int(table['shared_wins'].sum()):,} first places shared"
 
 
 def print_sweep(table: pd.DataFrame, out: object) -> None:
     """The sweep table as the CLI prints it: win rate and CI per point and agent."""
     cols = [*table.attrs.get("keys", []), "agent", "games", "win_rate", "ci_low", "ci_high",
-            "mean_placement"]
+            "win_share", "mean_placement"]
     with pd.option_context("display.float_format", "{:.3f}".format, "display.width", 140):
-        print(table[cols].to_string(index=False))
+        print(table[[c for c in cols if c in table]].to_string(index=False))
+    print(WIN_SHARE_NOTE + _shared_note(table))
     print(f"\nsweep results in {out}/ (sweep.csv, sweep.parquet, sweep_seats.csv, points/<i>/, "
           "plots/sweep_<key>.png)")
 

@@ -195,6 +195,11 @@ class GameDisplay:
             return f"you {verb}"
         return f"{who} {verb}es" if verb.endswith(("s", "sh", "ch", "x")) else f"{who} {verb}s"
 
+    def be(self, seat: int) -> str:
+        """Subject and "to be": ``seat 2 is`` / ``you are``."""
+        who = self.seat_short(seat)
+        return "you are" if who == "you" else f"{who} is"
+
     def poss(self, seat: int) -> str:
         """Possessive: ``seat 2's`` / ``your``."""
         who = self.seat_short(seat)
@@ -235,12 +240,28 @@ class GameDisplay:
         """Lines for one decision: the action in words, what it revealed, a round's end."""
         raise NotImplementedError
 
-    def hands_line(self, state: Any) -> str:
-        """Spectator: every hand (and face-down cards) of a reference state, in one line."""
-        return " | ".join(f"seat {i}: {self.cards(h)}" for i, h in enumerate(state.hand_counts))
+    def hands_parts(self, state: Any) -> list[tuple[str, str]]:
+        """Spectator: (what, cards) of a reference state: ``("seat 2", "7, 7, joker")`` per hand
+        in play, then the game's other hidden piles (e.g. ``("face down", ...)``)."""
+        return [(f"seat {i}", self.cards(h)) for i, h in enumerate(state.hand_counts)]
 
-    def final(self, state: Any) -> list[str]:
-        """The final screen: every seat's hand, score or tokens, and place."""
+    def hands_line(self, state: Any, parts: list[tuple[str, str]] | None = None) -> str:
+        """Spectator: ``hands_parts`` (or ``parts``, e.g. only those that changed) in one line:
+        ``seat 0: … | seat 1: … || face down: …``."""
+        parts = self.hands_parts(state) if parts is None else parts
+        seats = " | ".join(f"{k}: {v}" for k, v in parts if k.startswith("seat "))
+        rest = [f"{k}: {v}" for k, v in parts if not k.startswith("seat ")]
+        return " || ".join([seats, *rest] if seats else rest)
+
+    @staticmethod
+    def game_over(rounds: int, note: str = "") -> str:
+        """``=== game over after 3 rounds<note> ===`` (the final screen's heading)."""
+        return f"\n=== game over after {rounds} round{'' if rounds == 1 else 's'}{note} ==="
+
+    def final(self, state: Any, rounds: int | None = None) -> list[str]:
+        """The final screen: every seat's hand, score or tokens, and place.  ``rounds`` is the
+        number of rounds played, the one that ended the game included (``state.num_rounds``
+        counts finished rounds only: a game can end mid-round)."""
         raise NotImplementedError
 
 
@@ -285,6 +306,8 @@ class TerminalGame:
         self.read, self.out = read, out
         self.state = self.single.new_state(seed)
         self.log: list[Record] = []
+        self.rounds = 0            # rounds played, the one under way included
+        self.shown: dict[str, str] = {}   # --watch: the hands last printed
 
     def say(self, text: str = "") -> None:
         """Print a line."""
@@ -301,6 +324,7 @@ class TerminalGame:
             self.say(f"{SPECTATOR} every hand and every face-down card is shown: "
                      "no player at the table sees all this")
             self.say(f"{SPECTATOR} hands: {self.display.hands_line(s)}")
+            self.shown = dict(self.display.hands_parts(s))
         while not s.done:
             seat = s.current_player
             if seat in self.agents:
@@ -311,7 +335,7 @@ class TerminalGame:
                     self.say("you left the game.")
                     return False
             self.step(seat, action)
-        for line in self.display.final(s):
+        for line in self.display.final(s, self.rounds):
             self.say(line)
         return True
 
@@ -322,7 +346,10 @@ class TerminalGame:
         observer = seat if self.watch else self.viewer
         before = self.single.observation(s, observer)
         state_before = self.single.clone(s) if self.watch else None
+        rounds_before = s.num_rounds
         self.single.apply(s, action)
+        # the round under way counts; a game ending mid-round leaves num_rounds behind by one
+        self.rounds = s.num_rounds + (not (s.done and s.num_rounds != rounds_before))
         after = self.single.observation(s, observer)
         shown = name if (self.watch or seat == self.viewer) else self.display.public_action(name)
         ev = Event(actor=seat, name=shown, viewer=observer, before=before, after=after,
@@ -330,14 +357,28 @@ class TerminalGame:
                    state_after=s if self.watch else None)
         lines = self.display.describe(ev)
         if self.watch:
-            hands = f"  {SPECTATOR} hands: {self.display.hands_line(s)}"
-            if not self.log or self.log[-1].lines[-1:] != [hands]:
-                lines.append(hands)
+            changed = self.changed_hands()
+            if changed:
+                lines.append(f"  {SPECTATOR} changed: {self.display.hands_line(s, changed)}")
         for line in lines:
             self.say(line)
         self.log.append(Record(seat, name, lines))
         if self.watch and self.delay > 0:
             time.sleep(self.delay)
+
+    def changed_hands(self) -> list[tuple[str, str]]:
+        """--watch: the hands (and hidden piles) that changed since they were last printed, seats
+        first; a pile that emptied reads ``none``, a seat no longer in play ``out``."""
+        prev, now = self.shown, dict(self.display.hands_parts(self.state))
+        self.shown = now
+        keys = [*now, *(k for k in prev if k not in now)]
+        seats = sorted((k for k in keys if k.startswith("seat ")), key=lambda k: int(k.split()[1]))
+        changed = []
+        for k in seats + [k for k in keys if not k.startswith("seat ")]:
+            v = now.get(k, "out" if k.startswith("seat ") else "none")
+            if prev.get(k) != v:
+                changed.append((k, v))
+        return changed
 
     def ask(self, seat: int) -> int | None:
         """Show ``seat``'s table and read a legal action (None when the human leaves)."""

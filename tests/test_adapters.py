@@ -121,6 +121,23 @@ def test_cli_exploit_prints_the_table(capsys):
     assert main(["exploit", "--preset", "nope"]) == 2
 
 
+def test_cli_exploit_reports_each_row_on_stderr_as_it_goes(capsys):
+    """A plan line, then one line per measured row (policy, NashConv, seconds) on stderr; the
+    table on stdout as before."""
+    pytest.importorskip("pyspiel", reason="needs the 'adapters' extra")
+    from bluffsim.cli import main
+
+    assert main(["exploit", "--preset", "qdv-tiny", "--iterations", "4", "--checkpoints", "1"]) == 0
+    captured = capsys.readouterr()
+    err = [line for line in captured.err.splitlines() if line.startswith("exploit")]
+    assert err[0].startswith("exploit: 5 rows: NashConv of 3 policies")
+    assert [line.split(": NashConv")[0] for line in err[1:]] == [
+        "exploit 1/5: random", "exploit 2/5: heuristic", "exploit 3/5: counting",
+        "exploit 4/5: cfr 1 iterations", "exploit 5/5: cfr 4 iterations"]
+    assert all(line.endswith(" s)") for line in err[1:])
+    assert "exploit" not in captured.out and "cfr 4 iterations" in captured.out
+
+
 def test_cli_exploit_lists_learned_with_weights_for_the_preset(tmp_path, capsys):
     """`bluffsim exploit --weights` adds `learned` (sampling and greedy) to the table; qdv-small
     lists its shipped file by default."""

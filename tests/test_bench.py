@@ -156,3 +156,25 @@ def test_compiled_games_offer_the_threads_alternative():
     from bluffsim.bench import has_chunked_prange
 
     assert has_chunked_prange("qdv", 4) and has_chunked_prange("legumes", 4)
+
+
+def test_bench_says_what_it_measures_row_by_row_on_stderr(capsys, tmp_path, monkeypatch):
+    """A plan line, the compile note when numba's cache is cold, then one line per measured row
+    on stderr as it goes; stdout (the table, --markdown) carries none of them."""
+    import bluffsim.bench
+    from bluffsim.kernel_cache import COMPILING
+
+    monkeypatch.setattr(bluffsim.bench, "kernels_cold", lambda game, names: True)
+    out = tmp_path / "b"
+    assert main([*TINY, "--agents", "random,heuristic", "--batches", "8,16", "--no-anchor",
+                 "--markdown", "--out", str(out)]) == 0
+    captured = capsys.readouterr()
+    err = captured.err.splitlines()
+    assert err[0].startswith("bench: 6 rows, each 1 timed run of at least 0.05 s: at least")
+    assert err[1] == COMPILING
+    rows = [line for line in err if line.startswith("bench ") and "/6: " in line]
+    assert len(rows) == 6 and rows[0].startswith("bench 1/6: qdv reference random batch 1: ")
+    assert rows[2].startswith("bench 3/6: qdv vectorised random batch 16: ")
+    assert ", fused " in rows[2] and "decisions/s" in rows[5]
+    assert "bench " not in captured.out and COMPILING not in captured.out
+    assert len(pd.read_parquet(out / "bench.parquet")) == 6

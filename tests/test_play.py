@@ -292,8 +292,10 @@ def test_the_display_words_reverse_with_a_card_and_accept():
                     ["human", "random", "random"], viewer=0)
     assert d.public_action("reverse carrot-2") == "reverse card"
     obs = {"last_owner": np.int8(1), "called": np.int8(0), "num_rounds": np.int32(0),
-           "hand_sizes": np.array([3, 0, 4], np.int8), "phase": np.int8(2)}
-    ev = Event(actor=2, name="reverse card", viewer=0, before=obs, after=dict(obs, phase=np.int8(1)))
+           "hand_sizes": np.array([3, 0, 4], np.int8), "phase": np.int8(2),
+           "direction": np.int8(1)}
+    ev = Event(actor=2, name="reverse card", viewer=0, before=obs,
+               after=dict(obs, phase=np.int8(1), direction=np.int8(-1)))
     (line,) = d.describe(ev)
     assert "plays Reverse face up with a card face down, claiming carrot" in line
     assert "carrot-" not in line
@@ -391,3 +393,185 @@ def test_a_drawn_challenge_card_is_named_to_the_bidder_only():
     assert lines_for(1)[-1] == head + ": you drew apricot x3"
     assert lines_for(0)[-1] == head
     assert lines_for(2)[-1] == head
+
+
+
+# ---------------------------------------------------------------- wording (a new user's list)
+def qdv_lines(game, s, viewer, moves, labels=None):
+    """What ``viewer`` reads as ``moves`` ((seat, action name), ...) are applied to ``s``."""
+    from bluffsim.games.qdv.observe import observation_fields
+
+    d = display_for("qdv", game.rules, labels or ["random"] * game.rules.num_players, viewer=viewer)
+    lines = []
+    for actor, name in moves:
+        assert s.current_player == actor, (actor, name, s.current_player)
+        before = observation_fields(game.rules, s, viewer)
+        game.apply(s, name)
+        lines += d.describe(Event(actor=actor, name=name, viewer=viewer, before=before,
+                                  after=observation_fields(game.rules, s, viewer)))
+    return lines
+
+
+def test_a_skipped_human_reads_you_are_skipped():
+    """qdv's ``skip`` challenge: "you are skipped", not "you is skipped"; others read "seat 2 is"."""
+    from bluffsim.games.qdv.reference import scenario
+
+    def lines_for(viewer):
+        game, s = scenario([["grape"], ["cherry"], ["banana"]], centre="watermelon",
+                           tokens=[3, 3, 3], dealer=2, challenges=["skip"])
+        return qdv_lines(game, s, viewer, [(0, "+1 banana"), (1, "+1 watermelon")],
+                         ["random", "random", "human"])
+
+    head = "  challenge card drawn: skip — the next player loses their turn: "
+    assert lines_for(2)[-1] == head + "you are skipped"
+    assert lines_for(0)[-1] == head + "seat 2 is skipped"
+
+
+def test_every_fruit_count_is_plural_in_the_round_end():
+    """"there were 4 cherries" (not "4 cherry"); every fruit's plural; one is "was 1"."""
+    from bluffsim.games.qdv import rules as R
+    from bluffsim.games.qdv.display import fruits
+    from bluffsim.games.qdv.reference import scenario
+
+    assert [fruits(2, f) for f in R.FRUITS] == ["2 strawberries", "2 grapes", "2 watermelons",
+                                               "2 apricots", "2 cherries", "2 bananas"]
+    assert fruits(1, "cherry") == "1 cherry" and fruits(0, "grape") == "0 grapes"
+    game, s = scenario([["cherry x2"], ["cherry"], ["banana"]], centre="cherry", tokens=[3, 3, 3],
+                       dealer=2)
+    end = qdv_lines(game, s, 0, [(0, "+1 cherry"), (1, "menteur")])[-2]
+    assert "; there were 4 cherries; " in end, end
+
+
+def test_salad_holders_are_listed_in_declaring_order_without_the_eliminated():
+    """After a call the salad holders declare clockwise from the caller; a holder knocked out by
+    a ``token`` challenge this round shows a hand but never declares, so is not listed."""
+    from bluffsim.games.qdv.reference import scenario
+
+    game, s = scenario([["salad"], ["grape"], ["salad"], ["salad"]], centre="watermelon",
+                       tokens=[3, 3, 3, 1], dealer=1, challenges=["token"])
+    lines = qdv_lines(game, s, 0, [(2, "+1 banana"), (3, "+1 watermelon"), (0, "+1 watermelon"),
+                                   (1, "menteur")], ["human", "random", "random", "random"])
+    assert "(0 left: out of the game)" in lines[2]
+    counted = next(line for line in lines if "counted (centre card included" in line)
+    assert counted.endswith("; salad holders declare next, in this order: seat 2, you"), counted
+    assert s.current_player == 2                                      # the engine agrees
+    game.apply(s, "salads 0")
+    assert s.current_player == 0
+
+
+@pytest.mark.parametrize("game_id, seats, options", [
+    ("qdv", "random,random", {"starting_tokens": 1}), ("qdv", "random,random,random", {}),
+    ("legumes", "random,random,random", {"hand_size": 3}), ("veru", "random,random,random", {})])
+def test_game_over_counts_the_round_that_ended_the_game(game_id, seats, options):
+    """"game over after N rounds" counts the round the game ended in, also when it ended
+    mid-round (a ``token`` challenge, an emptied hand, an accepted card): N is the last round
+    the log names; never "after 0 rounds"."""
+    for seed in range(12):
+        out = io.StringIO()
+        TerminalGame(game_id, parse_seats(seats, watch=True), seed, options, out=out,
+                     watch=True).play()
+        text = out.getvalue()
+        over = re.search(r"=== game over after (\d+) rounds? ", text)
+        named = [int(n) for n in re.findall(r"\bround (\d+)\b", text[:over.start()])]
+        assert int(over.group(1)) == max(named), (seed, text[-600:])
+        assert (over.group(0) == "=== game over after 1 round ") == (max(named) == 1)
+
+
+def test_the_legumes_reverse_says_who_may_not_accuse():
+    """Only the next player (after the reversal) is barred from accusing; the card itself may be
+    accused later (after a Vegetable choice it is still the last face-down card)."""
+    d = display_for("legumes", bluffsim.game_module("legumes").Rules(num_players=3),
+                    ["human", "random", "random"], viewer=0)
+    obs = {"last_owner": np.int8(1), "called": np.int8(0), "seat": np.int8(0),
+           "direction": np.int8(1)}
+    label = d.action_label("reverse carrot-2", obs)
+    assert label.endswith("turn order reverses; the next player (seat 2) may not accuse it"), label
+    assert "cannot be accused" not in label
+    assert d.action_label("reverse", obs).endswith("the next player (seat 2) may not accuse")
+    before = dict(obs, num_rounds=np.int32(0), hand_sizes=np.array([3, 2, 4], np.int8),
+                  phase=np.int8(1))
+    ev = Event(actor=1, name="reverse card", viewer=0, before=before,
+               after=dict(before, direction=np.int8(-1)))
+    assert d.describe(ev)[0].endswith("turn order reverses; the next player (you) may not accuse it")
+    # the rules agree: after seat 0 reverses with a card, seat 2 may not accuse it; after
+    # seat 2's Vegetable choice it is still the last face-down card, and seat 1 may
+    from bluffsim.games.legumes.reference import scenario
+
+    game, s = scenario([["carrot-1", "reverse", "pea-1"], ["carrot-3", "leek-3"],
+                        ["leek-1", "choice", "pea-2"]], draw_pile=["leek-2"] * 6, opener=2)
+
+    def legal():
+        return [game.action_names[a] for a in game.legal_actions(s)]
+
+    game.apply(s, "open leek-1 carrot")
+    game.apply(s, "reverse pea-1")
+    assert s.current_player == 2 and "accuse" not in legal()
+    game.apply(s, "choice tomato")
+    assert s.current_player == 1 and "accuse" in legal()
+
+
+def parse_hands(text):
+    """``seat 0: … | seat 1: … || face down: …`` as {what: cards}."""
+    out = {}
+    for group in text.split(" || "):
+        for part in group.split(" | ") if group.startswith("seat ") else [group]:
+            key, _, value = part.partition(": ")
+            out[key] = value
+    return out
+
+
+@pytest.mark.parametrize("game_id, options", [("qdv", {"starting_tokens": 2}),
+                                              ("legumes", {"hand_size": 3}), ("veru", {})])
+def test_watch_prints_a_hand_only_when_it_changed(game_id, options):
+    """--watch: after the opening line, a decision's spectator line lists only what changed
+    (never a hand as it was last shown), and a qdv bid that moves no card prints none."""
+    out = io.StringIO()
+    game = TerminalGame(game_id, parse_seats("counting,heuristic,random", watch=True), 3, options,
+                        out=out, watch=True)
+    game.play()
+    first = re.search(r"^\[spectator view\] hands: (.+)$", out.getvalue(), re.M)
+    shown = parse_hands(first.group(1))
+    printed, parts_printed = 0, 0
+    for record in game.log:
+        spect = [line for line in record.lines if "[spectator view]" in line]
+        assert len(spect) <= 1
+        for line in spect:
+            assert line.startswith("  [spectator view] changed: "), line
+            parts = parse_hands(line.removeprefix("  [spectator view] changed: "))
+            for key, value in parts.items():
+                assert shown.get(key) != value, (record, key, value)
+            shown.update(parts)
+            printed += 1
+            parts_printed += len(parts)
+        if game_id == "qdv" and record.action.startswith("+") and len(record.lines) == 1:
+            assert not spect, record            # a plain bid changes no hand
+    assert printed > 0
+    if game_id == "qdv":                    # hands change at a deal (and a challenge card)
+        assert printed < len(game.log) / 2
+    else:                                   # a card played: its owner's hand and the pile
+        assert parts_printed < printed * len(parse_hands(first.group(1)))
+
+
+def test_the_human_is_addressed_as_you_with_the_plain_verb():
+    """"you lose a token" (an exact-call punishment), "you show …" (a revealed card), and a legumes
+    game ending on the human's empty hand: "your hand is empty" (not "the hand of you")."""
+    from bluffsim.games.qdv.observe import observation_fields
+    from bluffsim.games.qdv.reference import scenario
+
+    game, s = scenario([["grape"], ["cherry"], ["banana"]], centre="watermelon", tokens=[3, 3, 3],
+                       dealer=2)
+    lines = qdv_lines(game, s, 1, [(0, "vrai"), (0, "punish 1")], ["random", "human", "random"])
+    assert "seat 0 (random): takes the exact-call reward: you lose a token" in lines
+    game, s = scenario([["grape"], ["cherry"], ["banana"]], centre="watermelon", tokens=[3, 3, 3],
+                       dealer=2, challenges=["reveal"])
+    qdv_lines(game, s, 1, [(0, "+1 banana"), (1, "+1 watermelon")])
+    d = display_for("qdv", game.rules, ["random", "human", "random"], viewer=1)
+    assert "face-up cards: you show cherry" in d.status(observation_fields(game.rules, s, 1))
+    d = display_for("legumes", bluffsim.game_module("legumes").Rules(num_players=3),
+                    ["human", "random", "random"], viewer=0)
+    obs = {"hand_sizes": np.array([0, 2, 4], np.int8), "draw_size": np.int8(5),
+           "last_owner": np.int8(0)}
+    ev = Event(actor=0, name="play carrot-1", viewer=0, before=obs, after=obs)
+    assert d.end_reason(ev) == "the game is over: your hand is empty"
+    obs["hand_sizes"] = np.array([0, 0, 4], np.int8)
+    assert d.end_reason(ev) == "the game is over: your and seat 1's hands are empty"

@@ -126,3 +126,87 @@ def test_tables_from_chunks_equal_tables_from_one_frame(tmp_path):
         assert whole["lengths"].loc["decisions", f"q{q:02d}"] == pytest.approx(
             np.quantile(per_game["decisions"], q / 100))
     assert whole["lengths"].loc["rounds", "std"] == pytest.approx(per_game["rounds"].std())
+
+
+# ------------------------------------------------------------------ win share beside the win rate
+def toy_summary(rates, shares):
+    """A ``stats.summary``-shaped table: outright rates with CIs and win shares."""
+    n = len(rates)
+    rates, shares = np.asarray(rates, float), np.asarray(shares, float)
+    low, high = stats.wilson_interval(np.round(rates * 50).astype(int), np.full(n, 50))
+    return pd.DataFrame({"games": 50, "win_rate": rates, "ci_low": low, "ci_high": high,
+                         "win_share": shares}, index=pd.Index([f"a{i}" for i in range(n)],
+                                                                name="agent"))
+
+
+def legend_texts(ax):
+    return [t.get_text() for t in ax.get_legend().get_texts()]
+
+
+def test_the_console_table_shows_the_win_share_beside_the_outright_rate(tmp_path, capsys):
+    """veru shares first places: the printed table has a win share column (summary.csv's
+    win_share) and says what it is and how many first places were shared."""
+    from bluffsim.cli import main
+
+    conf = tmp_path / "v.toml"
+    conf.write_text('[experiment]\nname = "v"\ngame = "veru"\nplayers = 3\ngames = 90\nseed = 3\n'
+                    '[[seats]]\nagent = "heuristic"\n[[seats]]\nagent = "heuristic"\n'
+                    '[[seats]]\nagent = "counting"\n[run]\nbatch = 30\nplots = false\n')
+    assert main(["run", str(conf), "--out", str(tmp_path / "o"), "--quiet"]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    header = printed[0]
+    assert "win rate" in header and "win share" in header
+    assert header.index("win rate") < header.index("win share")
+    summ = pd.read_csv(tmp_path / "o" / "summary.csv", index_col="agent")
+    assert summ["shared_wins"].sum() > 0                     # this seed has shared first places
+    col = header.index("win share") + len("win share")
+    for line in printed[2:2 + len(summ)]:
+        agent = line.split()[0]
+        assert line[:col].endswith(f"{summ.loc[agent, 'win_share']:.3f}"), line
+    note = next(line for line in printed if line.startswith("win rate: first place alone"))
+    assert "win share: first place with a tie for first split 1/k" in note
+    assert note.endswith(f"; {summ['shared_wins'].sum()} first places shared")
+
+
+def test_win_rate_figures_mark_the_win_share_in_the_legend():
+    """win_rates.png and seats.png: one black diamond per bar at its win share, in the legend."""
+    summ = toy_summary([0.5, 0.3, 0.1], [0.55, 0.33, 0.12])
+    ax = plots.win_rates(summ, "t", ["a0", "a1", "a2"], chance=1 / 3).axes[0]
+    assert plots.WIN_SHARE_LABEL in legend_texts(ax)
+    assert "outright win rate (first place alone)" in legend_texts(ax)
+    marks = [ln for ln in ax.get_lines() if ln.get_label() == plots.WIN_SHARE_LABEL]
+    assert len(marks) == 1 and np.allclose(marks[0].get_xdata(), [0.12, 0.33, 0.55])  # best on top
+    seat = summ.reset_index(drop=True).rename_axis("seat").assign(chance=1 / 3)
+    ax = plots.seat_advantage(seat, "t").axes[0]
+    assert plots.WIN_SHARE_LABEL in legend_texts(ax)
+    marks = [ln for ln in ax.get_lines() if ln.get_label() == plots.WIN_SHARE_LABEL]
+    assert len(marks) == 1 and np.allclose(marks[0].get_ydata(), [0.55, 0.33, 0.12])
+
+
+def test_sweep_seat_plots_draw_the_win_share_of_every_seat():
+    rows = [{"point": p, "rules.jokers": j, "seat": s, "win_rate": r, "ci_low": r - 0.05,
+             "ci_high": r + 0.05, "win_share": r + 0.02, "chance": 1 / 3}
+            for p, j in enumerate([0, 2]) for s, r in enumerate([0.4, 0.3, 0.25])]
+    table = pd.DataFrame(rows)
+    table.attrs["keys"] = ["rules.jokers"]
+    ax = plots.sweep_lines(table, "rules.jokers", "win_rate", "t", by="seat").axes[0]
+    assert plots.WIN_SHARE_LABEL in legend_texts(ax)
+    ys = sorted(tuple(np.round(ln.get_ydata(), 6)) for ln in ax.get_lines() if ln.get_marker() == "x"
+                and len(ln.get_xdata()))
+    assert ys == [(0.27, 0.27), (0.32, 0.32), (0.42, 0.42)]        # one win-share line per seat
+
+
+@pytest.mark.parametrize("rate", [0.0, 1.0])
+def test_win_rate_plots_survive_0_and_100_percent(rate, tmp_path):
+    """Every agent (seat) at 0% or at 100%: the figures draw, the bars and marks are in view."""
+    summ = toy_summary([rate, rate], [rate, rate])
+    fig = plots.win_rates(summ, "t", chance=0.5)
+    fig.savefig(tmp_path / "w.png")
+    assert fig.axes[0].get_xlim()[1] >= max(rate, 0.5)
+    seat = summ.reset_index(drop=True).rename_axis("seat").assign(chance=0.5)
+    fig = plots.seat_advantage(seat, "t")
+    fig.savefig(tmp_path / "s.png")
+    assert fig.axes[0].get_ylim()[1] >= max(rate, 0.5)
+    table = seat.reset_index().assign(point=0, **{"rules.jokers": 0})
+    table.attrs["keys"] = ["rules.jokers"]
+    plots.sweep_lines(table, "rules.jokers", "win_rate", "t", by="seat").savefig(tmp_path / "l.png")

@@ -207,6 +207,17 @@ def test_a_sweep_resumes_per_point(tmp_path):
     assert run(conf, cut, "--resume", "--set", "sweep.rules.jokers=[0, 4]") == 2
 
 
+def test_the_sweep_echo_counts_points_from_one_of_n(tmp_path, capsys):
+    """Each point's echo line counts 1..n and keeps the 0-based index of points/<i>/ and
+    sweep.csv's point column: the last of 3 points is "3 of 3", not "2/2"."""
+    conf = tmp_path / "s.toml"
+    conf.write_text(SWEEP.replace("[0, 3]", "[0, 1, 3]"))
+    assert main(["run", str(conf), "--out", str(tmp_path / "o"), "--no-plots"]) == 0
+    echo = [line for line in capsys.readouterr().out.splitlines() if line.startswith("# point ")]
+    assert echo == ["# point 0 (1 of 3): rules.jokers = 0", "# point 1 (2 of 3): rules.jokers = 1",
+                    "# point 2 (3 of 3): rules.jokers = 3"]
+
+
 def test_force_replaces_a_sweep_and_keeps_foreign_files(tmp_path):
     conf = tmp_path / "s.toml"
     conf.write_text(SWEEP)
@@ -330,3 +341,30 @@ label = "random-2"
     assert run(conf, tmp_path / "o", "--no-plots") == 0
     table = pd.read_csv(tmp_path / "o" / "sweep.csv")
     assert set(table[table["point"] == 0]["agent"]) == {"random-0", "heuristic", "counting", "random-2"}
+
+
+def test_the_readme_legumes_hand_size_table_is_what_its_command_gives(tmp_path):
+    """The README's legumes seat table (its section "Sweeps: legumes seat advantage") is what
+    the command written above it gives: every seat's outright win rate and the share of games
+    whose first place was shared, to the printed digits (a run does not depend on the
+    workers, the batch or the output dir)."""
+    import re
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("### Sweeps: legumes seat advantage"):]
+    command = re.search(r"```bash\n(bluffsim run [^\n]+)\n```", section).group(1)
+    assert command == "bluffsim run experiments/sweep_legumes_hand_size.toml"
+    rows = re.findall(r"^\| (\d+) \| ([\d.]+) \| ([\d.]+) \| ([\d.]+) \| ([\d.]+) \| ([\d.]+) \|$",
+                      section[:section.index("`bluffsim run experiments/sweep_veru_jokers.toml`")],
+                      re.M)
+    assert [int(r[0]) for r in rows] == [4, 6, 8, 10, 12]
+    out = tmp_path / "sweep"
+    proc = cli([*command.split()[1:], "--out", str(out), "--quiet", "--no-plots"])
+    assert proc.returncode == 0, proc.stderr
+    seats = pd.read_csv(out / "sweep_seats.csv")
+    for i, (size, *printed) in enumerate(rows):
+        mine = seats[seats["rules.hand_size"] == int(size)].sort_values("seat")
+        assert [f"{r:.3f}" for r in mine["win_rate"]] == printed[:4], size
+        games = pd.read_parquet(out / "points" / str(i) / "games.parquet")
+        firsts = (games["placement"] == 1).groupby(games["game"]).sum()
+        assert f"{(firsts > 1).mean():.3f}" == printed[4], size

@@ -11,6 +11,11 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+
+WIN_SHARE_LABEL = "win share (first place, a tie for first split 1/k)"
+"""Legend entry of the win-share marks drawn beside every outright win rate shown against chance:
+outright rates of a game's seats sum to less than 1 when first places are shared, win shares to 1."""
 
 
 def _error_bars(value: pd.Series, low: pd.Series, high: pd.Series) -> np.ndarray:
@@ -40,6 +45,11 @@ def _bar_height(n: int) -> float:
     return max(3.8, 1.6 + 0.28 * n)
 
 
+def _legend_below(ax: plt.Axes) -> None:
+    """The legend under the axes, clear of the bars (``tight_layout`` makes room for it)."""
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2, frameon=False)
+
+
 def _titled(ax: plt.Axes, what: str, title: str) -> None:
     """``what`` on the first line, the run's context (``title``) on the second."""
     ax.set_title(f"{what}\n{title}" if title else what, fontsize=10)
@@ -48,7 +58,8 @@ def _titled(ax: plt.Axes, what: str, title: str) -> None:
 def win_rates(summary: pd.DataFrame, title: str = "", order: list[str] | None = None,
               chance: float | None = None) -> Figure:
     """Bar chart of outright win rates with 95% Wilson intervals (from ``stats.summary``), best
-    on top in ``order``, with the chance rate ``chance`` (1/P) as a dashed line."""
+    on top in ``order``, each agent's ``win_share`` (when the table has it) as a black diamond
+    on its bar, and the chance rate ``chance`` (1/P) as a dashed line."""
     fig, ax = plt.subplots(figsize=(6.5, _bar_height(len(summary))))
     s = summary.copy()
     s.index = s.index.astype(str)
@@ -56,12 +67,18 @@ def win_rates(summary: pd.DataFrame, title: str = "", order: list[str] | None = 
     s = s.loc[names[::-1]]
     err = _error_bars(s["win_rate"], s["ci_low"], s["ci_high"])
     ax.barh(s.index, s["win_rate"], xerr=err, capsize=4,
-            color=[agent_colour(a, order or names) for a in s.index])
+            color=[agent_colour(a, order or names) for a in s.index],
+            label="outright win rate (first place alone)")
+    top = [float(np.nanmax(s["ci_high"])) if len(s) else 0.0]
+    if "win_share" in s:
+        ax.plot(s["win_share"], s.index, ls="none", marker="D", color="black", ms=6, zorder=3,
+                label=WIN_SHARE_LABEL)
+        top.append(float(np.nanmax(s["win_share"])) if len(s) else 0.0)
     if chance:
         ax.axvline(chance, color="black", ls="--", lw=1, label=f"chance 1/P = {chance:.3g}")
-        ax.legend(fontsize=8, loc="lower right")
-    ax.set_xlim(0, max(1e-3, float(np.nanmax(s["ci_high"])) * 1.1, (chance or 0) * 1.2))
-    ax.set_xlabel("outright win rate (95% Wilson CI)")
+    _legend_below(ax)
+    ax.set_xlim(0, max(1e-3, max(top) * 1.1, (chance or 0) * 1.2))
+    ax.set_xlabel("win rate (95% Wilson CI)")
     _titled(ax, "Win rate per agent", title)
     fig.tight_layout()
     return fig
@@ -155,18 +172,27 @@ def call_accuracy(bluff: pd.DataFrame, title: str = "", order: list[str] | None 
 
 
 def seat_advantage(seats: pd.DataFrame, title: str = "") -> Figure:
-    """Outright win rate per seat index across all agents, 95% CIs and the 1/P chance line
-    (from ``seats.seat_table``): a first-player advantage at a glance."""
+    """Outright win rate per seat index across all agents, 95% CIs, each seat's ``win_share``
+    (when the table has it) as a black diamond and the 1/P chance line (from
+    ``seats.seat_table``): a first-player advantage at a glance."""
     fig, ax = plt.subplots(figsize=(6.5, 3.8))
     s = seats.sort_index()
     err = _error_bars(s["win_rate"], s["ci_low"], s["ci_high"])
-    ax.bar([str(i) for i in s.index], s["win_rate"], yerr=err, capsize=4, color="tab:purple")
-    if "chance" in s:
+    xs = [str(i) for i in s.index]
+    ax.bar(xs, s["win_rate"], yerr=err, capsize=4, color="tab:purple",
+           label="outright win rate (first place alone)")
+    top = [float(np.nanmax(s["ci_high"])) if len(s) else 0.0]
+    if "win_share" in s:
+        ax.plot(xs, s["win_share"], ls="none", marker="D", color="black", ms=6, zorder=3,
+                label=WIN_SHARE_LABEL)
+        top.append(float(np.nanmax(s["win_share"])) if len(s) else 0.0)
+    if "chance" in s and len(s):
         ax.axhline(float(s["chance"].iloc[0]), color="black", ls="--", lw=1, label="chance 1/P")
-        ax.legend(fontsize=8)
+        top.append(float(s["chance"].iloc[0]))
+    _legend_below(ax)
     ax.set_xlabel("seat (0 = first in the seating)")
-    ax.set_ylabel("outright win rate (95% CI)")
-    ax.set_ylim(0, max(1e-3, float(np.nanmax(s["ci_high"])) * 1.15))
+    ax.set_ylabel("win rate (95% CI)")
+    ax.set_ylim(0, max(1e-3, max(top) * 1.15))
     _titled(ax, "Win rate per seat, all agents", title)
     fig.tight_layout()
     return fig
@@ -176,7 +202,10 @@ def sweep_lines(table: pd.DataFrame, key: str, metric: str = "win_rate", title: 
                 order: list[str] | None = None, by: str = "agent") -> Figure:
     """``metric`` against the swept value ``key`` (from ``sweeps.sweep_table`` or
     ``sweeps.sweep_seat_table``), one line per ``by`` value (and per combination of the
-    other swept keys), with the ``ci_low``/``ci_high`` band when the table has one."""
+    other swept keys), with the ``ci_low``/``ci_high`` band when the table has one; for
+    ``win_rate`` (outright) the ``win_share`` of each line too (thin, ``x`` marks, same
+    colour), so the 1/P line is read against both."""
+    shares = metric == "win_rate" and "win_share" in table
     fig, ax = plt.subplots(figsize=(7, 4))
     others = [c for c in table.attrs.get("keys", []) if c != key]
     numeric = pd.api.types.is_numeric_dtype(table[key])
@@ -200,6 +229,11 @@ def sweep_lines(table: pd.DataFrame, key: str, metric: str = "win_rate", title: 
                     label=f"{label} ({suffix})" if suffix else label)
             if metric == "win_rate" and "ci_low" in line:
                 ax.fill_between(line["_x"], line["ci_low"], line["ci_high"], color=colour, alpha=0.15)
+            if shares:
+                ax.plot(line["_x"], line["win_share"], marker="x", color=colour, ls=styles[gi % 4],
+                        lw=0.8, alpha=0.8)
+    if shares:
+        ax.add_line(Line2D([], [], marker="x", color="grey", lw=0.8, label=WIN_SHARE_LABEL))
     if metric == "win_rate" and "chance" in table and table["chance"].nunique() == 1:
         ax.axhline(float(table["chance"].iloc[0]), color="black", ls="--", lw=1,
                    label="chance 1/P")
@@ -208,7 +242,8 @@ def sweep_lines(table: pd.DataFrame, key: str, metric: str = "win_rate", title: 
     elif len(xs) <= 20:
         ax.set_xticks(xs, [f"{v:g}" for v in xs])
     ax.set_xlabel(key)
-    ax.set_ylabel(metric.replace("_", " ") + (" (95% CI)" if metric == "win_rate" else ""))
+    ax.set_ylabel("outright win rate (95% CI), x: win share" if shares else
+                  metric.replace("_", " ") + (" (95% CI)" if metric == "win_rate" else ""))
     ax.legend(fontsize=7, bbox_to_anchor=(1.02, 1), loc="upper left")
     what = f"{metric.replace('_', ' ')} against {key}" + (" per seat" if by == "seat" else "")
     _titled(ax, what, title)

@@ -9,6 +9,8 @@ from pathlib import Path
 import pandas as pd
 from tqdm import tqdm
 
+import bluffsim
+
 # the report lives in bluffsim.analysis.report; re-exported here for existing callers
 from bluffsim.analysis.report import (  # noqa: F401
     GAME_COLUMNS,
@@ -17,6 +19,7 @@ from bluffsim.analysis.report import (  # noqa: F401
     run_title,
     write_plots,
 )
+from bluffsim.kernel_cache import note_if_cold
 from bluffsim.tournament.config import Experiment
 from bluffsim.tournament.executors import run_shards
 from bluffsim.tournament.results import (
@@ -52,6 +55,8 @@ def run_experiment(exp: Experiment, resume: bool = False, progress: bool = True,
     done = done_shards(out, sched.num_shards)
     todo = [s for s in range(sched.num_shards) if s not in done]
     log.info("%s: %d shards, %d already done", exp.name, sched.num_shards, len(done))
+    if progress and todo:  # before the bar, which sits at 0% while numba compiles
+        note_if_cold(bluffsim.make(exp.game, exp.players, **exp.rules), [s.agent for s in exp.seats])
     start = time.perf_counter()
     games_done = sum(len(sched.shard_range(s)) for s in done)
     bar = tqdm(total=exp.games, initial=games_done, unit="game", disable=not progress,

@@ -208,7 +208,7 @@ def run_sweep(sw: Sweep, resume: bool = False, progress: bool = True, force: boo
             log.info("sweep %s: point %d already finished", sw.name, i)
             continue
         if progress:
-            print(f"# point {i}/{len(sw.points) - 1}: " + ", ".join(
+            print(f"# point {i} ({i + 1} of {len(sw.points)}): " + ", ".join(
                 f"{k} = {json.dumps(v)}" for k, v in sw.point_values(i).items()), flush=True)
         run_experiment(exp, resume=resume, progress=progress, keep_shards=keep_shards)
     return build_sweep_report(root, plots_too=sw.points[0].plots)

@@ -73,14 +73,21 @@ class LegumesDisplay(GameDisplay):
                     "(the loser draws double)")
         if words[0] == "choice":
             return f"Vegetable choice face up: call {words[1]}"
+        barred = self.seat_short(self.after_reverse(_i(obs["seat"]), -_i(obs["direction"])))
         if name == "reverse":
-            return "Reverse face up (alone): turn order reverses"
+            return (f"Reverse face up (alone): turn order reverses; the next player ({barred}) "
+                    "may not accuse")
         if words[0] == "reverse":
             return (f"Reverse face up with {self.named(words[1])} face down, claiming {called}: "
-                    "turn order reverses and that card cannot be accused")
+                    f"turn order reverses; the next player ({barred}) may not accuse it")
         if name == "accept":
             return f"accept {self.poss(last)} last card (the game ends)"
         return name
+
+    def after_reverse(self, seat: int, direction: int) -> int:
+        """Who plays after ``seat`` in turn order ``direction`` (+1 clockwise): after a Reverse,
+        the one player who may not accuse (RULES.md §2)."""
+        return (seat + direction) % self.rules.num_players
 
     # -------------------------------------------------------- the table
     def status(self, obs: dict[str, np.ndarray]) -> list[str]:
@@ -180,11 +187,14 @@ class LegumesDisplay(GameDisplay):
             lines.append(f"{who}: plays Vegetable choice face up: the called vegetable is now "
                          f"{words[1]}")
         elif ev.name == "reverse":
-            lines.append(f"{who}: plays Reverse face up, alone: turn order reverses")
+            barred = self.seat_short(self.after_reverse(ev.actor, _i(a["direction"])))
+            lines.append(f"{who}: plays Reverse face up, alone: turn order reverses; the next "
+                         f"player ({barred}) may not accuse")
         elif words[0] == "reverse":
             card = "a card" if words[1] == "card" else self.named(words[1])
+            barred = self.seat_short(self.after_reverse(ev.actor, _i(a["direction"])))
             lines.append(f"{who}: plays Reverse face up with {card} face down, claiming {called}: "
-                         "turn order reverses and the next player may not accuse that card")
+                         f"turn order reverses; the next player ({barred}) may not accuse it")
         elif ev.name == "accept":
             lines.append(f"{who}: accepts {self.poss(_i(b['last_owner']))} last card")
         else:
@@ -214,25 +224,26 @@ class LegumesDisplay(GameDisplay):
             return (f"the game is over: {self.poss(_i(ev.before['last_owner']))} last card "
                     "was accepted")
         if empty:
-            return f"the game is over: no cards left in the hand of {', '.join(map(self.seat_short, empty))}"
+            hands = " and ".join(self.poss(i) for i in empty)
+            return (f"the game is over: {hands} hand is empty" if len(empty) == 1
+                    else f"the game is over: {hands} hands are empty")
         if _i(a["draw_size"]) == 0:
             return "the game is over: the draw pile ran out a second time"
         return "the game is over"
 
     # -------------------------------------------------------- spectator and end
-    def hands_line(self, state: Any) -> str:
+    def hands_parts(self, state: Any) -> list[tuple[str, str]]:
         """Every hand, and this round's face-down cards with their owners (spectator view)."""
-        text = " | ".join(f"seat {i}: {self.cards(h)}" for i, h in enumerate(state.hand_counts))
+        parts = [(f"seat {i}", self.cards(h)) for i, h in enumerate(state.hand_counts)]
         down = getattr(state, "face_down", [])
         if down:
-            text += " || face down: " + ", ".join(f"{card_name(c)} (seat {o})"
-                                                  for o, c, *_ in down)
-        return text
+            parts.append(("face down", ", ".join(f"{card_name(c)} (seat {o})" for o, c, *_ in down)))
+        return parts
 
-    def final(self, state: Any) -> list[str]:
+    def final(self, state: Any, rounds: int | None = None) -> list[str]:
         """Every seat: place, score, hand."""
-        lines = [f"\n=== game over after {state.num_rounds} round{'' if state.num_rounds == 1 else 's'}"
-                 + (" (cut by the safety cap)" if state.truncated else "") + " ==="]
+        lines = [self.game_over(state.num_rounds if rounds is None else rounds,
+                                " (cut by the safety cap)" if state.truncated else "")]
         scores = state.scores()
         order = sorted(range(state.num_players), key=lambda i: (state.placements[i], i))
         for i in order:

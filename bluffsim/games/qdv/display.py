@@ -35,6 +35,13 @@ def _i(x: Any) -> int:
     return int(np.asarray(x))
 
 
+def fruits(n: int, fruit: str) -> str:
+    """``1 cherry``, ``11 cherries``, ``0 grapes``: a count of a fruit."""
+    if n == 1:
+        return f"1 {fruit}"
+    return f"{n} {fruit[:-1]}ies" if fruit.endswith("y") else f"{n} {fruit}s"
+
+
 class QdvDisplay(GameDisplay):
     """Wording of ``qdv`` for the terminal (see the module docstring)."""
 
@@ -124,7 +131,7 @@ class QdvDisplay(GameDisplay):
         face_up = []
         for i in range(p):
             if np.asarray(obs["revealed"])[i].sum():
-                face_up.append(f"{self.seat_short(i)} shows {self.cards(obs['revealed'][i])}")
+                face_up.append(f"{self.does(i, 'show')} {self.cards(obs['revealed'][i])}")
             if np.asarray(obs["discarded"])[i].sum():
                 face_up.append(f"{self.seat_short(i)} discarded {self.cards(obs['discarded'][i])}")
         if face_up:
@@ -197,8 +204,8 @@ class QdvDisplay(GameDisplay):
             lines.append(f"{who}: takes the exact-call reward: gains a token")
         elif words[0] == "punish":
             target = (ev.actor + int(words[1])) % self.rules.num_players
-            lines.append(f"{who}: takes the exact-call reward: {self.seat_short(target)} "
-                         "loses a token")
+            lines.append(f"{who}: takes the exact-call reward: {self.does(target, 'lose')} "
+                         "a token")
         else:
             lines.append(f"{who}: {ev.name}")
         if round_over:
@@ -214,9 +221,13 @@ class QdvDisplay(GameDisplay):
         fruit = R.FRUITS[_i(b["bid_fruit"])]
         lines = [f"  hand shown by {self.seat_short(i)}: {self.cards(hands[i])}"
                  for i in range(p) if hands[i].sum()]
-        salads = [i for i in range(p) if hands[i][R.SALAD]]
-        note = (f"; salad holders declare next: {', '.join(self.seat_short(i) for i in salads)}"
-                if salads else "")
+        # the declaring order: clockwise from the caller, players still in the round only (one
+        # knocked out by a `token` challenge this round shows a hand but never declares)
+        caller = _i(a["caller"])
+        order = [(caller + k) % p for k in range(p)]
+        salads = [i for i in order if hands[i][R.SALAD] and a["in_round"][i]]
+        note = (f"; salad holders declare next, in this order: "
+                f"{', '.join(self.seat_short(i) for i in salads)}" if salads else "")
         base = _i(a["showdown_count"]) - sum(max(int(k), 0) for k in np.asarray(a["declared"]))
         lines.append(f"  {fruit} counted (centre card included, salads apart): {base}{note}")
         return lines
@@ -254,9 +265,9 @@ class QdvDisplay(GameDisplay):
             if skipped == me:
                 return [head]
             if self.next_in(a, skipped) == me:
-                return [head + f": {self.seat_short(skipped)} is skipped and "
+                return [head + f": {self.be(skipped)} skipped and "
                         f"{self.seat_short(me)} must bid again"]
-            return [head + f": {self.seat_short(skipped)} is skipped"]
+            return [head + f": {self.be(skipped)} skipped"]
         return [head]
 
     def next_in(self, obs: dict[str, np.ndarray], seat: int) -> int:
@@ -286,8 +297,9 @@ class QdvDisplay(GameDisplay):
             else _i(b["showdown_count"])
         declared = [int(k) for k in np.asarray(a["declared"]) if k > 0]
         salads = f" ({sum(declared)} from declared salads)" if declared else ""
+        were = "was" if count == 1 else "were"
         return (f"round {n} over: {self.seat_short(caller)} called {CALLS[call]} on "
-                f"{self.standing_bid(b)}; there were {count} {fruit}{salads}; {changes}.")
+                f"{self.standing_bid(b)}; there {were} {fruits(count, fruit)}{salads}; {changes}.")
 
     def token_changes(self, b: dict[str, np.ndarray], a: dict[str, np.ndarray]) -> str:
         """``seat 2 loses 2 tokens (1 left)``, joined; eliminations said."""
@@ -316,16 +328,16 @@ class QdvDisplay(GameDisplay):
                       f"{self.initial_bid(a)} ---"
 
     # -------------------------------------------------------- spectator and end
-    def hands_line(self, state: Any) -> str:
+    def hands_parts(self, state: Any) -> list[tuple[str, str]]:
         """Every hand in play (spectator view)."""
-        return " | ".join(f"seat {i}: {self.cards(h)}" for i, h in enumerate(state.hand_counts)
-                          if state.in_round[i])
+        return [(f"seat {i}", self.cards(h)) for i, h in enumerate(state.hand_counts)
+                if state.in_round[i]]
 
-    def final(self, state: Any) -> list[str]:
+    def final(self, state: Any, rounds: int | None = None) -> list[str]:
         """Every seat: place, tokens, last hand."""
-        lines = [f"\n=== game over after {state.num_rounds} round{'' if state.num_rounds == 1 else 's'}"
-                 + (" (cut by the safety cap: ranked by tokens)" if state.truncated else "")
-                 + " ==="]
+        lines = [self.game_over(state.num_rounds if rounds is None else rounds,
+                                " (cut by the safety cap: ranked by tokens)" if state.truncated
+                                else "")]
         order = sorted(range(state.num_players), key=lambda i: (state.placements[i], i))
         for i in order:
             lines.append(f"  {self.who(i)}: place {state.placements[i]} · "

@@ -313,25 +313,25 @@ class VeruDisplay(GameDisplay):
         return "the game is over"
 
     # -------------------------------------------------------- spectator and end
-    def hands_line(self, state: Any) -> str:
+    def hands_parts(self, state: Any) -> list[tuple[str, str]]:
         """Every hand, the claim on the table and the Bank (spectator view)."""
-        text = " | ".join(f"seat {i}: {self.cards(h)}" for i, h in enumerate(state.hand_counts)
-                          if not state.out[i])
+        parts = [(f"seat {i}", self.cards(h)) for i, h in enumerate(state.hand_counts)
+                 if not state.out[i]]
         if state.table:
             counts = [0] * R.NUM_TYPES
             for c in state.table:
                 counts[c] += 1
-            text += f" || table: {self.cards(counts)}"
+            parts.append(("table", self.cards(counts)))
         if any(map(sum, state.bank)):
-            text += " || Bank: " + ", ".join(f"seat {i}: {self.cards(bk)}"
-                                             for i, bk in enumerate(state.bank) if sum(bk))
-        return text
+            parts.append(("Bank", ", ".join(f"seat {i}: {self.cards(bk)}"
+                                            for i, bk in enumerate(state.bank) if sum(bk))))
+        return parts
 
-    def final(self, state: Any) -> list[str]:
+    def final(self, state: Any, rounds: int | None = None) -> list[str]:
         """Every seat: place, cards left, hand."""
-        lines = [f"\n=== game over after {state.num_rounds} round{'' if state.num_rounds == 1 else 's'}"
-                 + (" (cut by the safety cap: the players still in ranked by fewest cards)"
-                    if state.truncated else "") + " ==="]
+        lines = [self.game_over(state.num_rounds if rounds is None else rounds,
+                                " (cut by the safety cap: the players still in ranked by fewest "
+                                "cards)" if state.truncated else "")]
         order = sorted(range(state.num_players), key=lambda i: (state.placements[i], i))
         for i in order:
             n = sum(state.hand_counts[i])

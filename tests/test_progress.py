@@ -1,0 +1,86 @@
+"""Long silent phases say what is happening: the first ``bluffsim run`` says numba is compiling
+(before its progress bar, which sits at 0% meanwhile), only when the compile cache is cold."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from bluffsim.kernel_cache import COMPILING
+
+ROOT = Path(__file__).resolve().parents[1]
+
+TINY = """
+[experiment]
+name = "tiny"
+game = "qdv"
+players = 3
+games = 6
+seed = 1
+
+[[seats]]
+agent = "random"
+[[seats]]
+agent = "random"
+[[seats]]
+agent = "random"
+
+[run]
+batch = 6
+workers = 1
+plots = false
+"""
+
+
+def run_cli(conf: Path, out: Path, cache: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "NUMBA_CACHE_DIR": str(cache)}
+    return subprocess.run([sys.executable, "-m", "bluffsim.cli", "run", str(conf), "--out",
+                           str(out)], capture_output=True, text=True, cwd=ROOT, env=env,
+                          timeout=600)
+
+
+def test_the_first_run_says_it_compiles_and_the_next_one_does_not(tmp_path):
+    """An empty ``NUMBA_CACHE_DIR`` is a first run: the note is on stderr before the bar, not on
+    stdout; the second run loads the cache and prints no note."""
+    conf = tmp_path / "tiny.toml"
+    conf.write_text(TINY)
+    cache = tmp_path / "numba-cache"
+    cache.mkdir()
+    first = run_cli(conf, tmp_path / "a", cache)
+    assert first.returncode == 0, first.stderr
+    assert COMPILING in first.stderr and COMPILING not in first.stdout
+    assert first.stderr.index(COMPILING) < first.stderr.index("tiny:")   # before the bar
+    assert first.stderr.count(COMPILING) == 1
+    assert any(cache.rglob("*.nbi"))                                     # numba wrote its cache
+    second = run_cli(conf, tmp_path / "b", cache)
+    assert second.returncode == 0, second.stderr
+    assert COMPILING not in second.stderr and "tiny:" in second.stderr
+
+
+def test_kernels_cold_follows_numbas_cache(tmp_path):
+    """In this process the engine and the random agent have run (so numba cached them): warm;
+    the counting agent's kernels are named too; an empty cache dir is cold, without compiling."""
+    import numpy as np
+
+    import agents
+    import bluffsim
+    from bluffsim.kernel_cache import agent_classes, entry_kernels, kernels_cold
+    from bluffsim.rng import AgentRNG
+
+    game = bluffsim.make("qdv", 3)
+    st = game.init(np.arange(4))
+    rand = agents.make("random", game)
+    game.step(st, rand.act(None, st.legal_action_mask,
+                           AgentRNG(st.seed, st.current_player, st.num_decisions)))
+    assert not kernels_cold(game, ["random"])
+    names = {d.__name__ for d in entry_kernels(game, agent_classes("qdv", ["random", "counting"]))}
+    assert names == {"start_kernel", "step_kernel", "random_kernel", "decide_kernel"}
+    code = ("import bluffsim; from bluffsim.kernel_cache import kernels_cold; "
+            "print(kernels_cold(bluffsim.make('qdv', 3), ['random']))")
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "NUMBA_CACHE_DIR": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
+                          env=env, timeout=120)
+    assert done.stdout.strip() == "True", done.stderr
+    assert not any(tmp_path.rglob("*.nbi"))                              # nothing compiled
