@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import math
 from decimal import Decimal, getcontext
+from typing import Any
 
 import numba as nb
 import numpy as np
@@ -87,6 +88,13 @@ TWO_POW, INV_C, LOG_C, (LN2_HI, LN2_LO, STEP_HI, STEP_LO, INV_STEP) = _build_tab
 EXP_MAX = 709.782712893384          # above: inf
 EXP_MIN = -745.1332191019412        # below: 0
 SPLITTER = 134217729.0              # 2^27 + 1, Dekker's split
+
+def log_const(x: float) -> float:
+    """The natural log of ``x`` correctly rounded, computed in ``decimal`` (for module constants:
+    no compiling at import)."""
+    getcontext().prec = _CTX_DIGITS
+    return float(Decimal(x).ln())
+
 
 # ---------------------------------------------------------------------------------------
 # Exact building blocks
@@ -285,10 +293,26 @@ def pow(x: float, y: float) -> float:  # noqa: A001 - the name of the function i
 # numpy ufuncs of the same functions, for the readable references
 
 
-exp_u = nb.vectorize(["float64(float64)"], cache=True)(exp)
-expm1_u = nb.vectorize(["float64(float64)"], cache=True)(expm1)
-log_u = nb.vectorize(["float64(float64)"], cache=True)(log)
-log1p_u = nb.vectorize(["float64(float64)"], cache=True)(log1p)
-tanh_u = nb.vectorize(["float64(float64)"], cache=True)(tanh)
-sigmoid_u = nb.vectorize(["float64(float64)"], cache=True)(sigmoid)
-pow_u = nb.vectorize(["float64(float64, float64)"], cache=True)(pow)
+class LazyUfunc:
+    """A numba ufunc of a scalar ``fmath`` function with float64 signatures, compiled (or loaded
+    from numba's cache) on its first call rather than at import."""
+
+    def __init__(self, fn: Any, nargs: int = 1):
+        self.fn, self.nargs, self._ufunc = fn, nargs, None
+        self.__name__ = fn.__name__ + "_u"
+        self.__doc__ = f"``{fn.__name__}`` elementwise on arrays (float64): {fn.__doc__}"
+
+    def __call__(self, *args: Any) -> Any:
+        if self._ufunc is None:
+            sig = "float64(" + ", ".join(["float64"] * self.nargs) + ")"
+            self._ufunc = nb.vectorize([sig], cache=True)(self.fn)
+        return self._ufunc(*args)
+
+
+exp_u = LazyUfunc(exp)
+expm1_u = LazyUfunc(expm1)
+log_u = LazyUfunc(log)
+log1p_u = LazyUfunc(log1p)
+tanh_u = LazyUfunc(tanh)
+sigmoid_u = LazyUfunc(sigmoid)
+pow_u = LazyUfunc(pow, nargs=2)

@@ -136,10 +136,10 @@ def _seat_rates(obs: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.
     return honesty, add, doubt
 
 
-RECKLESS_PRIOR_LOGIT = float(fm.log_u(0.2 / 0.8))
+RECKLESS_PRIOR_LOGIT = fm.log_const(0.2 / 0.8)
 # log-likelihood ratio, reckless against rule-following, of one checked claim found false / true
 # (a reckless claim is true ~4% of the time, a rule-follower's ~50%)
-RECKLESS_LLR_FALSE, RECKLESS_LLR_TRUE = float(fm.log_u(0.96 / 0.5)), float(fm.log_u(0.04 / 0.5))
+RECKLESS_LLR_FALSE, RECKLESS_LLR_TRUE = fm.log_const(0.96 / 0.5), fm.log_const(0.04 / 0.5)
 
 
 def reckless(obs: dict[str, np.ndarray]) -> np.ndarray:
