@@ -295,6 +295,69 @@ def test_force_replaces_a_previous_run_and_nothing_else(tmp_path, capsys):
     assert main(["run", str(conf), "--out", str(out), "--resume", "--force"]) == 2
 
 
+GATE_AGENT = """
+import os, time
+import numpy as np
+
+class Gate:
+    \"\"\"Plays the first legal action; in the run started with BLUFF_HOLD set, waits (up to a
+    minute) once shard 0 is written while that file exists, so a test can act meanwhile.\"\"\"
+    name = "gate"
+    traits = {"stochastic": False}
+    def __init__(self, game):
+        pass
+    def act(self, obs, mask, rng):
+        hold = os.environ.get("BLUFF_HOLD")
+        if hold and len(mask) > 2 and os.path.exists("res/shards/games-00000.parquet"):
+            end = time.monotonic() + 60
+            while os.path.exists(hold) and time.monotonic() < end:
+                time.sleep(0.05)
+        return np.argmax(mask, axis=1)
+"""
+
+
+def test_a_second_run_on_a_dir_in_use_is_refused_and_the_first_finishes(tmp_path):
+    """Two `bluffsim run` on one output dir at once: while the first plays (one shard written),
+    the second -- plain, --resume or --force -- stops with one line naming the dir and the other
+    run, exit 2; the first then finishes with complete, valid results."""
+    import json
+    import os
+    import subprocess
+    import sys
+    import time
+
+    (tmp_path / "gate.py").write_text(GATE_AGENT)
+    (tmp_path / "c.toml").write_text(TOML.format(rules="", params="").replace(
+        'agent = "random"', 'agent = "gate:Gate"'))
+    hold = tmp_path / "hold"
+    hold.write_text("")
+    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
+           "BLUFF_HOLD": str(hold)}
+    first = subprocess.Popen([sys.executable, "-m", "bluffsim.cli", "run", "c.toml", "--out", "res",
+                              "--quiet", "--workers", "1"], cwd=tmp_path, env=env,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        end = time.monotonic() + 120
+        while not (tmp_path / "res" / "shards" / "games-00000.parquet").exists():
+            assert first.poll() is None, first.communicate()
+            assert time.monotonic() < end, "the first run wrote no shard"
+            time.sleep(0.05)
+        for extra in ([], ["--resume"], ["--force"]):
+            code, err = cli("run", "c.toml", "--out", "res", "--quiet", *extra, cwd=tmp_path)
+            assert_one_line_error(code, err, "'res'", "another bluffsim run")
+            assert (tmp_path / "res" / "shards" / "games-00000.parquet").is_file()
+        assert first.poll() is None       # the first run was still playing all along
+    finally:
+        hold.unlink()
+        out, err = first.communicate(timeout=300)
+    assert first.returncode == 0, err
+    games = pd.read_parquet(tmp_path / "res" / "games.parquet")
+    assert games["game"].nunique() == 30 and len(games) == 60
+    manifest = json.loads((tmp_path / "res" / "manifest.json").read_text())
+    assert manifest["timing"]["shards_run"] == 3
+    assert not list((tmp_path / "res").rglob("*.lock"))   # the lock goes with the run
+
+
 def test_results_files_respect_the_umask(tmp_path):
     import os
     import stat

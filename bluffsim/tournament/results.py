@@ -12,6 +12,13 @@ Layout of an output dir::
     seats.csv, lengths.csv, placements.csv, lineups.csv (pools)
     plots/*.png
     run.log
+    .bluffsim.lock         held while a run uses the dir (removed when it ends)
+
+A run holds an exclusive ``fcntl.flock`` lock on ``.bluffsim.lock`` from before it
+touches the dir until it ends (``output_lock``): a second run on the same dir, with
+or without ``--resume``/``--force``, stops with one line before it changes anything.
+The kernel drops the lock when the process dies, so a killed run never blocks its
+``--resume``.
 
 A shard is written to a temporary name and renamed into place (rounds first,
 games last), so a shard's ``games`` file exists only once the shard is whole:
@@ -25,6 +32,8 @@ of games.  Every file is created with the permissions the umask allows (as
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import os
 import platform
@@ -62,6 +71,7 @@ RUN_FILES = ("config.json", "manifest.json", "games.parquet", "rounds.parquet", 
              # the seat-effect and game-shape tables (bluffsim.analysis.report.report_tables)
              "seats.csv", "lengths.csv", "head_to_head_ci.csv", "placements.csv", "lineups.csv")
 RUN_DIRS = ("shards", "plots")
+LOCK_FILE = ".bluffsim.lock"
 SHARD_RE = re.compile(r"games-(\d+)\.parquet")
 
 
@@ -81,6 +91,87 @@ def has_results(out: Path) -> bool:
     shards = out / "shards"
     return (out / "games.parquet").exists() or (out / "manifest.json").exists() or (
         shards.is_dir() and any(SHARD_RE.fullmatch(p.name) for p in shards.iterdir()))
+
+
+# dirs this process holds the lock of -> (lock file descriptor, nesting depth)
+_HELD: dict[Path, list[int]] = {}
+
+
+def _in_use(out: Path) -> OutputError:
+    pid = ""
+    with contextlib.suppress(OSError, ValueError):
+        pid = f" (pid {int((out / LOCK_FILE).read_text().strip())})"
+    return OutputError(f"output dir {str(out)!r} is in use by another bluffsim run{pid}; wait "
+                       "for it to end, or choose another dir with --out")
+
+
+def check_not_in_use(out: Path) -> None:
+    """Raise ``OutputError`` if another run holds ``out``'s lock (creates nothing)."""
+    if out.resolve() in _HELD:
+        return
+    try:
+        fd = os.open(out / LOCK_FILE, os.O_RDONLY)
+    except OSError:   # no lock file (or no dir): nobody is using it
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        raise _in_use(out) from None
+    finally:
+        os.close(fd)
+
+
+@contextlib.contextmanager
+def output_lock(out: Path) -> Iterator[Path]:
+    """Hold the exclusive lock of output dir ``out`` (created if missing) for the ``with`` body.
+
+    Refuses with ``OutputError`` if another run holds it.  Re-entrant within a process.  The
+    lock file is removed at the end; a lock taken on a file that another run removed meanwhile
+    is dropped and taken again on the new file.
+    """
+    key = out.resolve()
+    if key in _HELD:
+        _HELD[key][1] += 1
+        try:
+            yield out
+        finally:
+            _HELD[key][1] -= 1
+        return
+    if out.exists() and not out.is_dir():
+        raise OutputError(f"output dir {str(out)!r} is a file, not a directory; give a "
+                          "directory (--out or run.out)")
+    path = out / LOCK_FILE
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        while True:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(fd)
+                raise _in_use(out) from None
+            try:
+                same = os.fstat(fd).st_ino == os.stat(path).st_ino
+            except FileNotFoundError:
+                same = False
+            if same:
+                break
+            os.close(fd)    # the previous holder removed it after we opened it: retry
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode())
+    except OSError as e:
+        if isinstance(e, BluffsimError):
+            raise
+        raise OutputError(f"cannot write to output dir {str(out)!r}: "
+                          f"{e.strerror or e}") from None
+    _HELD[key] = [fd, 1]
+    try:
+        yield out
+    finally:
+        del _HELD[key]
+        with contextlib.suppress(OSError):
+            path.unlink()        # while still locked: a waiting run then makes a new file
+        os.close(fd)
 
 
 def prepare_output(exp: Experiment, resume: bool, force: bool = False) -> Path:
@@ -106,15 +197,17 @@ def prepare_output(exp: Experiment, resume: bool, force: bool = False) -> Path:
 
 
 def check_output(exp: Experiment, resume: bool, force: bool = False) -> bool:
-    """Raise ``OutputError`` if the run may not use its output dir (writes nothing); returns
-    whether a previous run's files are to be cleared first."""
+    """Raise ``OutputError`` if the run may not use its output dir (another run holds it, it
+    is a file, ...; writes nothing); returns whether a previous run's files are to be cleared
+    first."""
     out = exp.out_dir
     cfg = out / "config.json"
     try:
         if out.exists() and not out.is_dir():
             raise OutputError(f"output dir {str(out)!r} is a file, not a directory; give a "
                               "directory (--out or run.out)")
-        if out.is_dir() and any(out.iterdir()):
+        check_not_in_use(out)
+        if out.is_dir() and any(p.name != LOCK_FILE for p in out.iterdir()):
             if not cfg.is_file():
                 raise OutputError(f"output dir {str(out)!r} is not empty and holds no bluffsim run "
                                   "(no config.json); choose another dir with --out")
