@@ -602,3 +602,94 @@ def test_anneal_iterations_below_iterations_is_refused_in_one_line(tmp_path, cap
     assert main(["train", str(tmp_path / "bad.toml"), "--quiet"]) == 2
     assert "anneal_iterations (3)" in capsys.readouterr().err
     assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize("line, key", [
+    ("lr = nan", "train.lr"), ("lr = inf", "train.lr"), ("lr = -0.001", "train.lr"),
+    ("lr = 0.0", "train.lr"), ("lr = \"fast\"", "train.lr"), ("gamma = 1.5", "train.gamma"),
+    ("gae_lambda = nan", "train.gae_lambda"), ("clip = -inf", "train.clip"),
+    ("ent_coef = -1.0", "train.ent_coef"), ("max_grad_norm = 0", "train.max_grad_norm"),
+    ("envs = 0", "train.envs"), ("rollout = 2.5", "train.rollout"),
+    ("hidden = [\"a\"]", "train.hidden"), ("hidden = [0]", "train.hidden"),
+    ("hidden = 8", "train.hidden"), ("epochs = true", "train.epochs"),
+    ("reward = \"money\"", "train.reward"), ("seat = 5", "train.seat"),
+    ("seed = -1", "train.seed"), ("seed = 4294967296", "train.seed"),
+    ("checkpoint_every = 0", "train.checkpoint_every"), ("anneal = 1", "train.anneal"),
+    ("weights = \"{out}/w\"", "train.weights"), ("minibatches = 64", "train.minibatches"),
+    ("shaping = nan", "train.shaping"),
+])
+def test_every_training_key_is_validated_in_one_line_before_anything_is_written(tmp_path, capsys,
+                                                                               line, key):
+    """A bad [train] value (NaN, infinite, negative, wrong type, out of range) is refused like a
+    bad experiment key: one line naming the key, the value and what is allowed; exit 2; nothing
+    written."""
+    from bluffsim.cli import main
+
+    name = line.split(" = ")[0]
+    text = TINY.format(out=tmp_path / "run")
+    lines = [ln for ln in text.splitlines() if not ln.startswith(f"{name} = ")]
+    lines.insert(lines.index("[train]") + 1, line.format(out=tmp_path / "run"))
+    (tmp_path / "t.toml").write_text("\n".join(lines) + "\n")
+    assert main(["train", str(tmp_path / "t.toml"), "--quiet"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and f"{key} = " in err and "allowed" in err, err
+    assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize("line, key", [
+    ("weights = [1, \"x\"]", "opponents.weights"), ("weights = [1, -1]", "opponents.weights"),
+    ("weights = [0, 0]", "opponents.weights"), ("snapshots = nan", "opponents.snapshots"),
+    ("max_snapshots = 0", "opponents.max_snapshots"), ("agents = \"random\"", "opponents.agents"),
+])
+def test_every_opponents_key_is_validated_in_one_line(tmp_path, capsys, line, key):
+    from bluffsim.cli import main
+
+    name = line.split(" = ")[0]
+    text = TINY.format(out=tmp_path / "run")
+    head, _, opp = text.partition("[opponents]\n")
+    opp = "\n".join(ln for ln in opp.splitlines() if not ln.startswith(f"{name} = "))
+    (tmp_path / "t.toml").write_text(f"{head}[opponents]\n{line}\n{opp}\n")
+    assert main(["train", str(tmp_path / "t.toml"), "--quiet"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and key in err and "Traceback" not in err, err
+    assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize("iterations", ["0", "-3"])
+def test_train_refuses_no_iterations_instead_of_writing_untrained_weights(tmp_path, capsys,
+                                                                         iterations):
+    from bluffsim.cli import main
+
+    (tmp_path / "t.toml").write_text(TINY.format(out=tmp_path / "run"))
+    assert main(["train", str(tmp_path / "t.toml"), "--quiet", "--iterations", iterations]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and f"train.iterations = {iterations}" in err, err
+    assert not (tmp_path / "run").exists()
+
+
+def test_a_nan_loss_stops_training_without_writing_nan_weights(tmp_path, capsys, monkeypatch):
+    """Training whose loss turns NaN stops at that iteration with one line (exit 2) and writes
+    no weights file and no checkpoint of NaN parameters."""
+    pytest.importorskip("jax", reason="needs the 'learn' extra")
+    from bluffsim.cli import main
+    from bluffsim.learn import ppo
+
+    real_gae = ppo.gae
+    calls = []
+
+    def poisoned(*args, **kw):
+        adv, ret = real_gae(*args, **kw)
+        calls.append(1)
+        if len(calls) >= 3:              # iterations 1 and 2 are fine (a checkpoint at 2)
+            ret = ret * np.nan
+        return adv, ret
+
+    monkeypatch.setattr(ppo, "gae", poisoned)
+    (tmp_path / "t.toml").write_text(TINY.format(out=tmp_path / "run"))
+    assert main(["train", str(tmp_path / "t.toml"), "--quiet"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "iteration 3" in err and "nan" in err.lower(), err
+    assert not (tmp_path / "run" / "w.npz").exists()
+    with np.load(tmp_path / "run" / "checkpoint.npz") as z:   # the last good one stays
+        assert int(z["iteration"]) == 2
+        assert all(np.isfinite(z[k]).all() for k in z.files if k.startswith("leaf"))
