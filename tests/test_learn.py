@@ -276,6 +276,21 @@ def test_vector_env_dict_observation_callable_opponent_and_validation():
     assert game.num_players == 2
 
 
+@pytest.mark.parametrize("game_id", bluffsim.list_games())
+def test_envs_without_a_player_count_play_the_games_default_count(game_id):
+    """env(game) and vector_env(game, N) with one opponent name and no num_players seat the game's
+    declared default player count (veru has no 2-player game); a list of opponents still sets it."""
+    default = bluffsim.spec(game_id).players[2]
+    v = vector_env(game_id, 4)
+    obs, info = v.reset(seed=1)
+    assert v.num_players == default and obs.shape == (4, v.obs_size)
+    e = env(game_id, opponents="heuristic")
+    obs, info = e.reset(seed=1)
+    assert e.venv.num_players == default and info["action_mask"].any()
+    low = bluffsim.spec(game_id).players[0]
+    assert vector_env(game_id, 2, opponents=["random"] * (low - 1)).num_players == low
+
+
 def test_placement_rewards_are_zero_sum_and_win_is_first_place():
     place = np.array([[2, 1, 4, 3], [1, 1, 3, 3]], np.int8)
     zs = np.stack([placement_rewards(place, np.full(2, s)) for s in range(4)], axis=1)
