@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -348,6 +350,56 @@ def test_learned_weights_errors_are_clear(tmp_path):
     save_weights(path, random_layers(280, 27), {"game": "qdv", "num_players": 2})
     with pytest.raises(BluffsimError, match="trained for qdv with 2 players"):
         agents.make("learned", game3, weights=str(path))
+
+
+def _npz_bytes(tmp_path, **arrays) -> bytes:
+    path = tmp_path / "made.npz"
+    np.savez(path, **arrays)
+    return path.read_bytes()
+
+
+@pytest.mark.parametrize("kind", ["text", "npy", "no meta", "meta not json", "no layers",
+                                  "truncated zip"])
+def test_a_weights_file_that_is_not_one_bluffsim_train_writes_is_named_clearly(tmp_path, kind):
+    """`learned` with a file that is not a weights .npz says so (the path, and that it expects an
+    .npz written by `bluffsim train`), not numpy's allow_pickle message or a KeyError."""
+    w = random_layers(280, 27)
+    meta = np.array(json.dumps({"game": "qdv", "num_players": 2}))
+    content = {
+        "text": lambda: b"weights = 3\n",
+        "npy": lambda: (np.save(tmp_path / "a.npy", np.zeros(3)), (tmp_path / "a.npy").read_bytes())[1],
+        "no meta": lambda: _npz_bytes(tmp_path, w0=w[0][0], b0=w[0][1]),
+        "meta not json": lambda: _npz_bytes(tmp_path, meta=np.array("{oops"), w0=w[0][0], b0=w[0][1]),
+        "no layers": lambda: _npz_bytes(tmp_path, meta=meta),
+        "truncated zip": lambda: _npz_bytes(tmp_path, meta=meta, w0=w[0][0], b0=w[0][1])[:300],
+    }[kind]()
+    path = tmp_path / "bad.npz"
+    path.write_bytes(content)
+    with pytest.raises(BluffsimError) as info:
+        agents.make("learned", bluffsim.make("qdv", 2), weights=str(path))
+    msg = str(info.value)
+    assert str(path) in msg and "bluffsim train" in msg and ".npz" in msg, msg
+    assert "allow_pickle" not in msg and len(msg.splitlines()) == 1
+
+
+def test_a_bad_weights_file_in_a_run_config_is_a_one_line_error(tmp_path, capsys):
+    from bluffsim.cli import main
+
+    bad = tmp_path / "w.npz"
+    bad.write_text("not weights")
+    (tmp_path / "c.toml").write_text(
+        '[experiment]\ngame = "qdv"\nplayers = 2\ngames = 4\n[[seats]]\nagent = "learned"\n'
+        f'params = {{ weights = "{bad}" }}\n[[seats]]\nagent = "random"\n')
+    assert main(["run", str(tmp_path / "c.toml"), "--out", str(tmp_path / "o"), "--quiet"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and str(bad) in err and "bluffsim train" in err, err
+    assert not (tmp_path / "o").exists()
+
+
+def test_the_no_shipped_weights_message_shows_the_params_line_to_write():
+    with pytest.raises(BluffsimError) as info:
+        agents.make("learned", bluffsim.make("qdv", 3))
+    assert 'params = { weights = "PATH" }' in str(info.value), str(info.value)
 
 
 SHIPPED = [("qdv", 2, "train_qdv.toml"), ("qdv", 4, "train_qdv_4p.toml"),
