@@ -211,22 +211,76 @@ def check_output(exp: Experiment, resume: bool, force: bool = False) -> bool:
             if not cfg.is_file():
                 raise OutputError(f"output dir {str(out)!r} is not empty and holds no bluffsim run "
                                   "(no config.json); choose another dir with --out")
-            saved = _read_json(cfg).get("identity")
             if force or not has_results(out):
                 return True
             if not resume:
                 raise OutputError(f"output dir {str(out)!r} is not empty: it holds a previous "
                                   "run; pass --resume to finish it, --force to replace it, or "
                                   "--out to choose another dir")
-            elif saved != _jsonable(exp.identity()):
-                raise OutputError(f"--resume: {str(out)!r} was made by a different config (game, "
-                                  "rules, lineup, games, seed or schedule differ); pass --force to "
-                                  "replace it")
+            saved, now = saved_identity(cfg), _jsonable(exp.identity())
+            if saved != now:
+                raise OutputError(f"--resume: {str(out)!r} was made by a different config: "
+                                  f"{describe_differences(saved, now)}; pass --force to replace "
+                                  "it, or --out to choose another dir")
     except OSError as e:
         if isinstance(e, BluffsimError):
             raise
         raise OutputError(f"cannot use output dir {str(out)!r}: {e.strerror or e}") from None
     return False
+
+
+def saved_identity(cfg: Path) -> dict[str, Any]:
+    """The identity a run saved in its ``config.json``; ``OutputError`` naming the file if it is
+    not the JSON a run writes (corrupt or edited)."""
+    try:
+        data = json.loads(cfg.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError):
+        data = None
+    if not isinstance(data, dict) or not isinstance(data.get("identity"), dict):
+        raise OutputError(f"--resume: {str(cfg)!r} is corrupt (not the JSON config a bluffsim run "
+                          "writes), so the run cannot be checked; pass --force to replace the run, "
+                          "or --out to choose another dir")
+    return data["identity"]
+
+
+_ABSENT = object()
+
+
+def describe_differences(saved: Any, now: Any, limit: int = 6) -> str:
+    """The keys whose values differ between a saved and a new identity, in config key form with
+    both values: ``experiment.seed (5 there, 6 now), rules.jokers (default there, 2 now)``."""
+    diffs = _differences(saved, now, "")
+    if not diffs:
+        return "its identity differs"
+    more = f", and {len(diffs) - limit} more" if len(diffs) > limit else ""
+    return ", ".join(diffs[:limit]) + more
+
+
+def _differences(saved: Any, now: Any, path: str) -> list[str]:
+    from bluffsim.tournament.config import EXPERIMENT_KEYS, RUN_KEYS
+
+    if isinstance(saved, dict) and isinstance(now, dict):
+        out = []
+        for k in dict.fromkeys([*saved, *now]):
+            sub = (f"experiment.{k}" if k in EXPERIMENT_KEYS else f"run.{k}" if k in RUN_KEYS
+                   else k) if not path else f"{path}.{k}"
+            out += _differences(saved.get(k, _ABSENT), now.get(k, _ABSENT), sub)
+        return out
+    if isinstance(saved, list) and isinstance(now, list) and len(saved) == len(now):
+        return [d for i, (a, b) in enumerate(zip(saved, now, strict=True))
+                for d in _differences(a, b, f"{path}[{i}]")]
+    if saved == now:
+        return []
+    return [f"{path} ({_shown(saved, path)} there, {_shown(now, path)} now)"]
+
+
+def _shown(value: Any, path: str) -> str:
+    if value is _ABSENT:
+        return "default" if path.startswith("rules.") or ".params." in path else "absent"
+    if isinstance(value, list) and path in ("seats", "pool"):
+        return f"{len(value)} seats"
+    text = json.dumps(value, default=str)
+    return text if len(text) <= 40 else text[:39] + "…"
 
 
 def clear_run(out: Path) -> None:
@@ -402,14 +456,6 @@ def _publish(tmp: str, path: Path) -> None:
     """Give ``tmp`` the permissions the umask allows (mkstemp made it 0600) and move it."""
     os.chmod(tmp, 0o666 & ~_umask())
     os.replace(tmp, path)
-
-
-def _read_json(path: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (ValueError, UnicodeDecodeError):
-        return {}
-    return data if isinstance(data, dict) else {}
 
 
 def _atomic_parquet(df: pd.DataFrame, path: Path) -> None:
