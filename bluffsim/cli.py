@@ -1,4 +1,4 @@
-"""Command line: ``bluffsim run | report | bench | games``.
+"""The ``bluffsim`` command line: one subcommand per task (``bluffsim --help`` lists them).
 
 User errors (bad config, unknown game, unwritable dir, ...) print one line
 ``bluffsim: error: ...`` and exit with status 2, without a traceback.
@@ -46,7 +46,7 @@ def _use_file_backend() -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every subcommand."""
-    p = argparse.ArgumentParser(prog="bluffsim", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(prog="bluffsim")
     p.add_argument("--version", action="version", version=f"bluffsim {bluffsim.__version__}")
     sub = p.add_subparsers(dest="command", required=True)
 
@@ -135,6 +135,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     g = sub.add_parser("games", help="list the games, their options and defaults")
     g.set_defaults(func=cmd_games)
+    p.description = (f"Simulator and agent benchmark for bluffing card games. Subcommands: "
+                     f"{', '.join(sub.choices)} (bluffsim SUBCOMMAND --help for its options).")
     return p
 
 

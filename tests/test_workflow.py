@@ -120,6 +120,24 @@ def test_num_players_in_rules_is_refused_saying_where_it_belongs(tmp_path):
     assert not (tmp_path / "o").exists()
 
 
+def test_top_level_help_lists_every_subcommand_in_plain_text(capsys):
+    """`bluffsim --help` describes the real subcommands (the parser's), without rst backticks."""
+    import argparse
+
+    from bluffsim.cli import build_parser
+
+    with pytest.raises(SystemExit) as info:
+        main(["--help"])
+    assert info.value.code == 0
+    out = capsys.readouterr().out
+    assert "``" not in out
+    subs = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    description = " ".join(out.split("positional arguments")[0].split("\n\n", 1)[1].split())
+    assert set(subs.choices) == {"run", "report", "bench", "play", "exploit", "train", "games"}
+    for name in subs.choices:
+        assert f" {name}" in description, description
+
+
 def test_games_lists_num_players_with_where_it_is_set(capsys):
     assert main(["games"]) == 0
     line = next(ln for ln in capsys.readouterr().out.splitlines() if "num_players" in ln)
