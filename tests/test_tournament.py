@@ -331,6 +331,20 @@ def test_the_notebook_executes_on_a_tiny_run_and_shows_its_figures(tmp_path, mon
     assert '"BLUFFSIM_RESULTS", "results/quickstart"' in "".join(nb.cells[1].source)
 
 
+def test_the_notebooks_extra_can_execute_a_notebook_from_the_command_line():
+    """`pip install -e '.[notebooks]'` brings nbconvert (jupyter nbconvert --execute), and the
+    README shows that command."""
+    import re
+    import tomllib
+
+    root = Path(__file__).resolve().parents[1]
+    extra = tomllib.loads((root / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    names = {re.split(r"[<>=!~\[ ;]", req, maxsplit=1)[0].lower() for req in extra["notebooks"]}
+    assert "nbconvert" in names, extra["notebooks"]
+    readme = " ".join((root / "README.md").read_text().split())
+    assert "jupyter nbconvert --to notebook --execute notebooks/" in readme
+
+
 def test_cli_bench_writes_table_and_plot(capsys, tmp_path):
     out = tmp_path / "bench"
     assert main(["bench", "--games", "qdv", "--batches", "8,32", "--repeats", "2", "--seconds",
