@@ -72,17 +72,37 @@ def register(name: str, cls: type) -> None:
         raise AgentContractError(f"register: name {name!r} must be a non-empty string without ':'")
     if not isinstance(cls, type) or not callable(getattr(cls, "act", None)):
         raise AgentContractError(f"register({name!r}, ...): give a class with an act method")
-    games = tuple(getattr(cls, "games", ()) or ())
+    games = declared_games(f"register({name!r}, ...)", cls)
     import bluffsim
 
     agents.REGISTRY[name] = {g: cls for g in (games or bluffsim.list_games())}
     REGISTERED[name] = cls
 
 
+def declared_games(label: str, cls: type) -> tuple[str, ...]:
+    """The game ids a class lists in its optional ``games`` (empty: every game); a bare string
+    (``games = "qdv"``, which would read as the games q, d, v), a non-sequence or an unknown id is
+    an ``AgentContractError``."""
+    import bluffsim
+
+    games = getattr(cls, "games", ()) or ()
+    if isinstance(games, str):
+        raise AgentContractError(f"{label}: games = {games!r} is a string; give a tuple of game ids, "
+                                 f"e.g. games = ({games!r},)")
+    if not isinstance(games, tuple | list | set | frozenset):
+        raise AgentContractError(f"{label}: games = {games!r}; give a tuple of game ids, e.g. "
+                                 "games = (\"qdv\",)")
+    for g in games:
+        if g not in bluffsim.list_games():
+            raise AgentContractError(f"{label}: unknown game {g!r} in games; games: "
+                                     f"{', '.join(bluffsim.list_games())}")
+    return tuple(games)
+
+
 def build(spec: str, game: Any, **params: Any) -> Any:
     """Import and build ``ClassName(game, **params)``, then check it against the contract."""
     cls = import_class(spec)
-    games = tuple(getattr(cls, "games", ()) or ())
+    games = declared_games(f"agent {spec!r}", cls)
     if games and game.game_id not in games:
         raise AgentContractError(f"agent {spec!r} does not play {game.game_id!r}; its games: "
                                  f"{', '.join(games)}")

@@ -23,6 +23,7 @@ Inference (``forward``) runs in float64 with every sum in a fixed order and ``bl
 from __future__ import annotations
 
 import json
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -90,12 +91,50 @@ def masked_probs(logits: np.ndarray, mask: np.ndarray) -> np.ndarray:
 
 
 def load_weights(path: str | Path) -> tuple[list[tuple[np.ndarray, np.ndarray]], dict[str, Any]]:
-    """(layers, meta) of a weights file."""
-    with np.load(path, allow_pickle=False) as z:
-        meta = json.loads(str(z["meta"]))
-        n = sum(1 for k in z.files if k.startswith("w"))
-        layers = [(z[f"w{i}"].astype(np.float32), z[f"b{i}"].astype(np.float32)) for i in range(n)]
+    """(layers, meta) of a weights file; ``BluffsimError`` naming the path and what is wrong for a
+    file that is not one (not an .npz, no ``meta`` JSON, missing or misshapen layers)."""
+    try:
+        z = np.load(path, allow_pickle=False)
+    except ValueError:    # neither .npy nor .npz: numpy's message is about allow_pickle
+        raise _not_weights(path, "not an .npz archive") from None
+    except (OSError, EOFError, zipfile.BadZipFile) as e:
+        raise _not_weights(path, f"unreadable: {_first_line(e)}") from None
+    if not isinstance(z, np.lib.npyio.NpzFile):
+        raise _not_weights(path, "a single .npy array, not an .npz archive")
+    try:
+        with z:
+            if "meta" not in z.files:
+                raise _not_weights(path, "it has no 'meta' entry")
+            meta = json.loads(str(z["meta"]))
+            if not isinstance(meta, dict):
+                raise _not_weights(path, "its 'meta' is not a JSON object")
+            n = sum(1 for k in z.files if k.startswith("w"))
+            names = [name for i in range(n) for name in (f"w{i}", f"b{i}")]
+            missing = [name for name in names if name not in z.files]
+            if n == 0 or missing:
+                raise _not_weights(path, f"layers missing: {', '.join(missing) or 'w0, b0'}")
+            layers = [(z[f"w{i}"].astype(np.float32), z[f"b{i}"].astype(np.float32)) for i in range(n)]
+    except BluffsimError:
+        raise
+    except ValueError as e:  # json.JSONDecodeError is one, as are unreadable or non-numeric arrays
+        raise _not_weights(path, _first_line(e)) from None
+    except (OSError, EOFError, KeyError, zipfile.BadZipFile) as e:
+        raise _not_weights(path, f"unreadable archive: {_first_line(e)}") from None
+    for i, (w, b) in enumerate(layers):
+        if w.ndim != 2 or b.shape != (w.shape[1],) or (i and w.shape[0] != layers[i - 1][0].shape[1]):
+            raise _not_weights(path, f"layer {i} has shapes w{list(w.shape)} b{list(b.shape)}, which "
+                                     "do not chain")
     return layers, meta
+
+
+def _first_line(e: Exception) -> str:
+    text = str(e).strip()
+    return text.splitlines()[0] if text else type(e).__name__
+
+
+def _not_weights(path: str | Path, why: str) -> BluffsimError:
+    return BluffsimError(f"agent 'learned': {str(path)!r} is not a weights file ({why}); expected an "
+                         ".npz written by `bluffsim train` (layers w0, b0, ... and a JSON meta)")
 
 
 def save_weights(path: str | Path, layers: list[tuple[np.ndarray, np.ndarray]], meta: dict[str, Any]) -> None:
@@ -138,7 +177,7 @@ class LearnedAgent(Agent):
                     raise BluffsimError(
                         f"agent 'learned': no shipped weights for {game.game_id} with "
                         f"{game.num_players} players (shipped: {', '.join(shipped)}); train one with "
-                        "`bluffsim train CONFIG` and pass params = {{ weights = \"PATH\" }}")
+                        "`bluffsim train CONFIG` and pass params = { weights = \"PATH\" }")
             elif not Path(path).is_file():
                 raise BluffsimError(f"agent 'learned': weights file {str(path)!r} not found")
             self.layers, self.meta = load_weights(path)

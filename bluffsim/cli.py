@@ -1,4 +1,4 @@
-"""Command line: ``bluffsim run | report | bench | games``.
+"""The ``bluffsim`` command line: one subcommand per task (``bluffsim --help`` lists them).
 
 User errors (bad config, unknown game, unwritable dir, ...) print one line
 ``bluffsim: error: ...`` and exit with status 2, without a traceback.
@@ -46,7 +46,7 @@ def _use_file_backend() -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every subcommand."""
-    p = argparse.ArgumentParser(prog="bluffsim", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(prog="bluffsim")
     p.add_argument("--version", action="version", version=f"bluffsim {bluffsim.__version__}")
     sub = p.add_subparsers(dest="command", required=True)
 
@@ -114,9 +114,10 @@ def build_parser() -> argparse.ArgumentParser:
     ex = sub.add_parser("exploit", help="NashConv of the agents and of CFR on a small preset "
                                         "(needs the 'adapters' extra)")
     ex.add_argument("--preset", default="qdv-small", help="qdv-tiny or qdv-small")
-    ex.add_argument("--iterations", type=int, default=300, help="CFR iterations")
-    ex.add_argument("--checkpoints", default="1,10,100",
-                    help="also report CFR at these iteration counts")
+    ex.add_argument("--iterations", type=int, default=300, help="CFR iterations (at least 1)")
+    ex.add_argument("--checkpoints", default=None,
+                    help="also report CFR at these iteration counts, each 1..ITERATIONS "
+                         "(default: those of 1,10,100 up to ITERATIONS)")
     ex.add_argument("--weights", metavar="PATH",
                     help="a `learned` weights file trained on the preset's rules (default: the one "
                          "shipped for the preset, e.g. agents/weights/qdv_small_2p.npz)")
@@ -134,6 +135,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     g = sub.add_parser("games", help="list the games, their options and defaults")
     g.set_defaults(func=cmd_games)
+    p.description = (f"Simulator and agent benchmark for bluffing card games. Subcommands: "
+                     f"{', '.join(sub.choices)} (bluffsim SUBCOMMAND --help for its options).")
     return p
 
 
@@ -280,10 +283,7 @@ def cmd_exploit(args: argparse.Namespace) -> int:
         raise BluffsimError(f"needs the 'adapters' extra (pip install -e '.[adapters]'): {e}") from None
     if args.preset not in exploit.PRESETS:
         raise BluffsimError(f"--preset {args.preset!r}: available: {', '.join(exploit.PRESETS)}")
-    try:
-        marks = sorted({int(x) for x in args.checkpoints.split(",") if x.strip()} | {args.iterations})
-    except ValueError:
-        raise BluffsimError(f"--checkpoints {args.checkpoints!r}: give integers like 1,10,100") from None
+    marks = exploit_marks(args.iterations, args.checkpoints)
     game = exploit.load_preset(args.preset)
     weights = args.weights or exploit.preset_weights(args.preset)
     if weights is not None and not Path(weights).is_file():
@@ -292,6 +292,23 @@ def cmd_exploit(args: argparse.Namespace) -> int:
     print(f"{args.preset}: {game}")
     print(pd.DataFrame(rows).to_string(index=False, float_format="{:.4f}".format))
     return 0
+
+
+def exploit_marks(iterations: int, checkpoints: str | None) -> list[int]:
+    """The CFR iteration counts ``bluffsim exploit`` reports: ``--checkpoints`` (default: those of
+    1, 10, 100 not above ``--iterations``) and ``--iterations``."""
+    if iterations < 1:
+        raise BluffsimError(f"--iterations {iterations}: give a positive number of CFR iterations")
+    if checkpoints is None:
+        return sorted({m for m in (1, 10, 100) if m <= iterations} | {iterations})
+    try:
+        marks = {int(x) for x in checkpoints.split(",") if x.strip()}
+    except ValueError:
+        raise BluffsimError(f"--checkpoints {checkpoints!r}: give integers like 1,10,100") from None
+    if any(not 1 <= m <= iterations for m in marks):
+        raise BluffsimError(f"--checkpoints {checkpoints}: give iteration counts 1..{iterations} "
+                            f"(--iterations {iterations} is the last one run)")
+    return sorted(marks | {iterations})
 
 
 def cmd_train(args: argparse.Namespace) -> int:

@@ -163,3 +163,33 @@ def test_cli_exploit_lists_learned_with_weights_for_the_preset(tmp_path, capsys)
     assert {"learned", "learned (greedy)"} <= rows
     assert preset_weights("qdv-tiny") is None
     assert preset_weights("qdv-small").endswith("qdv_small_2p.npz")
+
+
+@pytest.mark.parametrize("argv, needle", [
+    (["--iterations", "-5"], "--iterations -5"), (["--iterations", "0"], "--iterations 0"),
+    (["--checkpoints", "0,10"], "--checkpoints 0,10"),
+    (["--iterations", "5", "--checkpoints", "1,10"], "--checkpoints 1,10"),
+])
+def test_cli_exploit_refuses_iteration_counts_it_cannot_run(capsys, argv, needle):
+    """--iterations must be positive and --checkpoints within 1..--iterations: one line, exit 2,
+    before any work."""
+    pytest.importorskip("pyspiel", reason="needs the 'adapters' extra")
+    from bluffsim.cli import main
+
+    assert main(["exploit", "--preset", "qdv-tiny", *argv]) == 2
+    captured = capsys.readouterr()
+    err = captured.err.strip()
+    assert len(err.splitlines()) == 1 and needle in err, err
+    assert captured.out == ""
+
+
+def test_cli_exploit_prints_only_the_cfr_rows_asked_for(capsys):
+    """--iterations 5 with the default checkpoints (1, 10, 100) reports CFR at 1 and 5 iterations,
+    not at 10 and 100 (which it would have to run further for)."""
+    pytest.importorskip("pyspiel", reason="needs the 'adapters' extra")
+    from bluffsim.cli import main
+
+    assert main(["exploit", "--preset", "qdv-tiny", "--iterations", "5"]) == 0
+    cfr = [line.split("iterations")[0].strip() for line in capsys.readouterr().out.splitlines()
+           if line.strip().startswith("cfr")]
+    assert cfr == ["cfr 1", "cfr 5"]

@@ -70,6 +70,18 @@ class Illegal:
     def act(self, obs, mask, rng):
         return np.full(len(mask), mask.shape[1] + 3)
 
+class BareGames:
+    name = "bare"
+    traits = {}
+    games = "qdv"
+    def __init__(self, game):
+        pass
+    def act(self, obs, mask, rng):
+        return np.argmax(mask, axis=1)
+
+class UnknownGames(BareGames):
+    games = ("qdv", "chess")
+
 class Good:
     name = "good"
     traits = {"stochastic": False}
@@ -105,6 +117,8 @@ plots = false
     ("mybad:Illegal", "{}", "act returned an illegal action"),
     ("mybad:Good", "{ z = 1 }", "Good(game, **params) failed: TypeError"),
     ("mybad:", "{}", "write \\\"package.module:ClassName\\\""),
+    ("mybad:BareGames", "{}", "games = 'qdv' is a string; give a tuple of game ids"),
+    ("mybad:UnknownGames", "{}", "unknown game 'chess' in games"),
 ])
 def test_a_custom_agent_that_does_not_fit_is_a_one_line_error(tmp_path, agent, params, message):
     (tmp_path / "mybad.py").write_text(BAD_AGENTS)
@@ -152,6 +166,10 @@ def test_register_makes_a_notebook_class_available_and_checks_it():
         agents.REGISTRY.pop("lowest-test")
     with pytest.raises(AgentContractError, match="give a class with an act method"):
         agents.register("x", object)
+    Lowest.games = "qdv"            # a bare string, not the games q, d and v
+    with pytest.raises(AgentContractError, match="games = 'qdv' is a string"):
+        agents.register("x", Lowest)
+    assert "x" not in agents.list_agents()
 
 
 def test_the_readme_shows_the_example_agent_that_the_tests_run():

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -276,6 +278,21 @@ def test_vector_env_dict_observation_callable_opponent_and_validation():
     assert game.num_players == 2
 
 
+@pytest.mark.parametrize("game_id", bluffsim.list_games())
+def test_envs_without_a_player_count_play_the_games_default_count(game_id):
+    """env(game) and vector_env(game, N) with one opponent name and no num_players seat the game's
+    declared default player count (veru has no 2-player game); a list of opponents still sets it."""
+    default = bluffsim.spec(game_id).players[2]
+    v = vector_env(game_id, 4)
+    obs, info = v.reset(seed=1)
+    assert v.num_players == default and obs.shape == (4, v.obs_size)
+    e = env(game_id, opponents="heuristic")
+    obs, info = e.reset(seed=1)
+    assert e.venv.num_players == default and info["action_mask"].any()
+    low = bluffsim.spec(game_id).players[0]
+    assert vector_env(game_id, 2, opponents=["random"] * (low - 1)).num_players == low
+
+
 def test_placement_rewards_are_zero_sum_and_win_is_first_place():
     place = np.array([[2, 1, 4, 3], [1, 1, 3, 3]], np.int8)
     zs = np.stack([placement_rewards(place, np.full(2, s)) for s in range(4)], axis=1)
@@ -333,6 +350,56 @@ def test_learned_weights_errors_are_clear(tmp_path):
     save_weights(path, random_layers(280, 27), {"game": "qdv", "num_players": 2})
     with pytest.raises(BluffsimError, match="trained for qdv with 2 players"):
         agents.make("learned", game3, weights=str(path))
+
+
+def _npz_bytes(tmp_path, **arrays) -> bytes:
+    path = tmp_path / "made.npz"
+    np.savez(path, **arrays)
+    return path.read_bytes()
+
+
+@pytest.mark.parametrize("kind", ["text", "npy", "no meta", "meta not json", "no layers",
+                                  "truncated zip"])
+def test_a_weights_file_that_is_not_one_bluffsim_train_writes_is_named_clearly(tmp_path, kind):
+    """`learned` with a file that is not a weights .npz says so (the path, and that it expects an
+    .npz written by `bluffsim train`), not numpy's allow_pickle message or a KeyError."""
+    w = random_layers(280, 27)
+    meta = np.array(json.dumps({"game": "qdv", "num_players": 2}))
+    content = {
+        "text": lambda: b"weights = 3\n",
+        "npy": lambda: (np.save(tmp_path / "a.npy", np.zeros(3)), (tmp_path / "a.npy").read_bytes())[1],
+        "no meta": lambda: _npz_bytes(tmp_path, w0=w[0][0], b0=w[0][1]),
+        "meta not json": lambda: _npz_bytes(tmp_path, meta=np.array("{oops"), w0=w[0][0], b0=w[0][1]),
+        "no layers": lambda: _npz_bytes(tmp_path, meta=meta),
+        "truncated zip": lambda: _npz_bytes(tmp_path, meta=meta, w0=w[0][0], b0=w[0][1])[:300],
+    }[kind]()
+    path = tmp_path / "bad.npz"
+    path.write_bytes(content)
+    with pytest.raises(BluffsimError) as info:
+        agents.make("learned", bluffsim.make("qdv", 2), weights=str(path))
+    msg = str(info.value)
+    assert str(path) in msg and "bluffsim train" in msg and ".npz" in msg, msg
+    assert "allow_pickle" not in msg and len(msg.splitlines()) == 1
+
+
+def test_a_bad_weights_file_in_a_run_config_is_a_one_line_error(tmp_path, capsys):
+    from bluffsim.cli import main
+
+    bad = tmp_path / "w.npz"
+    bad.write_text("not weights")
+    (tmp_path / "c.toml").write_text(
+        '[experiment]\ngame = "qdv"\nplayers = 2\ngames = 4\n[[seats]]\nagent = "learned"\n'
+        f'params = {{ weights = "{bad}" }}\n[[seats]]\nagent = "random"\n')
+    assert main(["run", str(tmp_path / "c.toml"), "--out", str(tmp_path / "o"), "--quiet"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and str(bad) in err and "bluffsim train" in err, err
+    assert not (tmp_path / "o").exists()
+
+
+def test_the_no_shipped_weights_message_shows_the_params_line_to_write():
+    with pytest.raises(BluffsimError) as info:
+        agents.make("learned", bluffsim.make("qdv", 3))
+    assert 'params = { weights = "PATH" }' in str(info.value), str(info.value)
 
 
 SHIPPED = [("qdv", 2, "train_qdv.toml"), ("qdv", 4, "train_qdv_4p.toml"),
@@ -611,3 +678,94 @@ def test_anneal_iterations_below_iterations_is_refused_in_one_line(tmp_path, cap
     assert main(["train", str(tmp_path / "bad.toml"), "--quiet"]) == 2
     assert "anneal_iterations (3)" in capsys.readouterr().err
     assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize("line, key", [
+    ("lr = nan", "train.lr"), ("lr = inf", "train.lr"), ("lr = -0.001", "train.lr"),
+    ("lr = 0.0", "train.lr"), ("lr = \"fast\"", "train.lr"), ("gamma = 1.5", "train.gamma"),
+    ("gae_lambda = nan", "train.gae_lambda"), ("clip = -inf", "train.clip"),
+    ("ent_coef = -1.0", "train.ent_coef"), ("max_grad_norm = 0", "train.max_grad_norm"),
+    ("envs = 0", "train.envs"), ("rollout = 2.5", "train.rollout"),
+    ("hidden = [\"a\"]", "train.hidden"), ("hidden = [0]", "train.hidden"),
+    ("hidden = 8", "train.hidden"), ("epochs = true", "train.epochs"),
+    ("reward = \"money\"", "train.reward"), ("seat = 5", "train.seat"),
+    ("seed = -1", "train.seed"), ("seed = 4294967296", "train.seed"),
+    ("checkpoint_every = 0", "train.checkpoint_every"), ("anneal = 1", "train.anneal"),
+    ("weights = \"{out}/w\"", "train.weights"), ("minibatches = 64", "train.minibatches"),
+    ("shaping = nan", "train.shaping"),
+])
+def test_every_training_key_is_validated_in_one_line_before_anything_is_written(tmp_path, capsys,
+                                                                               line, key):
+    """A bad [train] value (NaN, infinite, negative, wrong type, out of range) is refused like a
+    bad experiment key: one line naming the key, the value and what is allowed; exit 2; nothing
+    written."""
+    from bluffsim.cli import main
+
+    name = line.split(" = ")[0]
+    text = TINY.format(out=tmp_path / "run")
+    lines = [ln for ln in text.splitlines() if not ln.startswith(f"{name} = ")]
+    lines.insert(lines.index("[train]") + 1, line.format(out=tmp_path / "run"))
+    (tmp_path / "t.toml").write_text("\n".join(lines) + "\n")
+    assert main(["train", str(tmp_path / "t.toml"), "--quiet"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and f"{key} = " in err and "allowed" in err, err
+    assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize("line, key", [
+    ("weights = [1, \"x\"]", "opponents.weights"), ("weights = [1, -1]", "opponents.weights"),
+    ("weights = [0, 0]", "opponents.weights"), ("snapshots = nan", "opponents.snapshots"),
+    ("max_snapshots = 0", "opponents.max_snapshots"), ("agents = \"random\"", "opponents.agents"),
+])
+def test_every_opponents_key_is_validated_in_one_line(tmp_path, capsys, line, key):
+    from bluffsim.cli import main
+
+    name = line.split(" = ")[0]
+    text = TINY.format(out=tmp_path / "run")
+    head, _, opp = text.partition("[opponents]\n")
+    opp = "\n".join(ln for ln in opp.splitlines() if not ln.startswith(f"{name} = "))
+    (tmp_path / "t.toml").write_text(f"{head}[opponents]\n{line}\n{opp}\n")
+    assert main(["train", str(tmp_path / "t.toml"), "--quiet"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and key in err and "Traceback" not in err, err
+    assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize("iterations", ["0", "-3"])
+def test_train_refuses_no_iterations_instead_of_writing_untrained_weights(tmp_path, capsys,
+                                                                         iterations):
+    from bluffsim.cli import main
+
+    (tmp_path / "t.toml").write_text(TINY.format(out=tmp_path / "run"))
+    assert main(["train", str(tmp_path / "t.toml"), "--quiet", "--iterations", iterations]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and f"train.iterations = {iterations}" in err, err
+    assert not (tmp_path / "run").exists()
+
+
+def test_a_nan_loss_stops_training_without_writing_nan_weights(tmp_path, capsys, monkeypatch):
+    """Training whose loss turns NaN stops at that iteration with one line (exit 2) and writes
+    no weights file and no checkpoint of NaN parameters."""
+    pytest.importorskip("jax", reason="needs the 'learn' extra")
+    from bluffsim.cli import main
+    from bluffsim.learn import ppo
+
+    real_gae = ppo.gae
+    calls = []
+
+    def poisoned(*args, **kw):
+        adv, ret = real_gae(*args, **kw)
+        calls.append(1)
+        if len(calls) >= 3:              # iterations 1 and 2 are fine (a checkpoint at 2)
+            ret = ret * np.nan
+        return adv, ret
+
+    monkeypatch.setattr(ppo, "gae", poisoned)
+    (tmp_path / "t.toml").write_text(TINY.format(out=tmp_path / "run"))
+    assert main(["train", str(tmp_path / "t.toml"), "--quiet"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "iteration 3" in err and "nan" in err.lower(), err
+    assert not (tmp_path / "run" / "w.npz").exists()
+    with np.load(tmp_path / "run" / "checkpoint.npz") as z:   # the last good one stays
+        assert int(z["iteration"]) == 2
+        assert all(np.isfinite(z[k]).all() for k in z.files if k.startswith("leaf"))

@@ -152,6 +152,40 @@ def test_resume_refuses_a_dir_made_by_another_config(tmp_path):
         run_experiment(parse_config(raw), resume=True, progress=False)
 
 
+def test_a_refused_resume_names_the_fields_that_differ(tmp_path):
+    """--resume on a dir made by another config lists what differs, in config key form with both
+    values (and not the keys that agree)."""
+    run_dir(tmp_path, "r")
+    raw = cfg(experiment__seed=6, run__rotate=False)
+    raw["rules"] = {"max_rounds": 40}
+    raw["seats"][1]["params"] = {}
+    raw["seats"][2]["agent"] = "heuristic"
+    raw["run"]["out"] = str(tmp_path / "r")
+    with pytest.raises(Exception, match="different config") as info:
+        run_experiment(parse_config(raw), resume=True, progress=False)
+    msg = str(info.value)
+    for part in ("experiment.seed (5 there, 6 now)", "run.rotate (true there, false now)",
+                 "rules.max_rounds (default there, 40 now)",
+                 'seats[2].agent ("random" there, "heuristic" now)'):
+        assert part in msg, msg
+    assert "experiment.game" not in msg and "seats[1]" not in msg and len(msg.splitlines()) == 1
+
+
+@pytest.mark.parametrize("content", ["{not json", "[]", "{}", '{"identity": 3}'])
+def test_resume_with_a_corrupt_config_json_says_it_is_corrupt(tmp_path, capsys, content):
+    conf = write_toml(tmp_path / "c.toml", GOOD_TOML)
+    out = tmp_path / "r"
+    assert main(["run", str(conf), "--out", str(out), "--quiet", "--keep-shards"]) == 0
+    (out / "manifest.json").unlink()           # an unfinished run
+    (out / "config.json").write_text(content)
+    capsys.readouterr()
+    assert main(["run", str(conf), "--out", str(out), "--quiet", "--resume"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and str(out / "config.json") in err and "corrupt" in err, err
+    assert "different config" not in err and "--force" in err
+    assert (out / "config.json").read_text() == content     # left as it was
+
+
 def test_a_failing_agent_names_agent_game_and_seed(monkeypatch):
     from agents.random import RandomAgent
 
@@ -295,6 +329,20 @@ def test_the_notebook_executes_on_a_tiny_run_and_shows_its_figures(tmp_path, mon
     text = "".join(nb.cells[0].source)
     assert "default `results/quickstart`" in text
     assert '"BLUFFSIM_RESULTS", "results/quickstart"' in "".join(nb.cells[1].source)
+
+
+def test_the_notebooks_extra_can_execute_a_notebook_from_the_command_line():
+    """`pip install -e '.[notebooks]'` brings nbconvert (jupyter nbconvert --execute), and the
+    README shows that command."""
+    import re
+    import tomllib
+
+    root = Path(__file__).resolve().parents[1]
+    extra = tomllib.loads((root / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    names = {re.split(r"[<>=!~\[ ;]", req, maxsplit=1)[0].lower() for req in extra["notebooks"]}
+    assert "nbconvert" in names, extra["notebooks"]
+    readme = " ".join((root / "README.md").read_text().split())
+    assert "jupyter nbconvert --to notebook --execute notebooks/" in readme
 
 
 def test_cli_bench_writes_table_and_plot(capsys, tmp_path):

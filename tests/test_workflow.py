@@ -120,6 +120,24 @@ def test_num_players_in_rules_is_refused_saying_where_it_belongs(tmp_path):
     assert not (tmp_path / "o").exists()
 
 
+def test_top_level_help_lists_every_subcommand_in_plain_text(capsys):
+    """`bluffsim --help` describes the real subcommands (the parser's), without rst backticks."""
+    import argparse
+
+    from bluffsim.cli import build_parser
+
+    with pytest.raises(SystemExit) as info:
+        main(["--help"])
+    assert info.value.code == 0
+    out = capsys.readouterr().out
+    assert "``" not in out
+    subs = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    description = " ".join(out.split("positional arguments")[0].split("\n\n", 1)[1].split())
+    assert set(subs.choices) == {"run", "report", "bench", "play", "exploit", "train", "games"}
+    for name in subs.choices:
+        assert f" {name}" in description, description
+
+
 def test_games_lists_num_players_with_where_it_is_set(capsys):
     assert main(["games"]) == 0
     line = next(ln for ln in capsys.readouterr().out.splitlines() if "num_players" in ln)
@@ -293,6 +311,69 @@ def test_force_replaces_a_previous_run_and_nothing_else(tmp_path, capsys):
     assert "no bluffsim run" in capsys.readouterr().err
     assert (foreign / "data.csv").read_text() == "precious"
     assert main(["run", str(conf), "--out", str(out), "--resume", "--force"]) == 2
+
+
+GATE_AGENT = """
+import os, time
+import numpy as np
+
+class Gate:
+    \"\"\"Plays the first legal action; in the run started with BLUFF_HOLD set, waits (up to a
+    minute) once shard 0 is written while that file exists, so a test can act meanwhile.\"\"\"
+    name = "gate"
+    traits = {"stochastic": False}
+    def __init__(self, game):
+        pass
+    def act(self, obs, mask, rng):
+        hold = os.environ.get("BLUFF_HOLD")
+        if hold and len(mask) > 2 and os.path.exists("res/shards/games-00000.parquet"):
+            end = time.monotonic() + 60
+            while os.path.exists(hold) and time.monotonic() < end:
+                time.sleep(0.05)
+        return np.argmax(mask, axis=1)
+"""
+
+
+def test_a_second_run_on_a_dir_in_use_is_refused_and_the_first_finishes(tmp_path):
+    """Two `bluffsim run` on one output dir at once: while the first plays (one shard written),
+    the second -- plain, --resume or --force -- stops with one line naming the dir and the other
+    run, exit 2; the first then finishes with complete, valid results."""
+    import json
+    import os
+    import subprocess
+    import sys
+    import time
+
+    (tmp_path / "gate.py").write_text(GATE_AGENT)
+    (tmp_path / "c.toml").write_text(TOML.format(rules="", params="").replace(
+        'agent = "random"', 'agent = "gate:Gate"'))
+    hold = tmp_path / "hold"
+    hold.write_text("")
+    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
+           "BLUFF_HOLD": str(hold)}
+    first = subprocess.Popen([sys.executable, "-m", "bluffsim.cli", "run", "c.toml", "--out", "res",
+                              "--quiet", "--workers", "1"], cwd=tmp_path, env=env,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        end = time.monotonic() + 120
+        while not (tmp_path / "res" / "shards" / "games-00000.parquet").exists():
+            assert first.poll() is None, first.communicate()
+            assert time.monotonic() < end, "the first run wrote no shard"
+            time.sleep(0.05)
+        for extra in ([], ["--resume"], ["--force"]):
+            code, err = cli("run", "c.toml", "--out", "res", "--quiet", *extra, cwd=tmp_path)
+            assert_one_line_error(code, err, "'res'", "another bluffsim run")
+            assert (tmp_path / "res" / "shards" / "games-00000.parquet").is_file()
+        assert first.poll() is None       # the first run was still playing all along
+    finally:
+        hold.unlink()
+        out, err = first.communicate(timeout=300)
+    assert first.returncode == 0, err
+    games = pd.read_parquet(tmp_path / "res" / "games.parquet")
+    assert games["game"].nunique() == 30 and len(games) == 60
+    manifest = json.loads((tmp_path / "res" / "manifest.json").read_text())
+    assert manifest["timing"]["shards_run"] == 3
+    assert not list((tmp_path / "res").rglob("*.lock"))   # the lock goes with the run
 
 
 def test_results_files_respect_the_umask(tmp_path):

@@ -10,9 +10,11 @@
   (only its public API: ``init``, ``reset_games``, ``step``, ``observe``, ``observation_tensor``,
   ``legal_action_mask``, ``placements``).  Between two learner decisions the other seats are
   played by ``opponents`` until it is the learner's turn again or the game is over.
-* **Seats.** ``num_players`` defaults to ``len(opponents) + 1``; a single opponent name fills every
-  other seat.  The learner sits at ``seat`` (fixed) or, with ``seat="rotate"``, at seat ``j % P`` in
-  game ``j`` (below); ``opponents[k]`` sits ``k + 1`` seats clockwise of the learner.
+* **Seats.** ``num_players`` defaults to ``len(opponents) + 1`` for a list of opponents; a single
+  opponent (name, agent or callable) fills every other seat of the game's default player count
+  (``bluffsim.spec(game_id).players``: 4 for every game today) unless ``num_players`` is given.
+  The learner sits at ``seat`` (fixed) or, with ``seat="rotate"``, at seat ``j % P`` in game
+  ``j`` (below); ``opponents[k]`` sits ``k + 1`` seats clockwise of the learner.
 * **Opponents** are agent names (``agents.make(name, game)``), ``Agent`` objects, or callables
   ``f(x float32[B, D], legal_mask bool[B, A], rng AgentRNG) -> int[B]`` on the flat tensor, so a
   frozen copy of the learner's own policy can play (self-play).  Agents draw from
@@ -161,7 +163,7 @@ class BluffsimVectorEnv(VectorEnv):
                  reward: str = "zero_sum", dict_obs: bool = False, autoreset: bool = True,
                  end_when_out: bool = False, shaping: float = 0.0, **rules_options: Any):
         if isinstance(opponents, str) or not isinstance(opponents, Sequence):
-            players = 2 if num_players is None else int(num_players)
+            players = bluffsim.spec(game_id).players[2] if num_players is None else int(num_players)
             opponents = [opponents] * (players - 1)
         players = len(opponents) + 1 if num_players is None else int(num_players)
         if len(opponents) != players - 1:

@@ -40,6 +40,7 @@ A training config (``bluffsim train CONFIG``, e.g. ``experiments/train_qdv.toml`
 
 from __future__ import annotations
 
+import math
 import tomllib
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
@@ -47,10 +48,12 @@ from typing import Any
 
 import numpy as np
 
+import bluffsim
 from agents.base import Traits
 from bluffsim import rng as brng
-from bluffsim.api import BluffsimError
+from bluffsim.api import REWARD_KINDS
 from bluffsim.rng import AgentRNG
+from bluffsim.tournament.config import MAX_BATCH, ConfigError, RunKey, _check, _is_int
 
 MIX_STREAM = brng.Stream.MIX  # picks the mixture member of each (game, seat)
 
@@ -93,66 +96,185 @@ class TrainConfig:
     source: str = ""
 
     def with_overrides(self, **kw: Any) -> TrainConfig:
-        """A copy with the non-None keywords replaced (the schedule checked again)."""
+        """A copy with the non-None keywords replaced, validated again."""
         cfg = replace(self, **{k: v for k, v in kw.items() if v is not None})
-        cfg.check_schedule()
+        cfg.validate()
         return cfg
+
+    def validate(self) -> None:
+        """Every key against its declared check (``TRAIN``, ``OPPONENTS``), then the keys together;
+        raises ``ConfigError`` naming the key, its value and what is allowed."""
+        self.check_keys()
+        if len(self.opponent_weights) != len(self.opponents):
+            raise ConfigError(f"opponents.weights has {len(self.opponent_weights)} entries for "
+                              f"{len(self.opponents)} agents; allowed: one weight per agent")
+        _check(sum(self.opponent_weights) > 0, "opponents.weights", list(self.opponent_weights),
+               "at least one weight above 0")
+        try:
+            bluffsim.make(self.game, self.players, **self.rules)
+        except bluffsim.RulesError as e:
+            raise ConfigError(f"[rules]/train.players: {e}") from None
+        import agents
+
+        for n in self.opponents:
+            _check(n in agents.list_agents(), "opponents.agents", n,
+                   ", ".join(agents.list_agents()))
+        _check(self.seat == "rotate" or self.seat < self.players, "train.seat", self.seat,
+               f"\"rotate\" or a seat 0..{self.players - 1}")
+        _check(self.minibatches <= self.envs * self.rollout, "train.minibatches", self.minibatches,
+               f"at most envs * rollout = {self.envs * self.rollout} (decisions per iteration)")
+        try:   # which games support them (the env's tables; skipped without the extra)
+            from bluffsim.adapters.gymnasium import POTENTIALS, SETTLED
+        except ImportError:
+            pass
+        else:
+            _check(not self.end_when_out or self.game in SETTLED, "train.end_when_out",
+                   self.end_when_out, f"false, or true with the games {', '.join(SETTLED)}")
+            _check(not self.shaping or self.game in POTENTIALS, "train.shaping", self.shaping,
+                   f"0.0, or a number with the games {', '.join(POTENTIALS)}")
+        self.check_schedule()
+
+    def check_keys(self) -> None:
+        """Each key alone against its declared check (``TRAIN``, ``OPPONENTS``)."""
+        for key in TRAIN:
+            _check(key.check(getattr(self, key.name)), f"train.{key.name}", getattr(self, key.name),
+                   key.allowed)
+        for key in OPPONENTS:
+            value = getattr(self, OPPONENT_FIELDS[key.name])
+            _check(key.check(value), f"opponents.{key.name}", value, key.allowed)
 
     def check_schedule(self) -> None:
         """Refuse an ``anneal_iterations`` below ``iterations``: the step size would sit at 0 for
         the last iterations."""
         if self.anneal and self.anneal_iterations is not None and self.anneal_iterations < self.iterations:
-            raise BluffsimError(f"train.anneal_iterations ({self.anneal_iterations}) is below iterations "
-                                f"({self.iterations}): the step size would be 0 for the last iterations; "
-                                "allowed: at least iterations, or leave it out")
+            raise ConfigError(f"train.anneal_iterations ({self.anneal_iterations}) is below iterations "
+                              f"({self.iterations}): the step size would be 0 for the last iterations; "
+                              "allowed: at least iterations, or leave it out")
+
+
+def _num(v: Any) -> bool:
+    """A finite int or float (not a bool)."""
+    return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def _int_key(name: str, meaning: str, low: int = 1, high: int | None = None) -> RunKey:
+    allowed = f"an integer {low}..{high}" if high is not None else f"an integer >= {low}"
+    return RunKey(name, None, lambda v: _is_int(v) and low <= v and (high is None or v <= high),
+                  allowed, meaning)
+
+
+def _num_key(name: str, meaning: str, low: float, high: float | None = None,
+             low_open: bool = False) -> RunKey:
+    def ok(v: Any) -> bool:
+        return _num(v) and (v > low if low_open else v >= low) and (high is None or v <= high)
+
+    allowed = (f"a number in [{low:g}, {high:g}]" if high is not None
+               else f"a finite number {'>' if low_open else '>='} {low:g}")
+    return RunKey(name, None, ok, allowed, meaning)
+
+
+def _bool_key(name: str, meaning: str) -> RunKey:
+    return RunKey(name, None, lambda v: isinstance(v, bool), "true | false", meaning)
+
+
+# The [train] keys, each with its check and "allowed" text (as the [run] keys of experiment
+# configs: bluffsim.tournament.config.RUN); defaults are TrainConfig's.
+TRAIN: tuple[RunKey, ...] = (
+    RunKey("game", None, lambda v: v in bluffsim.list_games(), " | ".join(bluffsim.list_games()),
+           "game id"),
+    RunKey("players", None, _is_int, "an integer (the game's player counts: bluffsim games)",
+           "seats"),
+    _int_key("seed", "seeds the network init (a JAX key: 32 bits), the games and sampling",
+             0, 2**32 - 1),
+    _int_key("envs", "games played side by side", 1, MAX_BATCH),
+    _int_key("rollout", "learner decisions per game slot per iteration"),
+    _int_key("iterations", "PPO iterations"),
+    RunKey("hidden", None, lambda v: isinstance(v, list | tuple) and all(_is_int(h) and h >= 1 for h in v),
+           "a list of integers >= 1 (hidden layer sizes), e.g. [128, 128]", "MLP hidden sizes"),
+    _num_key("lr", "Adam step size", 0.0, low_open=True),
+    _bool_key("anneal", "decay the step size linearly to 0"),
+    RunKey("anneal_iterations", None, lambda v: v is None or (_is_int(v) and v >= 1),
+           "an integer >= iterations, or leave it out", "iterations until the decay reaches 0"),
+    _int_key("epochs", "passes over each rollout"),
+    _int_key("minibatches", "minibatches per epoch"),
+    _num_key("gamma", "discount per learner decision", 0.0, 1.0),
+    _num_key("gae_lambda", "GAE lambda", 0.0, 1.0),
+    _num_key("clip", "PPO ratio clip", 0.0, low_open=True),
+    _num_key("ent_coef", "entropy bonus", 0.0),
+    _num_key("vf_coef", "value loss weight", 0.0),
+    _num_key("max_grad_norm", "global gradient norm clip", 0.0, low_open=True),
+    RunKey("reward", None, lambda v: v in REWARD_KINDS, " | ".join(f'"{k}"' for k in REWARD_KINDS),
+           "reward kind"),
+    _bool_key("end_when_out", "end the learner's episode once its place is settled"),
+    RunKey("shaping", None, _num, "a finite number", "token-share shaping (qdv)"),
+    RunKey("seat", None, lambda v: v == "rotate" or (_is_int(v) and v >= 0),
+           "\"rotate\" or a seat number", "the learner's seat"),
+    _int_key("checkpoint_every", "iterations between checkpoints"),
+    _int_key("snapshot_every", "iterations between snapshots"),
+    RunKey("out", None, lambda v: isinstance(v, str) and v.strip() != "", "a directory path",
+           "checkpoints, log.csv"),
+    RunKey("weights", None, lambda v: isinstance(v, str) and v.endswith(".npz") and len(v) > 4,
+           "a file path ending in .npz", "the trained policy"),
+)
+# the [opponents] keys -> their TrainConfig fields
+OPPONENT_FIELDS = {"agents": "opponents", "weights": "opponent_weights", "snapshots": "snapshots",
+                   "max_snapshots": "max_snapshots"}
+OPPONENTS: tuple[RunKey, ...] = (
+    RunKey("agents", None, lambda v: isinstance(v, list | tuple) and len(v) > 0
+           and all(isinstance(n, str) for n in v),
+           "a list of agent names, e.g. [\"random\", \"heuristic\"]", "the mixture's agents"),
+    RunKey("weights", None, lambda v: isinstance(v, list | tuple) and all(_num(w) and w >= 0 for w in v),
+           "a list of finite numbers >= 0, one per agent", "the agents' weights"),
+    RunKey("snapshots", None, lambda v: _num(v) and 0 <= v < 1, "a number in [0, 1)",
+           "share of the mixture given to past snapshots"),
+    _int_key("max_snapshots", "snapshots kept"),
+)
+_TRAIN_FIELDS = {f.name for f in fields(TrainConfig)} - set(OPPONENT_FIELDS.values()) - {"rules", "source"}
+if _TRAIN_FIELDS != {k.name for k in TRAIN}:
+    raise TypeError(f"TrainConfig's [train] fields {sorted(_TRAIN_FIELDS)} differ from the declared "
+                    "TRAIN keys")
 
 
 def load_train_config(path: str | Path) -> TrainConfig:
-    """Parse and validate a training TOML; errors name the key and what is allowed."""
+    """Parse and validate a training TOML; errors name the key, its value and what is allowed."""
     p = Path(path)
     if not p.is_file():
-        raise BluffsimError(f"training config {str(path)!r} not found")
+        raise ConfigError(f"training config {str(path)!r} not found")
     try:
-        raw = tomllib.loads(p.read_text())
+        text = p.read_text(encoding="utf-8")
+        raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
-        raise BluffsimError(f"{path}: not valid TOML: {e}") from None
+        raise ConfigError(f"{path}: not valid TOML: {e}") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: not a UTF-8 text file") from None
     unknown = set(raw) - {"train", "opponents", "rules"}
     if unknown:
-        raise BluffsimError(f"{path}: unknown table(s) {', '.join(sorted(unknown))}; allowed: "
-                            "train, opponents, rules")
+        raise ConfigError(f"{path}: unknown table(s) {', '.join(sorted(unknown))}; allowed: "
+                          "train, opponents, rules")
+    for table in ("train", "opponents", "rules"):
+        if not isinstance(raw.get(table, {}), dict):
+            raise ConfigError(f"{path}: [{table}] must be a table")
     train = dict(raw.get("train", {}))
-    known = {f.name for f in fields(TrainConfig)} - {"opponents", "opponent_weights", "snapshots",
-                                                     "max_snapshots", "rules", "source"}
+    known = {k.name for k in TRAIN}
     bad = set(train) - known
     if bad:
-        raise BluffsimError(f"{path}: unknown [train] key(s) {', '.join(sorted(bad))}; allowed: "
-                            f"{', '.join(sorted(known))}")
-    if "hidden" in train:
-        train["hidden"] = tuple(int(h) for h in train["hidden"])
+        raise ConfigError(f"{path}: unknown [train] key(s) {', '.join(sorted(bad))}; allowed: "
+                          f"{', '.join(sorted(known))}")
     opp = dict(raw.get("opponents", {}))
-    bad = set(opp) - {"agents", "weights", "snapshots", "max_snapshots"}
+    bad = set(opp) - set(OPPONENT_FIELDS)
     if bad:
-        raise BluffsimError(f"{path}: unknown [opponents] key(s) {', '.join(sorted(bad))}; allowed: "
-                            "agents, weights, snapshots, max_snapshots")
-    names = tuple(opp.get("agents", TrainConfig.opponents))
-    ws = tuple(float(w) for w in opp.get("weights", [1.0] * len(names)))
-    if len(ws) != len(names) or not names:
-        raise BluffsimError(f"{path}: [opponents] needs as many weights as agents (and at least one)")
-    cfg = TrainConfig(**train, opponents=names, opponent_weights=ws,
-                      snapshots=float(opp.get("snapshots", 0.0)),
-                      max_snapshots=int(opp.get("max_snapshots", 5)),
-                      rules=dict(raw.get("rules", {})), source=p.read_text())
-    import agents
-    import bluffsim
-
-    bluffsim.make(cfg.game, cfg.players, **cfg.rules)  # validates game, players and rules
-    for n in names:
-        if n not in agents.list_agents():
-            raise BluffsimError(f"{path}: unknown opponent agent {n!r}; available: "
-                                f"{', '.join(agents.list_agents())}")
-    cfg.check_schedule()
-    if not 0.0 <= cfg.snapshots < 1.0:
-        raise BluffsimError(f"{path}: [opponents] snapshots must be in [0, 1)")
+        raise ConfigError(f"{path}: unknown [opponents] key(s) {', '.join(sorted(bad))}; allowed: "
+                          f"{', '.join(OPPONENT_FIELDS)}")
+    # each value is checked as given (TrainConfig.validate), then lists become tuples
+    if "agents" in opp and "weights" not in opp and isinstance(opp["agents"], list):
+        opp["weights"] = [1.0] * len(opp["agents"])
+    values = {**train, **{OPPONENT_FIELDS[k]: v for k, v in opp.items()}}
+    cfg = TrainConfig(**values, rules=dict(raw.get("rules", {})), source=text)
+    cfg.check_keys()      # the values as given, before lists become tuples
+    cfg = replace(cfg, hidden=tuple(cfg.hidden), opponents=tuple(cfg.opponents),
+                  opponent_weights=tuple(float(w) for w in cfg.opponent_weights),
+                  snapshots=float(cfg.snapshots), lr=float(cfg.lr))
+    cfg.validate()
     return cfg
 
 

@@ -32,9 +32,14 @@ import agents as agent_registry
 from agents.learned import LearnedAgent, save_weights
 from bluffsim import rng as brng
 from bluffsim.adapters.gymnasium import vector_env
+from bluffsim.api import BluffsimError
 from bluffsim.learn import MixedOpponent, TrainConfig
 
 RESEED_STREAM = brng.Stream.RESEED
+
+
+class TrainingError(BluffsimError, RuntimeError):
+    """Training cannot go on (the loss or the parameters stopped being finite)."""
 
 Params = dict[str, list[tuple[jax.Array, jax.Array]]]
 
@@ -168,9 +173,23 @@ def _load_checkpoint(path: Path, params: Params, opt_state: Any, depth: int
         return int(z["iteration"]), params, opt_state, snaps, stats
 
 
+def _finite(params: Params, stats: dict[str, Any]) -> bool:
+    """The loss parts of the last update and every parameter are finite (no NaN or inf)."""
+    return (all(bool(np.isfinite(float(v))) for v in stats.values())
+            and all(bool(jnp.isfinite(leaf).all()) for leaf in jax.tree_util.tree_leaves(params)))
+
+
+def _checkpoint_iteration(path: Path) -> int:
+    with np.load(path) as z:
+        return int(z["iteration"])
+
+
 def train(cfg: TrainConfig, resume: bool = False, progress: bool = True,
           command: str = "") -> Path:
-    """Run PPO as configured; writes ``cfg.out`` (checkpoint.npz, log.csv) and ``cfg.weights``."""
+    """Run PPO as configured; writes ``cfg.out`` (checkpoint.npz, log.csv) and ``cfg.weights``.
+
+    A loss or parameter that is not finite after an iteration raises ``TrainingError`` before that
+    iteration logs, checkpoints or writes weights (the last checkpoint stays valid)."""
     out = Path(cfg.out)
     out.mkdir(parents=True, exist_ok=True)
     ckpt = out / "checkpoint.npz"
@@ -251,6 +270,15 @@ def train(cfg: TrainConfig, resume: bool = False, progress: bool = True,
                 idx = perm[k * mb:(k + 1) * mb]
                 params, opt_state, stats = update(params, opt_state,
                                                   {key_: v[idx] for key_, v in flat.items()})
+        if not _finite(params, stats):
+            if bar is not None:
+                bar.close()
+            parts = ", ".join(f"{k} {float(v):.4g}" for k, v in stats.items())
+            kept = (f"{ckpt} keeps iteration {_checkpoint_iteration(ckpt)}" if ckpt.is_file()
+                    else "no checkpoint was written")
+            raise TrainingError(f"training diverged at iteration {it + 1}: the loss is not finite "
+                                f"({parts}); no weights written ({kept}); lower train.lr (now "
+                                f"{cfg.lr:g}) or train.max_grad_norm (now {cfg.max_grad_norm:g})")
         dt = time.perf_counter() - t0
         totals["decisions"] += n_batch
         totals["seconds"] += dt

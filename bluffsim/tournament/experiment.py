@@ -23,9 +23,11 @@ from bluffsim.kernel_cache import note_if_cold
 from bluffsim.tournament.config import Experiment
 from bluffsim.tournament.executors import run_shards
 from bluffsim.tournament.results import (
+    check_output,
     done_shards,
     is_complete,
     merge_shards,
+    output_lock,
     prepare_output,
     remove_shards,
     write_manifest,
@@ -42,8 +44,16 @@ def run_experiment(exp: Experiment, resume: bool = False, progress: bool = True,
 
     ``resume`` finishes a run in the same dir, ``force`` replaces a previous run;
     ``keep_shards`` keeps ``shards/`` after the merge (it is deleted by default: the
-    merged tables hold the same rows).
+    merged tables hold the same rows).  The run holds the output dir's lock throughout
+    (``results.output_lock``): a second run on the same dir is refused before it touches it.
     """
+    check_output(exp, resume, force)    # refuses (in use, foreign dir, ...) before writing
+    with output_lock(exp.out_dir):
+        return _run(exp, resume, progress, keep_shards, force)
+
+
+def _run(exp: Experiment, resume: bool, progress: bool, keep_shards: bool,
+         force: bool) -> pd.DataFrame:
     out = prepare_output(exp, resume, force)
     _log_to_file(out)
     if resume and is_complete(out):

@@ -12,6 +12,13 @@ Layout of an output dir::
     seats.csv, lengths.csv, placements.csv, lineups.csv (pools)
     plots/*.png
     run.log
+    .bluffsim.lock         held while a run uses the dir (removed when it ends)
+
+A run holds an exclusive ``fcntl.flock`` lock on ``.bluffsim.lock`` from before it
+touches the dir until it ends (``output_lock``): a second run on the same dir, with
+or without ``--resume``/``--force``, stops with one line before it changes anything.
+The kernel drops the lock when the process dies, so a killed run never blocks its
+``--resume``.
 
 A shard is written to a temporary name and renamed into place (rounds first,
 games last), so a shard's ``games`` file exists only once the shard is whole:
@@ -25,6 +32,8 @@ of games.  Every file is created with the permissions the umask allows (as
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import json
 import os
@@ -63,6 +72,7 @@ RUN_FILES = ("config.json", "manifest.json", "games.parquet", "rounds.parquet", 
              # the seat-effect and game-shape tables (bluffsim.analysis.report.report_tables)
              "seats.csv", "lengths.csv", "head_to_head_ci.csv", "placements.csv", "lineups.csv")
 RUN_DIRS = ("shards", "plots")
+LOCK_FILE = ".bluffsim.lock"
 SHARD_RE = re.compile(r"games-(\d+)\.parquet")
 
 
@@ -82,6 +92,87 @@ def has_results(out: Path) -> bool:
     shards = out / "shards"
     return (out / "games.parquet").exists() or (out / "manifest.json").exists() or (
         shards.is_dir() and any(SHARD_RE.fullmatch(p.name) for p in shards.iterdir()))
+
+
+# dirs this process holds the lock of -> (lock file descriptor, nesting depth)
+_HELD: dict[Path, list[int]] = {}
+
+
+def _in_use(out: Path) -> OutputError:
+    pid = ""
+    with contextlib.suppress(OSError, ValueError):
+        pid = f" (pid {int((out / LOCK_FILE).read_text().strip())})"
+    return OutputError(f"output dir {str(out)!r} is in use by another bluffsim run{pid}; wait "
+                       "for it to end, or choose another dir with --out")
+
+
+def check_not_in_use(out: Path) -> None:
+    """Raise ``OutputError`` if another run holds ``out``'s lock (creates nothing)."""
+    if out.resolve() in _HELD:
+        return
+    try:
+        fd = os.open(out / LOCK_FILE, os.O_RDONLY)
+    except OSError:   # no lock file (or no dir): nobody is using it
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        raise _in_use(out) from None
+    finally:
+        os.close(fd)
+
+
+@contextlib.contextmanager
+def output_lock(out: Path) -> Iterator[Path]:
+    """Hold the exclusive lock of output dir ``out`` (created if missing) for the ``with`` body.
+
+    Refuses with ``OutputError`` if another run holds it.  Re-entrant within a process.  The
+    lock file is removed at the end; a lock taken on a file that another run removed meanwhile
+    is dropped and taken again on the new file.
+    """
+    key = out.resolve()
+    if key in _HELD:
+        _HELD[key][1] += 1
+        try:
+            yield out
+        finally:
+            _HELD[key][1] -= 1
+        return
+    if out.exists() and not out.is_dir():
+        raise OutputError(f"output dir {str(out)!r} is a file, not a directory; give a "
+                          "directory (--out or run.out)")
+    path = out / LOCK_FILE
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        while True:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(fd)
+                raise _in_use(out) from None
+            try:
+                same = os.fstat(fd).st_ino == os.stat(path).st_ino
+            except FileNotFoundError:
+                same = False
+            if same:
+                break
+            os.close(fd)    # the previous holder removed it after we opened it: retry
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode())
+    except OSError as e:
+        if isinstance(e, BluffsimError):
+            raise
+        raise OutputError(f"cannot write to output dir {str(out)!r}: "
+                          f"{e.strerror or e}") from None
+    _HELD[key] = [fd, 1]
+    try:
+        yield out
+    finally:
+        del _HELD[key]
+        with contextlib.suppress(OSError):
+            path.unlink()        # while still locked: a waiting run then makes a new file
+        os.close(fd)
 
 
 def prepare_output(exp: Experiment, resume: bool, force: bool = False) -> Path:
@@ -107,34 +198,90 @@ def prepare_output(exp: Experiment, resume: bool, force: bool = False) -> Path:
 
 
 def check_output(exp: Experiment, resume: bool, force: bool = False) -> bool:
-    """Raise ``OutputError`` if the run may not use its output dir (writes nothing); returns
-    whether a previous run's files are to be cleared first."""
+    """Raise ``OutputError`` if the run may not use its output dir (another run holds it, it
+    is a file, ...; writes nothing); returns whether a previous run's files are to be cleared
+    first."""
     out = exp.out_dir
     cfg = out / "config.json"
     try:
         if out.exists() and not out.is_dir():
             raise OutputError(f"output dir {str(out)!r} is a file, not a directory; give a "
                               "directory (--out or run.out)")
-        if out.is_dir() and any(out.iterdir()):
+        check_not_in_use(out)
+        if out.is_dir() and any(p.name != LOCK_FILE for p in out.iterdir()):
             if not cfg.is_file():
                 raise OutputError(f"output dir {str(out)!r} is not empty and holds no bluffsim run "
                                   "(no config.json); choose another dir with --out")
-            saved = _read_json(cfg).get("identity")
             if force or not has_results(out):
                 return True
             if not resume:
                 raise OutputError(f"output dir {str(out)!r} is not empty: it holds a previous "
                                   "run; pass --resume to finish it, --force to replace it, or "
                                   "--out to choose another dir")
-            elif saved != _jsonable(exp.identity()):
-                raise OutputError(f"--resume: {str(out)!r} was made by a different config (game, "
-                                  "rules, lineup, games, seed or schedule differ); pass --force to "
-                                  "replace it")
+            saved, now = saved_identity(cfg), _jsonable(exp.identity())
+            if saved != now:
+                raise OutputError(f"--resume: {str(out)!r} was made by a different config: "
+                                  f"{describe_differences(saved, now)}; pass --force to replace "
+                                  "it, or --out to choose another dir")
     except OSError as e:
         if isinstance(e, BluffsimError):
             raise
         raise OutputError(f"cannot use output dir {str(out)!r}: {e.strerror or e}") from None
     return False
+
+
+def saved_identity(cfg: Path) -> dict[str, Any]:
+    """The identity a run saved in its ``config.json``; ``OutputError`` naming the file if it is
+    not the JSON a run writes (corrupt or edited)."""
+    try:
+        data = json.loads(cfg.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError):
+        data = None
+    if not isinstance(data, dict) or not isinstance(data.get("identity"), dict):
+        raise OutputError(f"--resume: {str(cfg)!r} is corrupt (not the JSON config a bluffsim run "
+                          "writes), so the run cannot be checked; pass --force to replace the run, "
+                          "or --out to choose another dir")
+    return data["identity"]
+
+
+_ABSENT = object()
+
+
+def describe_differences(saved: Any, now: Any, limit: int = 6) -> str:
+    """The keys whose values differ between a saved and a new identity, in config key form with
+    both values: ``experiment.seed (5 there, 6 now), rules.jokers (default there, 2 now)``."""
+    diffs = _differences(saved, now, "")
+    if not diffs:
+        return "its identity differs"
+    more = f", and {len(diffs) - limit} more" if len(diffs) > limit else ""
+    return ", ".join(diffs[:limit]) + more
+
+
+def _differences(saved: Any, now: Any, path: str) -> list[str]:
+    from bluffsim.tournament.config import EXPERIMENT_KEYS, RUN_KEYS
+
+    if isinstance(saved, dict) and isinstance(now, dict):
+        out = []
+        for k in dict.fromkeys([*saved, *now]):
+            sub = (f"experiment.{k}" if k in EXPERIMENT_KEYS else f"run.{k}" if k in RUN_KEYS
+                   else k) if not path else f"{path}.{k}"
+            out += _differences(saved.get(k, _ABSENT), now.get(k, _ABSENT), sub)
+        return out
+    if isinstance(saved, list) and isinstance(now, list) and len(saved) == len(now):
+        return [d for i, (a, b) in enumerate(zip(saved, now, strict=True))
+                for d in _differences(a, b, f"{path}[{i}]")]
+    if saved == now:
+        return []
+    return [f"{path} ({_shown(saved, path)} there, {_shown(now, path)} now)"]
+
+
+def _shown(value: Any, path: str) -> str:
+    if value is _ABSENT:
+        return "default" if path.startswith("rules.") or ".params." in path else "absent"
+    if isinstance(value, list) and path in ("seats", "pool"):
+        return f"{len(value)} seats"
+    text = json.dumps(value, default=str)
+    return text if len(text) <= 40 else text[:39] + "…"
 
 
 def clear_run(out: Path) -> None:
@@ -331,14 +478,6 @@ def _publish(tmp: str, path: Path) -> None:
     """Give ``tmp`` the permissions the umask allows (mkstemp made it 0600) and move it."""
     os.chmod(tmp, 0o666 & ~_umask())
     os.replace(tmp, path)
-
-
-def _read_json(path: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (ValueError, UnicodeDecodeError):
-        return {}
-    return data if isinstance(data, dict) else {}
 
 
 def _atomic_parquet(df: pd.DataFrame, path: Path) -> None:

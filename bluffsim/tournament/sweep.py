@@ -174,20 +174,31 @@ def run_sweep(sw: Sweep, resume: bool = False, progress: bool = True, force: boo
 
     ``resume`` finishes a sweep in the same dir (finished points are kept), ``force``
     replaces a previous sweep (only the files a sweep writes are deleted)."""
-    from bluffsim.tournament.experiment import run_experiment
-    from bluffsim.tournament.results import OutputError, write_json
+    from bluffsim.tournament.results import OutputError, check_not_in_use, output_lock
 
     root = sw.out_dir
-    marker = root / "sweep.json"
     if root.exists() and not root.is_dir():
         raise OutputError(f"output dir {str(root)!r} is a file, not a directory; give a "
                           "directory (--out or run.out)")
-    if root.is_dir() and any(root.iterdir()):
+    check_not_in_use(root)        # another sweep on this root: refused before anything changes
+    _check_sweep_dir(sw, root, resume, force)
+    with output_lock(root):
+        _check_sweep_dir(sw, root, resume, force, clear=force)
+        return _run_points(sw, root, resume, progress, keep_shards)
+
+
+def _check_sweep_dir(sw: Sweep, root: Path, resume: bool, force: bool, clear: bool = False) -> None:
+    """Refuse a root the sweep may not use; with ``clear``, empty a previous sweep's files."""
+    from bluffsim.tournament.results import LOCK_FILE, OutputError
+
+    marker = root / "sweep.json"
+    if root.is_dir() and any(p.name != LOCK_FILE for p in root.iterdir()):
         if not marker.is_file():
             raise OutputError(f"output dir {str(root)!r} is not empty and holds no bluffsim sweep "
                               "(no sweep.json); choose another dir with --out")
         if force:
-            clear_sweep(root)
+            if clear:
+                clear_sweep(root)
         elif not resume:
             raise OutputError(f"output dir {str(root)!r} is not empty: it holds a previous sweep; "
                               "pass --resume to finish it, --force to replace it, or --out to "
@@ -195,6 +206,14 @@ def run_sweep(sw: Sweep, resume: bool = False, progress: bool = True, force: boo
         elif _read_identity(marker) != _jsonable(sw.identity()):
             raise OutputError(f"--resume: {str(root)!r} was made by a different sweep config; "
                               "pass --force to replace it")
+
+
+def _run_points(sw: Sweep, root: Path, resume: bool, progress: bool,
+                keep_shards: bool) -> pd.DataFrame:
+    from bluffsim.tournament.experiment import run_experiment
+    from bluffsim.tournament.results import OutputError, write_json
+
+    marker = root / "sweep.json"
     try:
         root.mkdir(parents=True, exist_ok=True)
         write_json(marker, {"identity": sw.identity(), "name": sw.name, "keys": list(sw.keys),
