@@ -23,7 +23,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``bluffsim`` console script."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    if args.command in ("run", "report", "bench"):
+    if args.command in ("run", "report", "bench", "evaluate"):
         _use_file_backend()
     try:
         return int(args.func(args) or 0)
@@ -132,6 +132,34 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--resume", action="store_true", help="continue from OUT/checkpoint.npz")
     t.add_argument("--quiet", action="store_true", help="no progress bar")
     t.set_defaults(func=cmd_train)
+
+    ev = sub.add_parser("evaluate", help="evaluate an agent on the standard battery: scorecard, "
+                                         "rating, leaderboard row")
+    ev.add_argument("agent", help="a registered agent (counting, heuristic:bluff=0.3), "
+                                  "package.module:ClassName[:k=v,...] or a learned weights .npz")
+    ev.add_argument("--budget", default="quick", help="quick | standard | full (default quick)")
+    ev.add_argument("--out", help="output dir (default results/evaluate/<agent>-<hash>-<budget>)")
+    ev.add_argument("--workers", type=int, default=1, help="processes (tables run in parallel)")
+    ev.add_argument("--game", action="append", dest="games", help="restrict to this game "
+                                                                  "(repeatable)")
+    ev.add_argument("--players", type=int, action="append", help="restrict to this player "
+                                                                 "count (repeatable)")
+    ev.add_argument("--table-games", type=int, help="games per table instead of the budget's "
+                                                    "(a multiple of 60)")
+    ev.add_argument("--leaderboard", default="results/leaderboard.csv",
+                    help="leaderboard CSV (a .md is written beside it)")
+    ev.add_argument("--reference-dir", help="cache of the reference ratings (default "
+                                            "<out>/../reference)")
+    ev.add_argument("--append", action="store_true",
+                    help="add a leaderboard row even if this agent, hash and budget has one")
+    ev.add_argument("--resume", action="store_true", help="finish an evaluation in --out")
+    ev.add_argument("--force", action="store_true", help="replace an evaluation in --out")
+    ev.add_argument("--quiet", action="store_true", help="print only the scorecard path")
+    ev.set_defaults(func=cmd_evaluate)
+
+    lb = sub.add_parser("leaderboard", help="print the leaderboard of `bluffsim evaluate`")
+    lb.add_argument("--path", default="results/leaderboard.csv", help="leaderboard CSV")
+    lb.set_defaults(func=cmd_leaderboard)
 
     g = sub.add_parser("games", help="list the games, their options and defaults")
     g.set_defaults(func=cmd_games)
@@ -344,6 +372,30 @@ def keep_replaced_weights(weights: Path, out: Path) -> None:
     shutil.copy2(weights, kept)
     print(f"note: this run replaces {weights} (a copy is kept in {kept}; --weights PATH writes "
           "elsewhere)", file=sys.stderr)
+
+
+def cmd_evaluate(args: argparse.Namespace) -> int:
+    """``bluffsim evaluate AGENT``: see ``bluffsim.evaluate``."""
+    from bluffsim import evaluate
+
+    p = evaluate.plan(args.agent, args.budget, args.out, args.workers, args.games, args.players,
+                      args.table_games, args.leaderboard, args.reference_dir, args.append,
+                      args.resume, args.force)
+    result = evaluate.run(p, log=(lambda _m: None) if args.quiet else print)
+    if not args.quiet:
+        print((p.out / "scorecard.md").read_text(encoding="utf-8"))
+    print(f"scorecard in {p.out}/ (scorecard.md, scorecard.csv, ratings.csv, plots/); "
+          f"leaderboard {p.leaderboard} ({len(result['leaderboard'])} rows); "
+          f"{result['seconds']:.0f} s")
+    return 0
+
+
+def cmd_leaderboard(args: argparse.Namespace) -> int:
+    """``bluffsim leaderboard``: print the leaderboard."""
+    from bluffsim import evaluate
+
+    print(evaluate.print_leaderboard(Path(args.path)), end="")
+    return 0
 
 
 def cmd_games(args: argparse.Namespace) -> int:

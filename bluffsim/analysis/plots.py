@@ -279,3 +279,42 @@ def throughput_vs_batch(table: pd.DataFrame, title: str = "") -> Figure:
     ax.legend(fontsize=7, loc="upper left")
     fig.tight_layout()
     return fig
+
+
+def rating_intervals(ratings: pd.DataFrame, title: str = "") -> Figure:
+    """Rating per game with its 95% CI (index: game; columns rating, ci_low, ci_high), on the
+    evaluation's fixed reference scale (random = 0, dashed)."""
+    fig, ax = plt.subplots(figsize=(6.5, _bar_height(len(ratings))))
+    r = ratings.iloc[::-1]
+    ax.errorbar(r["rating"], r.index.astype(str), xerr=_error_bars(r["rating"], r["ci_low"],
+                                                                   r["ci_high"]),
+                fmt="o", capsize=4, color="C0")
+    ax.axvline(0, color="black", ls="--", lw=1, label="random = 0")
+    ax.legend(fontsize=8, loc="lower right")
+    ax.set_xlabel("Bradley–Terry rating (400·log10), 95% CI")
+    _titled(ax, "Rating per game", title)
+    fig.tight_layout()
+    return fig
+
+
+def table_win_rates(card: pd.DataFrame, title: str = "") -> Figure:
+    """Win rate per table (rows: game, players, table, win_rate, ci_low, ci_high, fair_share)
+    with 95% CIs, each against its chance rate 1/P (black tick)."""
+    n = len(card)
+    fig, ax = plt.subplots(figsize=(7.5, max(2.5, 0.22 * n + 1.2)))
+    c = card.iloc[::-1]
+    names = [f"{g} {p}p {t}" for g, p, t in zip(c["game"], c["players"], c["table"], strict=True)]
+    y = np.arange(n)
+    above = (c["ci_low"] > c["fair_share"]).to_numpy()
+    below = (c["ci_high"] < c["fair_share"]).to_numpy()
+    colour = np.where(above, "C2", np.where(below, "C3", "C7"))
+    ax.barh(y, c["win_rate"], xerr=_error_bars(c["win_rate"], c["ci_low"], c["ci_high"]),
+            capsize=2, color=colour)
+    ax.scatter(c["fair_share"], y, marker="|", s=200, color="black", label="chance 1/P", zorder=3)
+    ax.set_yticks(y, names, fontsize=7)
+    ax.set_xlim(0, max(1e-3, float(np.nanmax(c["ci_high"])) * 1.1))
+    ax.set_xlabel("outright win rate (95% Wilson CI); green above chance, red below")
+    ax.legend(fontsize=8, loc="lower right")
+    _titled(ax, "Win rate per table", title)
+    fig.tight_layout()
+    return fig

@@ -235,12 +235,11 @@ def bradley_terry(games: pd.DataFrame | Iterable[pd.DataFrame], iters: int = 500
     return GameTotals.of(games).bradley_terry(iters, tol)
 
 
-def _bradley_terry(agents: list[str], w: np.ndarray, n: np.ndarray, iters: int = 500,
-                   tol: float = 1e-10) -> pd.DataFrame:
-    k = len(agents)
-    if k < 2:
-        return pd.DataFrame({"rating": [0.0] * k, "se": [np.nan] * k},
-                            index=pd.Index(agents, name="agent"))
+def _bt_fit(w: np.ndarray, n: np.ndarray, iters: int = 500,
+            tol: float = 1e-10) -> tuple[np.ndarray, np.ndarray]:
+    """MM fit of Bradley–Terry strengths on pair totals ``(W, N)`` (as ``pair_totals``):
+    (theta = log strengths with mean 0, covariance of theta from the observed information)."""
+    k = w.shape[0]
     w, n = w / 2.0, n / 2.0  # each unordered pair was counted as (a, b) and (b, a)
     wins = w.sum(axis=1)
     pi = np.ones(k)
@@ -257,11 +256,66 @@ def _bradley_terry(agents: list[str], w: np.ndarray, n: np.ndarray, iters: int =
     p = pi[:, None] / (pi[:, None] + pi[None, :])
     info = n * p * (1 - p)
     h = np.diag(info.sum(axis=1)) - info
-    se = np.sqrt(np.clip(np.diag(np.linalg.pinv(h)), 0, None))
-    scale = 400 / np.log(10)
-    out = pd.DataFrame({"rating": (theta - theta.mean()) * scale, "se": se * scale},
+    return theta - theta.mean(), np.linalg.pinv(h)
+
+
+BT_SCALE = 400 / np.log(10)   # natural-log strengths -> the Elo-like 400·log10 scale
+
+
+def _bradley_terry(agents: list[str], w: np.ndarray, n: np.ndarray, iters: int = 500,
+                   tol: float = 1e-10) -> pd.DataFrame:
+    k = len(agents)
+    if k < 2:
+        return pd.DataFrame({"rating": [0.0] * k, "se": [np.nan] * k},
+                            index=pd.Index(agents, name="agent"))
+    theta, cov = _bt_fit(w, n, iters, tol)
+    se = np.sqrt(np.clip(np.diag(cov), 0, None))
+    out = pd.DataFrame({"rating": theta * BT_SCALE, "se": se * BT_SCALE},
                        index=pd.Index(agents, name="agent"))
     return out.sort_values("rating", ascending=False)
+
+
+def bradley_terry_anchored(agents: list[str], w: np.ndarray, n: np.ndarray,
+                           anchor: str) -> pd.DataFrame:
+    """Bradley–Terry ratings (400·log10 scale) with ``anchor`` at 0, and standard errors of each
+    rating *relative to the anchor* (``var(θa − θanchor)`` from the covariance), per agent."""
+    if anchor not in agents:
+        raise ValueError(f"anchor {anchor!r} is not among the rated agents {agents}")
+    theta, cov = _bt_fit(w, n)
+    j = agents.index(anchor)
+    var = np.diag(cov) + cov[j, j] - 2 * cov[:, j]
+    out = pd.DataFrame({"rating": (theta - theta[j]) * BT_SCALE,
+                        "se": np.sqrt(np.clip(var, 0, None)) * BT_SCALE},
+                       index=pd.Index(agents, name="agent"))
+    return out.sort_values("rating", ascending=False)
+
+
+def rate_against(ratings: pd.Series, w: pd.Series, n: pd.Series,
+                 iters: int = 100) -> tuple[float, float]:
+    """Bradley–Terry rating (same scale) of one newcomer against opponents whose ``ratings``
+    are held fixed: ``w[o]`` its pair score against opponent ``o`` (1 placed better, 0.5 tie)
+    over ``n[o]`` meetings.  Maximum likelihood by Newton steps; returns (rating, se), the se
+    from the newcomer's observed information (the opponents' own uncertainty not added).  A
+    newcomer that won (or lost) every pair has no finite estimate: half a pair is moved."""
+    keep = n.index[(n > 0).to_numpy() & n.index.isin(ratings.index)]
+    if len(keep) == 0:
+        return float("nan"), float("nan")
+    r = ratings.loc[keep].to_numpy(float) / BT_SCALE
+    ww, nn = w.loc[keep].to_numpy(float).copy(), n.loc[keep].to_numpy(float)
+    if ww.sum() == 0:
+        ww[np.argmax(nn)] = 0.5
+    elif ww.sum() == nn.sum():
+        ww[np.argmax(nn)] -= 0.5
+    theta = float(np.average(r, weights=nn))
+    info = 1.0
+    for _ in range(iters):
+        p = 1.0 / (1.0 + np.exp(r - theta))
+        info = float((nn * p * (1 - p)).sum())
+        step = float(np.clip((ww - nn * p).sum() / max(info, 1e-12), -5, 5))
+        theta += step
+        if abs(step) < 1e-12:
+            break
+    return theta * BT_SCALE, float(BT_SCALE / np.sqrt(max(info, 1e-12)))
 
 
 def placement_distribution(games: pd.DataFrame | Iterable[pd.DataFrame]) -> pd.DataFrame:

@@ -23,6 +23,7 @@ executor = "local"       # local | dask
 address = ""             # dask scheduler address; empty = start a LocalCluster
 rotate = true            # rotate the lineup so every agent sits in every seat equally
 permute = false          # cycle through all P! seatings instead (neighbour order balanced too)
+seating = ""             # "rotate" | "permute" | "balanced" by name; "" = the booleans decide
 duplicate = false        # replay each deal under every rotation (variance reduction)
 shard_games = 5000       # games per shard (unit of parallel work, writing and resume)
 out = ""                 # output dir; default results/<name>
@@ -87,6 +88,7 @@ class Experiment:
     duplicate: bool = False
     shard_games: int = 5000
     permute: bool = False
+    seating: str = ""        # "" (rotate/permute decide) | "rotate" | "permute" | "balanced"
     out: str = ""
     plots: bool = True
     lineups: Any = None      # pools (bluffsim.tournament.pool): "combinations" | int; None = no pool
@@ -113,7 +115,16 @@ class Experiment:
         for key in RUN:
             if not key.identity:
                 d.pop(key.name)
+        if d["seating"] == "":   # the old booleans decide: identity as before the key existed
+            d.pop("seating")
         return d
+
+    @property
+    def seating_mode(self) -> str:
+        """The seating cycle played: "fixed" | "rotate" | "permute" | "balanced"."""
+        if self.seating:
+            return self.seating
+        return "permute" if self.permute else "rotate" if self.rotate else "fixed"
 
     def to_toml(self) -> str:
         """The resolved config as TOML text (printed at the start of a run)."""
@@ -158,6 +169,7 @@ ADDRESS_RE = re.compile(r"(?:(?:tcp|tls|ucx|ws|wss)://)?(?:[A-Za-z0-9_.-]+|\[[0-
 EXPERIMENT_KEYS = {"name", "game", "players", "games", "seed"}
 SEAT_KEYS = {"agent", "label", "params"}
 EXECUTORS = ("local", "dask")
+SEATINGS = ("rotate", "permute", "balanced")
 MAX_BATCH = 1 << 20   # games in one batch: a batch's state is held in memory at once
 
 
@@ -203,6 +215,10 @@ RUN: tuple[RunKey, ...] = (
     _bool_key("rotate", True, "rotate the lineup so every agent sits in every seat equally", True),
     _bool_key("permute", False, "cycle through all P! seatings instead (neighbour order balanced too)",
               True),
+    RunKey("seating", "", lambda v: v == "" or v in SEATINGS,
+           " | ".join(f'"{v}"' for v in SEATINGS) + " (or leave it out: rotate/permute decide)",
+           "the seating cycle by name: rotate | permute | balanced (neighbour-balanced, P(P-1) "
+           "seatings)", identity=True),
     _bool_key("duplicate", False, "replay each deal under every rotation (variance reduction)", True),
     RunKey("shard_games", 5000, lambda v: _is_int(v) and v >= 1, "an integer >= 1",
            "games per shard (unit of parallel work, writing and resume)", identity=True),
@@ -364,6 +380,11 @@ def _validate_run(exp: Experiment) -> None:
     for key in RUN:
         value = getattr(exp, key.name)
         _check(key.check(value), f"run.{key.name}", value, key.allowed)
+    if exp.seating and (not exp.rotate or (exp.permute and exp.seating != "permute")):
+        clash = "rotate = false" if not exp.rotate else "permute = true"
+        raise ConfigError(f"run.seating = {exp.seating!r} contradicts run.{clash}; allowed: "
+                          "seating = \"rotate\" | \"permute\" | \"balanced\" alone, or the "
+                          "booleans rotate / permute without seating")
 
 
 def _table(raw: dict[str, Any], key: str, source: str, required: bool = True) -> dict[str, Any]:

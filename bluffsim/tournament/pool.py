@@ -9,7 +9,7 @@ lineups = "combinations" # every players-subset of the pool (C(K, P) lineups), o
 lineups = 40             # 40 lineups, each a seeded random players-subset of the pool
 ```
 
-Each lineup is seated with the run's ``rotate`` / ``permute`` cycle (and
+Each lineup is seated with the run's seating cycle (``rotate`` / ``permute`` / ``seating``) (and
 ``duplicate`` deals), see ``bluffsim.tournament.schedule``.  Sampled lineup ``l`` is
 the ``P`` pool entries with the smallest ``word(seed, POOL_STREAM, l, k)``, so it
 depends only on the master seed (lineups may repeat).  The summary, head-to-head

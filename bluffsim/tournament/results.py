@@ -447,7 +447,7 @@ def write_manifest(out: Path, exp: Experiment, timing: dict[str, Any]) -> None:
         "config": exp.to_dict(),
         "seeds": {"master": exp.seed, "scheme": f"word(master, {rng.Stream.SCHEDULE}, deal) "
                   "(bluffsim.tournament.schedule)", "duplicate": exp.duplicate, "rotate": exp.rotate,
-                  "permute": exp.permute},
+                  "permute": exp.permute, "seating": exp.seating_mode},
         "timing": timing,
         "machine": {"python": platform.python_version(), "platform": platform.platform(),
                     "cpus": os.cpu_count()},

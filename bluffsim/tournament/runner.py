@@ -33,8 +33,9 @@ def schedule_of(exp: Experiment) -> Schedule:
     """The experiment's schedule."""
     from bluffsim.tournament.pool import lineups_of
 
-    return Schedule(exp.seed, exp.games, exp.players, exp.rotate, exp.duplicate, exp.shard_games,
-                    exp.permute, lineups_of(exp))
+    mode = exp.seating_mode
+    return Schedule(exp.seed, exp.games, exp.players, mode != "fixed", exp.duplicate,
+                    exp.shard_games, mode == "permute", lineups_of(exp), mode == "balanced")
 
 
 # Finished games are refilled together once 1/REFILL_SHARE of the batch waits (or

@@ -1,0 +1,683 @@
+"""``bluffsim evaluate AGENT``: a standard battery, a scorecard, a rating and a leaderboard row.
+
+AGENT is a registered name (``counting``, ``heuristic:bluff=0.3``), a custom class
+``package.module:ClassName[:k=v,…]`` (imported as in a config, ``agents.custom``) or a
+``learned`` weights file (``.npz``; it plays the one game and player count it was trained
+for).  The battery, for every game the agent plays and every player count:
+
+| table | lineup (seat 0 is the agent evaluated, label ``subject``) | budgets |
+|---|---|---|
+| ``random`` / ``heuristic`` / ``counting`` | subject + (P−1) × that agent | all |
+| ``learned`` | subject + (P−1) × the shipped ``learned`` (where one is shipped) | all |
+| ``mixed`` (P ≥ 3) | subject, heuristic, random, counting, then heuristic variants | all |
+| ``<param>=<v>`` | subject + (P−1) × heuristic with one parameter at an extreme | standard, full |
+| ``mixed-h`` (P ≥ 3) | subject, random, then heuristics (default and variants) | standard, full |
+
+Every table uses ``seating = "balanced"`` and ``duplicate = true`` (each deal replayed
+under every seating of the design), a seed from the table id, and ``BUDGETS[budget]``
+games (a multiple of 60, which every balanced design of 2–6 players divides).
+
+**Rating.** Per game, a Bradley–Terry rating on a *fixed reference pool*: the
+reference agents (random, heuristic and both extremes of each of its parameters,
+counting, and the shipped ``learned`` per player count) play a pool tournament of
+their own (``reference_ratings``: sampled lineups, every player count, balanced
+seating, fixed seed, ``REFERENCE_GAMES`` games per player count), fitted with
+``random = 0``; it depends on nothing evaluated, so it is computed once and cached
+(``<out root>/reference/<game>-<hash>.csv``, the hash covering the pool, games, seed
+and bluffsim version).  The agent's rating is then the one-parameter maximum-likelihood
+fit of its pairs (better placement wins, ties split) against those fixed ratings over
+all its battery games of that game (``stats.rate_against``), so ratings of different
+evaluations share one scale: random = 0, and the reference agents where the reference
+table puts them.  Its standard error ignores the reference ratings' own (printed in
+``reference.csv``).
+
+**Outputs** (``--out``, default ``results/evaluate/<agent>-<budget>``): ``tables/``
+(one parquet of games per table; a rerun with ``--resume`` plays only missing tables),
+``scorecard.csv`` (one row per table, then one ``overall`` row per game and one for all),
+``scorecard.md``, ``ratings.csv``, ``reference.csv``, ``plots/ratings.png`` and
+``plots/win_rates.png``; one row in the leaderboard (``results/leaderboard.csv`` and
+``.md``; the same agent, config hash and budget replaces its row unless ``--append``).
+The win-rate CIs are Wilson intervals over games; duplicate deals make games of one
+deal correlated, so they are approximate.
+
+Not done yet (issue 25): the ``--exploit`` best response, Dask execution of the battery
+(tables run in local processes), and the ladder scripts rewritten on top of this.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import inspect
+import itertools
+import json
+import multiprocessing as mp
+import os
+import time
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+import agents as agent_registry
+import bluffsim
+from bluffsim.api import BluffsimError
+
+GAME_PLAYERS = {"qdv": (2, 3, 4, 5, 6), "legumes": (2, 3, 4, 5, 6), "veru": (3, 4, 5, 6)}
+# both extremes of every heuristic parameter (as experiments/ladders/run.py)
+VARIANTS: dict[str, dict[str, tuple[Any, Any]]] = {
+    "qdv": {"call_margin": (0.0, 3.0), "exact_window": (0.0, 1.0), "bluff": (0.0, 0.5),
+            "switch_gain": (0.0, 3.0), "salad_weight": (0.0, 1.0)},
+    "veru": {"bluff": (0.0, 1.0), "trust": (0.0, 1.0), "joker_slack": (0, 2)},
+    "legumes": {"accuse_at": (1, 6), "double_at": (2, 8), "accuse_rate": (0.0, 0.5)},
+}
+DESIGN_LCM = 60   # every balanced design of 2..6 players divides it (2, 6, 12, 60, 60)
+
+
+@dataclass(frozen=True)
+class Budget:
+    """Games per table and which tables."""
+
+    games: int
+    variants: bool
+
+
+BUDGETS = {"quick": Budget(240, False), "standard": Budget(1200, True),
+           "full": Budget(2400, True)}
+REFERENCE_GAMES = 2400      # games per player count of the reference pool tournament
+REFERENCE_LINEUPS = 20      # sampled lineups per player count
+REFERENCE_SEED = 25
+SUBJECT = "subject"
+
+
+class EvaluateError(BluffsimError, ValueError):
+    """Bad ``evaluate`` input: names what is wrong and what is allowed."""
+
+
+# ---------------------------------------------------------------- the agent evaluated
+@dataclass(frozen=True)
+class Subject:
+    """The agent evaluated: agent name or spec, parameters, what it plays, a config hash."""
+
+    text: str
+    agent: str
+    params: dict[str, Any] = field(default_factory=dict)
+    plays: tuple[tuple[str, tuple[int, ...]], ...] = ()
+    digest: str = ""
+
+    @property
+    def slug(self) -> str:
+        """A file-name-safe short name."""
+        base = Path(self.params["weights"]).stem if self.agent == "learned" and \
+            "weights" in self.params else self.agent.rpartition(":")[2]
+        return "".join(c if c.isalnum() or c in "-_." else "_" for c in base)[:60] + \
+            f"-{self.digest[:8]}"
+
+
+def _param_value(text: str) -> Any:
+    from bluffsim.play import _param_value as value
+
+    return value(text)
+
+
+def parse_subject(text: str) -> Subject:
+    """AGENT text -> ``Subject`` (module docstring); raises ``EvaluateError`` (one line)."""
+    allowed = ("a registered agent (" + ", ".join(agent_registry.list_agents()) +
+               ") with optional :k=v parameters, \"package.module:ClassName[:k=v,…]\", "
+               "or a learned weights file (.npz)")
+    text = (text or "").strip()
+    if not text:
+        raise EvaluateError(f"AGENT is empty; give {allowed}")
+    if text.endswith(".npz"):
+        return _weights_subject(text, allowed)
+    if Path(text).is_file() or text.endswith(".py"):
+        raise EvaluateError(f"AGENT {text!r} is a file, not a .npz weights file; for a Python "
+                            "class write package.module:ClassName (e.g. "
+                            "experiments.my_agent:Skeptic); give " + allowed)
+    parts = [p.strip() for p in text.split(":")]
+    if parts[0] in agent_registry.REGISTRY:
+        name, rest = parts[0], parts[1:]
+    elif len(parts) >= 2 and parts[1] and "=" not in parts[1]:
+        name, rest = f"{parts[0]}:{parts[1]}", parts[2:]
+    else:
+        raise EvaluateError(f"AGENT {text!r}: unknown agent {parts[0]!r}; give {allowed}")
+    params: dict[str, Any] = {}
+    for item in (x.strip() for r in rest for x in r.split(",")):
+        if not item:
+            continue
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise EvaluateError(f"AGENT {text!r}: parameter {item!r}: write NAME=VALUE, e.g. "
+                                "heuristic:bluff=0.3 or mypkg.mod:MyAgent:p=0.5,q=1")
+        params[key.strip()] = _param_value(value.strip())
+    try:
+        agent_registry.check_name(name)
+    except ValueError as e:
+        raise EvaluateError(f"AGENT {text!r}: {e}") from None
+    if agent_registry.custom.is_spec(name):
+        cls = agent_registry.custom.import_class(name)
+        games = tuple(getattr(cls, "games", ()) or ()) or tuple(bluffsim.list_games())
+        try:
+            source = inspect.getsource(inspect.getmodule(cls))   # the class's code is its version
+        except (OSError, TypeError):
+            source = ""
+    else:
+        games = tuple(g for g in agent_registry.REGISTRY[name] if g in GAME_PLAYERS)
+        source = ""
+    plays = tuple((g, GAME_PLAYERS[g]) for g in sorted(games) if g in GAME_PLAYERS)
+    if not plays:
+        raise EvaluateError(f"AGENT {text!r} plays none of the games {', '.join(GAME_PLAYERS)}")
+    return Subject(text, name, params, plays, _digest(name, params, source))
+
+
+def _weights_subject(text: str, allowed: str) -> Subject:
+    from agents.learned import load_weights
+
+    path = Path(text)
+    if not path.is_file():
+        raise EvaluateError(f"AGENT {text!r}: weights file not found; give {allowed}")
+    try:
+        _, meta = load_weights(path)
+    except Exception as e:  # not an npz, or not ours
+        first = str(e).splitlines()[0][:120] if str(e) else ""
+        raise EvaluateError(f"AGENT {text!r}: not a learned weights file ({type(e).__name__}: "
+                            f"{first}); give {allowed}") from None
+    game, players = meta.get("game"), meta.get("num_players")
+    if game not in GAME_PLAYERS or players not in GAME_PLAYERS[game]:
+        has = ", ".join(f"{g} {v[0]}–{v[-1]}" for g, v in GAME_PLAYERS.items())
+        raise EvaluateError(f"AGENT {text!r}: weights for {game!r} with {players!r} players; "
+                            f"the battery has {has} players")
+    if meta.get("rules"):
+        raise EvaluateError(f"AGENT {text!r}: trained with rules options {meta['rules']}; the "
+                            "battery plays default rules")
+    sha = hashlib.sha256(path.read_bytes()).hexdigest()
+    return Subject(text, "learned", {"weights": str(path)}, ((game, (players,)),),
+                   _digest("learned", {"weights_sha256": sha}, ""))
+
+
+def _digest(name: str, params: dict[str, Any], source: str) -> str:
+    blob = json.dumps({"agent": name, "params": params, "source": source}, sort_keys=True,
+                      default=str)
+    return hashlib.sha256(blob.encode()).hexdigest()[:12]
+
+
+# ---------------------------------------------------------------- tables
+@dataclass(frozen=True)
+class Table:
+    """One battery table: seat 0 is the subject."""
+
+    game: str
+    players: int
+    name: str
+    seats: tuple[Any, ...]      # tournament.config.Seat
+
+    @property
+    def key(self) -> str:
+        """Unique id: game_Pp_name (a file name)."""
+        return f"{self.game}_{self.players}p_{self.name}".replace(" ", "_")
+
+
+def variant_seats(game: str) -> list[tuple[str, str, dict[str, Any]]]:
+    """(agent, label, params) of every heuristic variant of ``game``."""
+    return [("heuristic", f"heuristic {k}={v}", {k: v})
+            for k, ext in VARIANTS[game].items() for v in ext]
+
+
+def reference_entries(game: str, players: int) -> list[tuple[str, str, dict[str, Any]]]:
+    """The reference agents of ``game`` at ``players`` seats, as (agent, label, params)."""
+    from agents.learned import shipped_weights
+
+    out = [("random", "random", {}), ("heuristic", "heuristic", {}), ("counting", "counting", {})]
+    out += variant_seats(game)
+    if shipped_weights(game, players).is_file():
+        out.append(("learned", f"learned {players}p", {}))
+    return out
+
+
+def _lineup(entries: list[tuple[str, str, dict[str, Any]]]) -> tuple[Any, ...]:
+    from bluffsim.tournament.config import Seat
+
+    seen: dict[str, int] = {}
+    seats = []
+    for agent, label, params in entries:
+        seen[label] = seen.get(label, 0) + 1
+        seats.append(Seat(agent, label if seen[label] == 1 else f"{label}#{seen[label]}",
+                          dict(params)))
+    return tuple(seats)
+
+
+def battery(subject: Subject, budget: str, games: list[str] | None = None,
+            players: list[int] | None = None) -> list[Table]:
+    """Every table the subject plays under ``budget`` (module docstring)."""
+    from agents.learned import shipped_weights
+
+    me = (subject.agent, SUBJECT, dict(subject.params))
+    out = []
+    for game, counts in subject.plays:
+        if games and game not in games:
+            continue
+        for p in counts:
+            if players and p not in players:
+                continue
+            rnd, heu, cnt = ("random", "random", {}), ("heuristic", "heuristic", {}), \
+                ("counting", "counting", {})
+            variants = variant_seats(game)
+            t = [Table(game, p, "random", _lineup([me] + [rnd] * (p - 1))),
+                 Table(game, p, "heuristic", _lineup([me] + [heu] * (p - 1))),
+                 Table(game, p, "counting", _lineup([me] + [cnt] * (p - 1)))]
+            if shipped_weights(game, p).is_file():
+                t.append(Table(game, p, "learned",
+                               _lineup([me] + [("learned", f"learned {p}p", {})] * (p - 1))))
+            if p >= 3:
+                fill = itertools.cycle([heu, rnd, cnt] + variants)
+                t.append(Table(game, p, "mixed", _lineup([me] + [next(fill) for _ in range(p - 1)])))
+            if BUDGETS[budget].variants:
+                for v in variants:
+                    t.append(Table(game, p, v[1].split(" ", 1)[1], _lineup([me] + [v] * (p - 1))))
+                if p >= 3:
+                    fill = itertools.cycle([heu] + variants[::-1])
+                    t.append(Table(game, p, "mixed-h",
+                                   _lineup([me, rnd] + [next(fill) for _ in range(p - 2)])))
+            out += t
+    return out
+
+
+def table_experiment(table: Table, games: int, batch: int = 1024) -> Any:
+    """The tournament ``Experiment`` of a table: balanced seating, duplicate deals, one shard."""
+    from bluffsim.tournament.config import Experiment
+
+    return Experiment(name=table.key, game=table.game, players=table.players, games=games,
+                      seed=zlib.crc32(table.key.encode()), rules={}, seats=table.seats,
+                      batch=batch, workers=1, seating="balanced", duplicate=True,
+                      shard_games=games, plots=False)
+
+
+def _play(exp: Any) -> pd.DataFrame:
+    from bluffsim.tournament.runner import play_shard
+
+    games, _ = play_shard(exp, 0)
+    return games
+
+
+def _play_indexed(args: tuple[int, Any]) -> tuple[int, pd.DataFrame]:
+    return args[0], _play(args[1])
+
+
+def _play_many(exps: list[Any], workers: int, done: Callable[[int, pd.DataFrame], None]) -> None:
+    if workers <= 1 or len(exps) <= 1:
+        for i, e in enumerate(exps):
+            done(i, _play(e))
+        return
+    with mp.get_context().Pool(min(workers, len(exps))) as pool:
+        for i, games in pool.imap_unordered(_play_indexed, list(enumerate(exps))):
+            done(i, games)
+
+
+# ---------------------------------------------------------------- reference ratings
+def reference_pool(game: str) -> list[Any]:
+    """One pool ``Experiment`` per player count of the reference tournament of ``game``."""
+    from bluffsim.tournament.config import Experiment
+    from bluffsim.tournament.schedule import balanced_seatings
+
+    exps = []
+    for p in GAME_PLAYERS[game]:
+        seats = _lineup(reference_entries(game, p))
+        cycle = REFERENCE_LINEUPS * len(balanced_seatings(p))
+        games = -(-REFERENCE_GAMES // cycle) * cycle
+        exps.append(Experiment(name=f"reference_{game}_{p}p", game=game, players=p, games=games,
+                               seed=REFERENCE_SEED + p, rules={}, seats=seats, workers=1,
+                               seating="balanced", lineups=REFERENCE_LINEUPS, shard_games=games,
+                               plots=False))
+    return exps
+
+
+def reference_hash(game: str) -> str:
+    """Hash of what decides the reference ratings of ``game`` (pool, games, seeds, version)."""
+    blob = json.dumps([e.identity() for e in reference_pool(game)] + [bluffsim.__version__],
+                      sort_keys=True, default=str)
+    return hashlib.sha256(blob.encode()).hexdigest()[:12]
+
+
+def identity_of(label: str) -> str:
+    """The agent a label stands for: ``heuristic#3`` -> ``heuristic``."""
+    return label.split("#", 1)[0]
+
+
+def pair_frame(games: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Pair totals (W, N) between agent identities (copies of one agent merged)."""
+    from bluffsim.analysis.stats import pair_totals
+
+    g = games.assign(agent=games["agent"].map(identity_of))
+    names, w, n = pair_totals(g)
+    return pd.DataFrame(w, index=names, columns=names), pd.DataFrame(n, index=names, columns=names)
+
+
+def reference_ratings(game: str, cache: Path, workers: int = 1,
+                      log: Callable[[str], None] = print) -> pd.DataFrame:
+    """Anchored (random = 0) Bradley–Terry ratings of ``game``'s reference pool, cached."""
+    from bluffsim.analysis.stats import bradley_terry_anchored
+
+    path = cache / f"{game}-{reference_hash(game)}.csv"
+    if path.is_file():
+        return pd.read_csv(path, index_col="agent")
+    log(f"reference pool of {game}: playing it once (cached in {path})")
+    exps = reference_pool(game)
+    parts: list[pd.DataFrame] = []
+    _play_many(exps, workers, lambda i, g: parts.append(g.assign(game=g["game"] + i * 10**9)))
+    w, n = pair_frame(pd.concat(parts, ignore_index=True))
+    names = w.index.tolist()
+    table = bradley_terry_anchored(names, w.to_numpy(), n.to_numpy(), anchor="random")
+    table["game"] = game
+    cache.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    table.to_csv(tmp)
+    os.replace(tmp, path)
+    return table
+
+
+# ---------------------------------------------------------------- scorecard
+SCORE_COLUMNS = ["game", "players", "table", "lineup", "games", "wins", "shared_wins",
+                 "win_rate", "ci_low", "ci_high", "win_or_shared", "ws_ci_low", "ws_ci_high",
+                 "fair_share", "mean_placement", "excess"]
+
+
+def score_row(game: str, players: Any, name: str, lineup: str, games: pd.DataFrame,
+              fair: float) -> dict[str, Any]:
+    """The subject's row of one table (or of an aggregate of tables)."""
+    from bluffsim.analysis.seats import win_kinds
+    from bluffsim.analysis.stats import wilson_interval
+
+    me = win_kinds(games)
+    me = me[me["agent"] == SUBJECT]
+    n, wins, shared = len(me), int(me["outright"].sum()), int(me["shared"].sum())
+    lo, hi = wilson_interval(np.array([wins, wins + shared]), np.array([n, n]))
+    return {"game": game, "players": players, "table": name, "lineup": lineup, "games": n,
+            "wins": wins, "shared_wins": shared, "win_rate": wins / n, "ci_low": float(lo[0]),
+            "ci_high": float(hi[0]), "win_or_shared": (wins + shared) / n,
+            "ws_ci_low": float(lo[1]), "ws_ci_high": float(hi[1]), "fair_share": fair,
+            "mean_placement": float(me["placement"].mean()), "excess": wins / n - fair}
+
+
+def scorecard(tables: list[Table], played: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """One row per table, then ``overall`` per game and ``all`` (fair share = mean 1/P)."""
+    rows = []
+    for t in tables:
+        lineup = ", ".join(s.label for s in t.seats)
+        rows.append(score_row(t.game, t.players, t.name, lineup, played[t.key], 1 / t.players))
+    for game in dict.fromkeys(t.game for t in tables):
+        mine = [t for t in tables if t.game == game]
+        games = pd.concat([played[t.key].assign(game=played[t.key]["game"] + i * 10**9)
+                           for i, t in enumerate(mine)], ignore_index=True)
+        fair = float(np.mean([1 / t.players for t in mine]))
+        rows.append(score_row(game, "all", "overall", f"{len(mine)} tables", games, fair))
+    if len({t.game for t in tables}) > 1:
+        games = pd.concat([played[t.key].assign(game=played[t.key]["game"] + i * 10**9)
+                           for i, t in enumerate(tables)], ignore_index=True)
+        rows.append(score_row("all", "all", "overall", f"{len(tables)} tables", games,
+                              float(np.mean([1 / t.players for t in tables]))))
+    return pd.DataFrame(rows, columns=SCORE_COLUMNS)
+
+
+def subject_ratings(tables: list[Table], played: dict[str, pd.DataFrame],
+                    reference: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """Per game: the subject's rating and se on the fixed reference scale."""
+    from bluffsim.analysis.stats import rate_against
+
+    rows = []
+    for game, ref in reference.items():
+        mine = [t for t in tables if t.game == game]
+        games = pd.concat([played[t.key].assign(game=played[t.key]["game"] + i * 10**9)
+                           for i, t in enumerate(mine)], ignore_index=True)
+        w, n = pair_frame(games)
+        rating, se = rate_against(ref["rating"], w.loc[SUBJECT], n.loc[SUBJECT])
+        rows.append({"game": game, "rating": rating, "se": se,
+                     "ci_low": rating - 1.96 * se, "ci_high": rating + 1.96 * se,
+                     "pairs": int(n.loc[SUBJECT].sum())})
+    return pd.DataFrame(rows)
+
+
+def markdown_card(subject: Subject, budget: str, card: pd.DataFrame, ratings: pd.DataFrame,
+                  reference: dict[str, pd.DataFrame], seconds: float) -> str:
+    """``scorecard.md``."""
+    lines = [f"# Scorecard: `{subject.text}`", "",
+             f"budget `{budget}` ({BUDGETS[budget].games} games per table), config hash "
+             f"`{subject.digest}`, bluffsim {bluffsim.__version__}, "
+             f"{dt.date.today().isoformat()}, {seconds:.0f} s. Seating balanced, duplicate deals. "
+             "Win rate = outright first place; *+shared* adds shared first places; 95% Wilson "
+             "CIs; chance = 1/P; excess = win rate − 1/P.", "",
+             "## Rating (Bradley–Terry, fixed reference pool, random = 0)", "",
+             "| game | rating | 95% CI | pairs |", "|---|---:|---:|---:|"]
+    for r in ratings.itertuples():
+        lines.append(f"| {r.game} | {r.rating:.0f} | {r.ci_low:.0f} – {r.ci_high:.0f} | {r.pairs} |")
+    lines += ["", "Reference ratings (same scale): " + "; ".join(
+        f"{g}: " + ", ".join(f"{a} {v:.0f}" for a, v in ref["rating"].items())
+        for g, ref in reference.items()), ""]
+    tab = card[card["table"] != "overall"]
+    if len(tab):
+        best, worst = tab.loc[tab["excess"].idxmax()], tab.loc[tab["excess"].idxmin()]
+        lines += [f"Strongest table: {best.game} {best.players}p `{best.table}` "
+                  f"({best.win_rate:.3f} vs 1/P {best.fair_share:.3f}); weakest: {worst.game} "
+                  f"{worst.players}p `{worst.table}` ({worst.win_rate:.3f} vs "
+                  f"{worst.fair_share:.3f}).", ""]
+    lines += ["## Tables", "",
+              "| game | P | table | games | win rate | 95% CI | +shared | 95% CI | 1/P | "
+              "mean place |", "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in card.itertuples():
+        lines.append(f"| {r.game} | {r.players} | {r.table} | {r.games} | {r.win_rate:.3f} | "
+                     f"{r.ci_low:.3f} – {r.ci_high:.3f} | {r.win_or_shared:.3f} | "
+                     f"{r.ws_ci_low:.3f} – {r.ws_ci_high:.3f} | {r.fair_share:.3f} | "
+                     f"{r.mean_placement:.2f} |")
+    return "\n".join(lines) + "\n"
+
+
+# ---------------------------------------------------------------- leaderboard
+LEADERBOARD_KEY = ["agent", "hash", "budget"]
+
+
+def leaderboard_row(subject: Subject, budget: str, ratings: pd.DataFrame,
+                    reference: dict[str, str], out: Path) -> dict[str, Any]:
+    """The leaderboard row of an evaluation."""
+    row: dict[str, Any] = {"agent": subject.text, "hash": subject.digest,
+                           "date": dt.date.today().isoformat(), "budget": budget,
+                           "bluffsim": bluffsim.__version__}
+    for r in ratings.itertuples():
+        row[f"{r.game}_rating"] = round(float(r.rating), 1)
+        row[f"{r.game}_se"] = round(float(r.se), 1)
+    row["reference"] = ";".join(f"{g}:{h}" for g, h in reference.items())
+    row["scorecard"] = str(out / "scorecard.md")
+    return row
+
+
+def update_leaderboard(path: Path, row: dict[str, Any], append: bool = False) -> pd.DataFrame:
+    """Add ``row`` to the leaderboard CSV (replacing the row of the same agent, hash and budget
+    unless ``append``) and rewrite its ``.md``; returns the table."""
+    old = pd.read_csv(path, dtype={"hash": str}) if path.is_file() else pd.DataFrame()
+    if not append and len(old):
+        same = np.ones(len(old), bool)
+        for k in LEADERBOARD_KEY:
+            same &= old[k].astype(str).to_numpy() == str(row[k])
+        old = old[~same]
+    table = pd.concat([old, pd.DataFrame([row])], ignore_index=True)
+    rating_cols = sorted(c for c in table.columns if c.endswith("_rating") or c.endswith("_se"))
+    front = ["agent", "hash", "date", "budget", "bluffsim"]
+    table = table[front + rating_cols + [c for c in table.columns
+                                         if c not in front and c not in rating_cols]]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".csv.tmp")
+    table.to_csv(tmp, index=False)
+    os.replace(tmp, path)
+    path.with_suffix(".md").write_text(leaderboard_markdown(table), encoding="utf-8")
+    return table
+
+
+def leaderboard_markdown(table: pd.DataFrame) -> str:
+    """The leaderboard as a markdown table: rating ± se per game."""
+    games = [c[: -len("_rating")] for c in table.columns if c.endswith("_rating")]
+    lines = ["| agent | hash | date | budget | " + " | ".join(games) + " |",
+             "|---|---|---|---|" + "---:|" * len(games)]
+    for _, r in table.iterrows():
+        cells = [("" if pd.isna(r[f"{g}_rating"]) else f"{r[f'{g}_rating']:.0f} ± {r[f'{g}_se']:.0f}")
+                 for g in games]
+        lines.append(f"| `{r['agent']}` | {r['hash']} | {r['date']} | {r['budget']} | "
+                     + " | ".join(cells) + " |")
+    return ("Bradley–Terry ratings on the fixed reference pool (random = 0) ± standard error "
+            "(`bluffsim evaluate`).\n\n" + "\n".join(lines) + "\n")
+
+
+# ---------------------------------------------------------------- the whole evaluation
+@dataclass(frozen=True)
+class Plan:
+    """A validated evaluation: nothing has been written when it exists."""
+
+    subject: Subject
+    budget: str
+    tables: tuple[Table, ...]
+    games: int
+    out: Path
+    leaderboard: Path
+    reference_dir: Path
+    workers: int
+    append: bool
+    resume: bool
+    force: bool
+
+
+def plan(agent: str, budget: str = "quick", out: str | None = None, workers: int = 1,
+         games: list[str] | None = None, players: list[int] | None = None,
+         table_games: int | None = None, leaderboard: str = "results/leaderboard.csv",
+         reference_dir: str | None = None, append: bool = False, resume: bool = False,
+         force: bool = False) -> Plan:
+    """Validate every input and build every table's agents once (writes nothing)."""
+    if budget not in BUDGETS:
+        raise EvaluateError(f"--budget {budget!r}: allowed: {' | '.join(BUDGETS)}")
+    if resume and force:
+        raise EvaluateError("--resume and --force exclude each other")
+    if not isinstance(workers, int) or not 1 <= workers <= 256:
+        raise EvaluateError(f"--workers {workers!r}: allowed: an integer 1..256")
+    n = BUDGETS[budget].games if table_games is None else table_games
+    if not isinstance(n, int) or n < DESIGN_LCM or n % DESIGN_LCM:
+        raise EvaluateError(f"--table-games {n!r}: allowed: a positive multiple of {DESIGN_LCM} "
+                            "(every balanced seating design of 2–6 players divides it)")
+    for g in games or []:
+        if g not in GAME_PLAYERS:
+            raise EvaluateError(f"--game {g!r}: allowed: {' | '.join(GAME_PLAYERS)}")
+    subject = parse_subject(agent)
+    tables = battery(subject, budget, games, players)
+    if not tables:
+        plays = "; ".join(f"{g} {', '.join(map(str, ps))} players" for g, ps in subject.plays)
+        raise EvaluateError(f"AGENT {agent!r} has no table for --game {games} --players "
+                            f"{players}; it plays {plays}")
+    game_objs: dict[tuple[str, int], Any] = {}
+    for t in tables:
+        key = (t.game, t.players)
+        if key in game_objs:
+            continue
+        game_objs[key] = bluffsim.make(t.game, t.players)
+        try:
+            agent_registry.make(subject.agent, game_objs[key], **subject.params)
+        except (ValueError, BluffsimError) as e:
+            raise EvaluateError(f"AGENT {agent!r} at {t.game} with {t.players} players: {e} "
+                                "(--game/--players restrict the battery)") from None
+    out_dir = Path(out or f"results/evaluate/{subject.slug}-{budget}")
+    lb = Path(leaderboard)
+    if lb.suffix != ".csv":
+        raise EvaluateError(f"--leaderboard {leaderboard!r}: allowed: a .csv path (the .md is "
+                            "written beside it)")
+    if out_dir.exists() and not out_dir.is_dir():
+        raise EvaluateError(f"--out {str(out_dir)!r} is a file; give a directory")
+    if out_dir.is_dir() and any(out_dir.iterdir()) and not (resume or force):
+        raise EvaluateError(f"--out {str(out_dir)!r} is not empty: --resume finishes that "
+                            "evaluation, --force replaces it")
+    if resume and (out_dir / "evaluation.json").is_file():
+        saved = json.loads((out_dir / "evaluation.json").read_text())
+        if saved.get("identity") != _identity(subject, budget, tables, n):
+            raise EvaluateError(f"--resume: {str(out_dir)!r} holds an evaluation of other "
+                                "settings; use another --out or --force")
+    ref_dir = Path(reference_dir) if reference_dir else out_dir.parent / "reference"
+    return Plan(subject, budget, tuple(tables), n, out_dir, lb, ref_dir, workers, append,
+                resume, force)
+
+
+def _identity(subject: Subject, budget: str, tables: list[Table] | tuple[Table, ...],
+              games: int) -> dict[str, Any]:
+    return {"agent": subject.text, "hash": subject.digest, "budget": budget, "games": games,
+            "tables": [t.key for t in tables]}
+
+
+def run(p: Plan, log: Callable[[str], None] = print) -> dict[str, Any]:
+    """Play the missing tables, the reference pools if not cached, write every output."""
+    import shutil
+
+    start = time.perf_counter()
+    if p.force and p.out.is_dir():
+        for name in ("tables", "plots"):
+            shutil.rmtree(p.out / name, ignore_errors=True)
+    (p.out / "tables").mkdir(parents=True, exist_ok=True)
+    (p.out / "evaluation.json").write_text(json.dumps(
+        {"identity": _identity(p.subject, p.budget, p.tables, p.games),
+         "params": p.subject.params}, indent=1, default=str))
+    played: dict[str, pd.DataFrame] = {}
+    todo = []
+    for t in p.tables:
+        f = p.out / "tables" / f"{t.key}.parquet"
+        if p.resume and f.is_file():
+            played[t.key] = pd.read_parquet(f)
+        else:
+            todo.append(t)
+    log(f"{p.subject.text}: {len(p.tables)} tables × {p.games} games ({len(todo)} to play)")
+    exps = [table_experiment(t, p.games) for t in todo]
+
+    def done(i: int, games: pd.DataFrame) -> None:
+        t = todo[i]
+        f = p.out / "tables" / f"{t.key}.parquet"
+        games.to_parquet(f.with_suffix(".tmp"), index=False)
+        os.replace(f.with_suffix(".tmp"), f)
+        played[t.key] = games
+
+    _play_many(exps, p.workers, done)
+    reference = {g: reference_ratings(g, p.reference_dir, p.workers, log)
+                 for g in dict.fromkeys(t.game for t in p.tables)}
+    card = scorecard(list(p.tables), played)
+    ratings = subject_ratings(list(p.tables), played, reference)
+    seconds = time.perf_counter() - start
+    card.to_csv(p.out / "scorecard.csv", index=False)
+    ratings.to_csv(p.out / "ratings.csv", index=False)
+    pd.concat(reference.values()).to_csv(p.out / "reference.csv")
+    (p.out / "scorecard.md").write_text(markdown_card(p.subject, p.budget, card, ratings,
+                                                      reference, seconds), encoding="utf-8")
+    _plots(p, card, ratings)
+    row = leaderboard_row(p.subject, p.budget, ratings,
+                          {g: reference_hash(g) for g in reference}, p.out)
+    board = update_leaderboard(p.leaderboard, row, p.append)
+    return {"scorecard": card, "ratings": ratings, "leaderboard": board, "seconds": seconds}
+
+
+def _plots(p: Plan, card: pd.DataFrame, ratings: pd.DataFrame) -> None:
+    from bluffsim.analysis import plots
+
+    (p.out / "plots").mkdir(exist_ok=True)
+    title = f"{p.subject.text} ({p.budget})"
+    for name, fig in (("ratings", plots.rating_intervals(ratings.set_index("game"), title)),
+                      ("win_rates", plots.table_win_rates(card[card["table"] != "overall"],
+                                                          title))):
+        fig.savefig(p.out / "plots" / f"{name}.png", dpi=110)
+        import matplotlib.pyplot as plt
+
+        plt.close(fig)
+
+
+def print_leaderboard(path: Path) -> str:
+    """The leaderboard's markdown (``bluffsim leaderboard``)."""
+    if not path.is_file():
+        raise EvaluateError(f"no leaderboard at {str(path)!r}; `bluffsim evaluate AGENT` writes "
+                            "one (or give --path)")
+    return leaderboard_markdown(pd.read_csv(path, dtype={"hash": str}))
+
+
+__all__ = ["BUDGETS", "Budget", "EvaluateError", "Plan", "Subject", "Table", "battery",
+           "leaderboard_markdown", "parse_subject", "plan", "print_leaderboard",
+           "reference_ratings", "run", "scorecard", "update_leaderboard"]

@@ -1,0 +1,135 @@
+"""``bluffsim evaluate`` (issue 25): the README's custom agent end to end, one-line errors."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from bluffsim import evaluate
+from bluffsim.analysis.stats import rate_against
+from bluffsim.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+SKEPTIC = "experiments.my_agent:Skeptic"
+
+
+@pytest.fixture(scope="module")
+def skeptic_run(tmp_path_factory):
+    """The README's custom agent, tiny budget: qdv (the only game it plays), 2 and 3 players."""
+    tmp = tmp_path_factory.mktemp("ev")
+    args = ["evaluate", SKEPTIC, "--table-games", "60", "--players", "2", "--players", "3",
+            "--out", str(tmp / "card"), "--leaderboard", str(tmp / "lb.csv"),
+            "--reference-dir", str(tmp / "ref"), "--quiet"]
+    import os
+
+    cwd = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        code = main(args)
+    finally:
+        os.chdir(cwd)
+    return tmp, args, code
+
+
+def test_the_custom_agent_is_evaluated_end_to_end(skeptic_run):
+    tmp, _, code = skeptic_run
+    assert code == 0
+    card = pd.read_csv(tmp / "card" / "scorecard.csv")
+    subject = evaluate.parse_subject(SKEPTIC)
+    expected = evaluate.battery(subject, "quick", players=[2, 3])
+    names = {(t.game, t.players, t.name) for t in expected}
+    assert names == {("qdv", 2, "random"), ("qdv", 2, "heuristic"), ("qdv", 2, "counting"),
+                     ("qdv", 2, "learned"), ("qdv", 3, "random"), ("qdv", 3, "heuristic"),
+                     ("qdv", 3, "counting"), ("qdv", 3, "mixed")}
+    tables = card[card["table"] != "overall"]
+    assert {(g, int(p), t) for g, p, t in zip(tables["game"], tables["players"], tables["table"],
+                                              strict=True)} == names
+    assert (tables["games"] == 60).all()
+    overall = card[card["table"] == "overall"]
+    assert len(overall) == 1 and int(overall["games"].iloc[0]) == 60 * len(names)
+    for lo, rate, hi in (("ci_low", "win_rate", "ci_high"),
+                         ("ws_ci_low", "win_or_shared", "ws_ci_high")):
+        assert (card[lo] <= card[rate]).all() and (card[rate] <= card[hi]).all()
+        assert ((card[lo] >= 0) & (card[hi] <= 1)).all()
+    assert np.allclose(tables["fair_share"], 1 / tables["players"].astype(int))
+    ratings = pd.read_csv(tmp / "card" / "ratings.csv")
+    assert ratings["game"].tolist() == ["qdv"] and np.isfinite(ratings[["rating", "se"]]).all().all()
+    assert (ratings["ci_low"] < ratings["rating"]).all() and (ratings["rating"] < ratings["ci_high"]).all()
+    ref = pd.read_csv(tmp / "card" / "reference.csv", index_col="agent")
+    assert ref.loc["random", "rating"] == 0 and ref.loc["counting", "rating"] > 0
+    for f in ("scorecard.md", "plots/ratings.png", "plots/win_rates.png"):
+        assert (tmp / "card" / f).is_file(), f
+    md = (tmp / "card" / "scorecard.md").read_text()
+    assert "Strongest table" in md and "| qdv | 3 | mixed |" in md
+    board = pd.read_csv(tmp / "lb.csv", dtype={"hash": str})
+    assert len(board) == 1 and board["agent"].iloc[0] == SKEPTIC
+    assert board["budget"].iloc[0] == "quick" and "qdv_rating" in board
+    assert (tmp / "lb.md").read_text().count(SKEPTIC) == 1
+
+
+def test_a_second_evaluation_replaces_its_row_unless_append(skeptic_run, capsys):
+    tmp, args, _ = skeptic_run
+    import os
+
+    cwd = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        again = [a if a != str(tmp / "card") else str(tmp / "card2") for a in args]
+        assert main(again) == 0
+        assert len(pd.read_csv(tmp / "lb.csv")) == 1
+        assert main([*again[:-1], "--force", "--append", "--quiet"]) == 0
+        assert len(pd.read_csv(tmp / "lb.csv")) == 2
+    finally:
+        os.chdir(cwd)
+    # the same games give the same rating (deterministic), and the reference was cached
+    first = pd.read_csv(tmp / "card" / "ratings.csv")
+    second = pd.read_csv(tmp / "card2" / "ratings.csv")
+    pd.testing.assert_frame_equal(first, second)
+    capsys.readouterr()
+    assert main(["leaderboard", "--path", str(tmp / "lb.csv")]) == 0
+    assert capsys.readouterr().out.count(SKEPTIC) == 2
+
+
+@pytest.mark.parametrize("args, message", [
+    (["nosuchagent"], "AGENT 'nosuchagent': unknown agent 'nosuchagent'; give a registered agent"),
+    (["nosuchmodule_xyz:Cls"], "cannot import module 'nosuchmodule_xyz'"),
+    (["experiments.my_agent:Nope"], "has no class 'Nope'"),
+    (["heuristic:bluff"], "parameter 'bluff': write NAME=VALUE"),
+    (["heuristic:bluff=7"], "AGENT 'heuristic:bluff=7' at"),
+    (["experiments/my_agent.py"], "is a file, not a .npz weights file"),
+    (["missing.npz"], "weights file not found"),
+    (["counting", "--budget", "huge"], "--budget 'huge': allowed: quick | standard | full"),
+    (["counting", "--table-games", "50"], "--table-games 50: allowed: a positive multiple of 60"),
+    (["counting", "--game", "chess"], "--game 'chess': allowed: qdv | legumes | veru"),
+    ([SKEPTIC, "--game", "veru"], "has no table for --game ['veru']"),
+])
+def test_bad_input_is_one_line_exit_2_and_writes_nothing(tmp_path, args, message):
+    out = tmp_path / "o"
+    proc = subprocess.run([sys.executable, "-m", "bluffsim.cli", "evaluate", *args, "--out",
+                           str(out), "--leaderboard", str(tmp_path / "lb.csv")],
+                          capture_output=True, text=True, cwd=ROOT)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.startswith("bluffsim: error: ") and message in proc.stderr, proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr
+    assert not out.exists() and not (tmp_path / "lb.csv").exists()
+
+
+def test_a_weights_file_is_an_agent_of_its_game_and_player_count():
+    s = evaluate.parse_subject(str(ROOT / "agents" / "weights" / "veru_4p.npz"))
+    assert s.agent == "learned" and s.plays == (("veru", (4,)),)
+    assert {t.players for t in evaluate.battery(s, "quick")} == {4}
+
+
+def test_rate_against_recovers_a_known_rating():
+    """Pairs generated from fixed opponent ratings give back the newcomer's rating."""
+    ratings = pd.Series({"a": 0.0, "b": 200.0, "c": -100.0})
+    true = 120.0
+    p = 1 / (1 + 10 ** ((ratings - true) / 400))
+    n = pd.Series(1e6, index=ratings.index)
+    r, se = rate_against(ratings, p * n, n)
+    assert abs(r - true) < 1e-6 and 0 < se < 1
