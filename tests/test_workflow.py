@@ -133,7 +133,8 @@ def test_top_level_help_lists_every_subcommand_in_plain_text(capsys):
     assert "``" not in out
     subs = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
     description = " ".join(out.split("positional arguments")[0].split("\n\n", 1)[1].split())
-    assert set(subs.choices) == {"run", "report", "bench", "play", "exploit", "train", "games"}
+    assert set(subs.choices) == {"run", "report", "bench", "play", "exploit", "train", "evaluate",
+                                  "leaderboard", "games"}
     for name in subs.choices:
         assert f" {name}" in description, description
 
