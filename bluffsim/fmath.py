@@ -7,7 +7,7 @@ numpy nor the C library guarantees that for these functions: numpy dispatches it
 glibc picks an FMA build of its ``exp``, ``log``, ``pow`` ... on CPUs with FMA (on 100,000
 uniform inputs, 58 ``exp`` and 65 ``pow`` results differ between the two builds on one
 machine, ``GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX2,-FMA``).  These functions use only
-``+ - * /``, comparisons and exact scaling by powers of two (``ldexp``, ``frexp``), each
+``+ - * /``, comparisons and exact scaling by powers of two (built from their bits), each
 correctly rounded by IEEE 754, in a fixed order; numba does not contract ``a * b + c`` into an
 FMA without ``fastmath`` (``tests/test_fmath.py`` checks the machine code), so every x86-64
 (and any IEEE 754) CPU computes the same bits, at every batch size.
@@ -44,6 +44,9 @@ from typing import Any
 
 import numba as nb
 import numpy as np
+from llvmlite import ir
+from numba.core import types
+from numba.extending import intrinsic
 
 # ---------------------------------------------------------------------------------------
 # Tables, built once at import in decimal (correctly rounded; no libm)
@@ -100,6 +103,39 @@ def log_const(x: float) -> float:
 # Exact building blocks
 
 
+@intrinsic
+def float_bits(typingctx, x):  # noqa: ANN001, ANN201, ARG001
+    """int64: the IEEE 754 bit pattern of a float64 (a reinterpretation, no conversion)."""
+    if not isinstance(x, types.Float) or x.bitwidth != 64:
+        return None
+
+    def codegen(context, builder, signature, args):  # noqa: ANN001, ANN202, ARG001
+        return builder.bitcast(args[0], ir.IntType(64))
+
+    return types.int64(types.float64), codegen
+
+
+@intrinsic
+def bits_float(typingctx, i):  # noqa: ANN001, ANN201, ARG001
+    """float64 whose IEEE 754 bit pattern is the int64 ``i``."""
+    if not isinstance(i, types.Integer):
+        return None
+
+    def codegen(context, builder, signature, args):  # noqa: ANN001, ANN202, ARG001
+        return builder.bitcast(args[0], ir.DoubleType())
+
+    return types.float64(types.int64), codegen
+
+
+@nb.njit(cache=True, inline="always")
+def scale2(y: float, m: int) -> float:
+    """``y * 2**m`` (``ldexp``): one exact multiplication by a power of two built from its bits
+    when ``2**m`` is a normal double, else ``math.ldexp``."""
+    if -1022 <= m <= 1023:
+        return y * bits_float(np.int64(m + 1023) << 52)
+    return math.ldexp(y, m)
+
+
 @nb.njit(cache=True, inline="always")
 def two_sum(a: float, b: float) -> tuple[float, float]:
     """(s, e) with s = RN(a + b) and s + e = a + b exactly (Knuth)."""
@@ -154,7 +190,7 @@ def exp(x: float) -> float:
     if x < EXP_MIN:
         return 0.0
     t, ph, pl, m = exp_parts(x, 0.0)
-    return math.ldexp(t + (ph + pl), m)
+    return scale2(t + (ph + pl), m)
 
 
 @nb.njit(cache=True)
@@ -169,9 +205,9 @@ def expm1(x: float) -> float:
     if x < -40.0:
         return -1.0
     t, ph, pl, m = exp_parts(x, 0.0)
-    u, v = two_sum(math.ldexp(t, m), -1.0)     # ldexp exact: |m| <= 58
-    a, b = two_sum(u, math.ldexp(ph, m))
-    return a + (b + (v + math.ldexp(pl, m)))
+    u, v = two_sum(scale2(t, m), -1.0)         # exact: |m| <= 58
+    a, b = two_sum(u, scale2(ph, m))
+    return a + (b + (v + scale2(pl, m)))
 
 
 @nb.njit(cache=True)
@@ -209,11 +245,13 @@ def log_parts(x: float, x_lo: float) -> tuple[float, float]:
         x *= 18014398509481984.0          # 2^54: subnormal inputs become normal
         x_lo *= 18014398509481984.0
         e0 = -54
-    m, e = math.frexp(x)                  # m in [0.5, 1)
-    if m < LOG_LOW:
-        m *= 2.0
-        e -= 1
-    x_lo = math.ldexp(x_lo, -e)           # x_lo on m's scale (exact)
+    bits = float_bits(x)
+    e = np.int64((bits >> 52) & 0x7FF) - 1023
+    m = bits_float((bits & 0xFFFFFFFFFFFFF) | (np.int64(1023) << 52))   # x = 2^e m, m in [1, 2)
+    if m >= 2.0 * LOG_LOW:
+        m *= 0.5
+        e += 1                            # m in [0.75, 1.5)
+    x_lo = scale2(x_lo, -e)               # x_lo on m's scale (exact)
     i = int((m - LOG_LOW) * 128.0)
     inv_c = INV_C[i]
     p, p_lo = two_prod(m, inv_c)
@@ -286,7 +324,7 @@ def pow(x: float, y: float) -> float:  # noqa: A001 - the name of the function i
     if t < EXP_MIN:
         return sign * 0.0
     t, ph, pl, m = exp_parts(a, a_lo)
-    return sign * math.ldexp(t + (ph + pl), m)
+    return sign * scale2(t + (ph + pl), m)
 
 
 # ---------------------------------------------------------------------------------------
