@@ -4,7 +4,8 @@ by one numba loop over the games, engine and agents fused (issue 24).
 The game-independent part lives here; each game that has compiled policies provides a
 module ``agents.<game>.fused`` with
 
-- ``POLICIES``: ``{agent class: (kind, parameter names)}``, the built-in agents it compiles;
+- ``POLICIES``: ``{agent class: (kind, parameter names, act)}``: the built-in agents it
+  compiles, with the ``act`` method each policy reproduces;
 - ``tables(game)``: a tuple of constant arrays its kernel reads (qdv: the deck's kinds);
 - ``play_seats_kernel(data, hot, rules, decisions, counts, seat_agent, kinds, params,
   round_stop, *tables)``: the fused loop; returns the first game whose policy chose an
@@ -17,8 +18,9 @@ module ``agents.<game>.fused`` with
 (same streams, same float operations: ``tests/test_fused_agents.py``), so a tournament
 played here gives the same ``games``/``rounds`` records as the stepped runner.
 
-An agent has a compiled policy only when its class is exactly the built-in class listed
-in ``POLICIES`` (a subclass, a custom ``"module:Class"`` agent or ``learned`` has none):
+An agent has a compiled policy only when its class is exactly a built-in class listed in
+``POLICIES`` and its ``act`` is still the one listed there (a subclass, a custom
+``"module:Class"`` agent, ``learned`` or a patched ``act`` has none):
 ``fused_lineup`` returns None for a lineup with any other agent, and the runner then
 steps the game with each agent's ``act`` as before.
 """
@@ -78,8 +80,8 @@ def fused_lineup(game: Any, lineup: list[Any]) -> FusedLineup | None:
     params = np.zeros((len(lineup), MAX_PARAMS), np.float64)
     for j, agent in enumerate(lineup):
         entry = module.POLICIES.get(type(agent))
-        if entry is None:
+        if entry is None or type(agent).act is not entry[2] or "act" in vars(agent):
             return None
-        kinds[j], names = entry
+        kinds[j], names = entry[0], entry[1]
         params[j, :len(names)] = [float(agent.config[n]) for n in names]
     return FusedLineup(game, module, kinds, params)

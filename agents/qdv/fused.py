@@ -19,7 +19,9 @@ from agents.qdv.heuristic import QdvHeuristic
 from agents.random import RandomAgent
 from bluffsim.games.qdv import kernels as KN
 
-POLICIES = {RandomAgent: (RANDOM, ()), QdvHeuristic: (HEURISTIC, HK.PARAMS)}
+# agent class -> (policy kind, its parameters in kernel order, the ``act`` the policy equals)
+POLICIES = {RandomAgent: (RANDOM, (), RandomAgent.act),
+            QdvHeuristic: (HEURISTIC, HK.PARAMS, QdvHeuristic.act)}
 
 
 def tables(game) -> tuple[np.ndarray, ...]:
