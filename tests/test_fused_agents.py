@@ -107,6 +107,20 @@ def test_fused_tournament_records_equal_the_stepped_path(players, monkeypatch):
     assert fused[0].equals(old[0]) and fused[1].equals(old[1])
 
 
+def test_fused_pool_tournament_records_equal_the_stepped_path(monkeypatch):
+    raw = {"experiment": {"name": "pool", "game": "qdv", "players": 3, "games": 240, "seed": 3},
+           "pool": LINEUP, "run": {"batch": 50, "shard_games": 120, "plots": False,
+                                   "lineups": "combinations"}}
+    exp = parse_config(raw)
+    calls = count_fused_calls(monkeypatch)
+    fused = play_shard(exp, 1)
+    assert calls
+    stepped(monkeypatch)
+    old = play_shard(exp, 1)
+    assert set(fused[0]["agent"]) == {"rand", "heur", "bold", "heur2"}
+    assert fused[0].equals(old[0]) and fused[1].equals(old[1])
+
+
 def test_fused_run_experiment_equals_the_stepped_run(tmp_path, monkeypatch):
     run_experiment(config(LINEUP, out=str(tmp_path / "fused")), progress=False)
     stepped(monkeypatch)
