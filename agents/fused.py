@@ -4,15 +4,20 @@ by one numba loop over the games, engine and agents fused (issue 24).
 The game-independent part lives here; each game that has compiled policies provides a
 module ``agents.<game>.fused`` with
 
-- ``POLICIES``: ``{agent class: (kind, parameter names, act)}``: the built-in agents it
-  compiles, with the ``act`` method each policy reproduces;
-- ``tables(game)``: a tuple of constant arrays its kernel reads (qdv: the deck's kinds);
+- ``POLICIES``: ``{agent class: (kind, params(agent) -> float row, act)}``: the built-in
+  agents it compiles, the parameter row each policy reads, and the ``act`` it reproduces;
+- ``tables(game)``: a tuple of arrays its kernel reads after its arguments (qdv: deck
+  counts, the counting agent's memo tables), fetched at each call (memo tables grow);
+- ``grow(game)``: make room in those tables (the kernel asked for it);
 - ``play_seats_kernel(data, hot, rules, decisions, counts, seat_agent, kinds, params,
-  round_stop, *tables)``: the fused loop; returns the first game whose policy chose an
-  illegal action, or -1.
+  round_stop, first_game, resume, *tables)``: the fused loop from game ``first_game`` on
+  (``resume``: continuing a call that stopped there, whose ``round_over`` stays), adding
+  to ``counts``; returns -1 when done, ``b >= 0`` when game ``b``'s policy chose an
+  illegal action, ``-2 - b`` when a memo table ran full at game ``b`` (nothing applied
+  there: ``play`` grows the tables and resumes at ``b``).
 
 ``kinds[j]`` (``RANDOM``, ``HEURISTIC``, ...) picks the policy of lineup member ``j`` and
-``params[j]`` holds its parameters as float64, in the order its ``POLICIES`` entry names;
+``params[j]`` holds its parameters as float64 (its ``POLICIES`` entry's row);
 ``seat_agent[b, s]`` is the lineup member in seat ``s`` of game ``b`` (the runner's
 ``Schedule.seat_lineup``).  Each policy makes exactly the decisions of its numpy agent
 (same streams, same float operations: ``tests/test_fused_agents.py``), so a tournament
@@ -34,7 +39,6 @@ import numpy as np
 
 # policy kinds, shared by every game's ``play_seats_kernel``
 RANDOM, HEURISTIC, COUNTING = 0, 1, 2
-MAX_PARAMS = 8  # width of the ``params`` rows
 
 # game id -> module with the compiled policies and the fused loop
 MODULES = {"qdv": "agents.qdv.fused"}
@@ -52,7 +56,6 @@ class FusedLineup:
 
     def __init__(self, game: Any, module: Any, kinds: np.ndarray, params: np.ndarray):
         self.game, self.module, self.kinds, self.params = game, module, kinds, params
-        self.tables = tuple(module.tables(game))
 
     def play(self, st: Any, seat_agent: np.ndarray, decisions: int,
              round_stop: bool = True) -> tuple[int, int, int, int]:
@@ -64,10 +67,16 @@ class FusedLineup:
         illegal action or -1; the kernel stops there, that action not applied)."""
         counts = np.zeros(3, np.int64)
         seats = np.ascontiguousarray(seat_agent, dtype=np.int64)
-        bad = self.module.play_seats_kernel(st.data, st.hot, self.game._rec, int(decisions),
-                                            counts, seats, self.kinds, self.params,
-                                            bool(round_stop), *self.tables)
-        return int(counts[0]), int(counts[1]), int(counts[2]), int(bad)
+        first, resume = 0, False
+        while True:
+            code = self.module.play_seats_kernel(
+                st.data, st.hot, self.game._rec, int(decisions), counts, seats, self.kinds,
+                self.params, bool(round_stop), first, resume,
+                *self.module.tables(self.game))
+            if code > -2:
+                return int(counts[0]), int(counts[1]), int(counts[2]), int(code)
+            first, resume = -2 - code, True  # a memo table ran full there: grow, resume
+            self.module.grow(self.game)
 
 
 def fused_lineup(game: Any, lineup: list[Any]) -> FusedLineup | None:
@@ -77,11 +86,14 @@ def fused_lineup(game: Any, lineup: list[Any]) -> FusedLineup | None:
     if module is None or not hasattr(game, "_rec"):
         return None
     kinds = np.zeros(len(lineup), np.int64)
-    params = np.zeros((len(lineup), MAX_PARAMS), np.float64)
+    rows = []
     for j, agent in enumerate(lineup):
         entry = module.POLICIES.get(type(agent))
         if entry is None or type(agent).act is not entry[2] or "act" in vars(agent):
             return None
-        kinds[j], names = entry[0], entry[1]
-        params[j, :len(names)] = [float(agent.config[n]) for n in names]
+        kinds[j] = entry[0]
+        rows.append(np.asarray(entry[1](agent), np.float64))
+    params = np.zeros((len(lineup), max(1, max(r.size for r in rows))), np.float64)
+    for j, row in enumerate(rows):
+        params[j, :row.size] = row
     return FusedLineup(game, module, kinds, params)

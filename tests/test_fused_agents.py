@@ -1,6 +1,7 @@
 """Built-in agents inside the compiled loop (issue 24, qdv): the compiled ``heuristic`` makes
-the numpy agent's decisions bit for bit, the runner's fused path gives the stepped path's
-records, and only lineups of built-in agents with compiled policies take it."""
+the numpy agent's decisions bit for bit, the runner's fused path (random, heuristic and
+counting seats) gives the stepped path's records, and only lineups of built-in agents with
+compiled policies take it."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import pytest
 import agents
 import bluffsim
 from agents.fused import FusedLineup, fused_lineup
+from agents.qdv import counting
 from agents.qdv import heuristic_kernel as HK
 from agents.qdv.heuristic import QdvHeuristic
 from bluffsim.rng import AgentRNG
@@ -90,7 +92,7 @@ def config(seats, players=4, games=240, out=""):
 
 LINEUP = [{"agent": "random", "label": "rand"}, {"agent": "heuristic", "label": "heur"},
           {"agent": "heuristic", "label": "bold", "params": BOLD},
-          {"agent": "heuristic", "label": "heur2"}]
+          {"agent": "counting", "label": "count"}]
 
 
 def stepped(monkeypatch):
@@ -100,7 +102,9 @@ def stepped(monkeypatch):
 @pytest.mark.parametrize("players", [3, 4])
 def test_fused_tournament_records_equal_the_stepped_path(players, monkeypatch):
     exp = config(LINEUP[:players], players)
+    calls = count_fused_calls(monkeypatch)
     fused = play_shard(exp, 1)
+    assert calls
     stepped(monkeypatch)
     old = play_shard(exp, 1)
     assert len(fused[1]) > 100
@@ -117,8 +121,25 @@ def test_fused_pool_tournament_records_equal_the_stepped_path(monkeypatch):
     assert calls
     stepped(monkeypatch)
     old = play_shard(exp, 1)
-    assert set(fused[0]["agent"]) == {"rand", "heur", "bold", "heur2"}
+    assert set(fused[0]["agent"]) == {"rand", "heur", "bold", "count"}
     assert fused[0].equals(old[0]) and fused[1].equals(old[1])
+
+
+def test_counting_memo_tables_growing_mid_call_resume_the_same_games(monkeypatch):
+    """Fresh (small) memo tables run full inside the fused loop: it stops, they grow, it
+    resumes; the records equal the stepped path's and every round is recorded."""
+    exp = config([{"agent": "counting", "label": "c"},
+                  {"agent": "counting", "label": "c2", "params": {"spite": 0.8,
+                                                                  "evidence": False}},
+                  {"agent": "heuristic", "label": "h"}], players=3, games=240)
+    monkeypatch.setattr(counting, "_TABLES", {})
+    fused = play_shard(exp, 1)
+    rules = bluffsim.make("qdv", 3).rules
+    assert max(len(t.cdf) for t in counting.memo_tables(rules)) > 1024  # they grew
+    stepped(monkeypatch)
+    old = play_shard(exp, 1)
+    assert fused[0].equals(old[0]) and fused[1].equals(old[1])
+    assert len(fused[1]) == fused[0].groupby("game")["rounds"].first().sum()
 
 
 def test_fused_run_experiment_equals_the_stepped_run(tmp_path, monkeypatch):
@@ -167,7 +188,7 @@ def test_only_exact_builtin_agents_have_compiled_policies(monkeypatch):
             return super().act(obs, legal_mask, rng)
 
     assert fused_lineup(game, [heur, Tweaked(game)]) is None
-    assert fused_lineup(game, [heur, agents.make("counting", game)]) is None
+    assert fused_lineup(game, [heur, agents.make("counting", game)]) is not None
     assert fused_lineup(bluffsim.make("veru", 3), [agents.make("random", game)]) is None
     patched = agents.make("heuristic", game)
     patched.act = lambda obs, mask, rng: heur.act(obs, mask, rng)
