@@ -195,3 +195,27 @@ def test_only_exact_builtin_agents_have_compiled_policies(monkeypatch):
     assert fused_lineup(game, [patched]) is None
     monkeypatch.setattr(QdvHeuristic, "act", lambda self, obs, mask, rng: None)
     assert fused_lineup(game, [heur]) is None
+
+
+def test_an_illegal_compiled_choice_stops_the_loop_and_names_the_agent(monkeypatch):
+    """A policy kind the kernel does not know chooses no legal action: the loop stops at
+    that game, nothing applied, and the runner raises ``AgentFailure`` naming the seat."""
+    game = bluffsim.make("qdv", 3)
+    lineup = fused_lineup(game, [agents.make("heuristic", game)] * 3)
+    st = game.init(np.arange(4))
+    before = st.num_decisions.copy()
+    lineup.kinds[:] = 99
+    *_, bad = lineup.play(st, np.zeros((4, 3), np.int64), 10)
+    assert bad == 0 and (st.num_decisions == before).all()
+
+    real = fused_lineup
+
+    def broken(game, agents_):
+        out = real(game, agents_)
+        out.kinds[1] = 99
+        return out
+
+    monkeypatch.setattr(runner, "fused_lineup", broken)
+    with pytest.raises(runner.AgentFailure, match=r"agent 'heur' chose an illegal action "
+                                                  r"\(qdv, game \d+, seed \d+\)"):
+        play_shard(config(LINEUP[:3], players=3, games=60), 0)
