@@ -3,7 +3,9 @@
 ``play_shard`` keeps ``batch`` games in flight.  Each step, every lineup agent
 acts for the games whose current seat it holds (one batched ``act`` call per
 agent), the game steps, rounds that ended are recorded, and finished games are
-recorded and replaced by the shard's next games (autoreset).  A game depends
+recorded and replaced by the shard's next games (autoreset).  A lineup of built-in
+agents that all have compiled policies for the game plays each game to its round's end
+in one compiled call instead (``agents.fused``), with the same records.  A game depends
 only on its seed and the agents' actions, and agents draw from streams keyed by
 (game seed, seat, decision), so results do not depend on batch size or on which
 games share a batch.
@@ -19,6 +21,7 @@ import pandas as pd
 
 import agents as agent_registry
 import bluffsim
+from agents.fused import fused_lineup
 from bluffsim.api import BluffsimError
 from bluffsim.rng import AgentRNG
 from bluffsim.tournament.config import Experiment
@@ -43,6 +46,13 @@ def schedule_of(exp: Experiment) -> Schedule:
 # games every step costs more than letting some slots idle for a few steps.  Each
 # game depends only on its seed and actions, so results do not change.
 REFILL_SHARE = 32
+# A lineup whose every agent has a compiled policy for the game (``agents.fused``) is played
+# by the fused loop: each call plays every running game up to the end of its round (at most
+# FUSED_DECISIONS decisions), so each finished round is recorded before the next overwrites
+# it; the records are those of the stepped path.  ``_USE_FUSED = False`` forces the stepped
+# path (tests compare the two).
+FUSED_DECISIONS = 512
+_USE_FUSED = True
 
 
 def play_shard(exp: Experiment, shard: int,
@@ -55,6 +65,7 @@ def play_shard(exp: Experiment, shard: int,
     seat_columns = bluffsim.spec(exp.game).seat_columns  # each gets an <column>_agent column
     lineup = [agent_registry.make(s.agent, game, **s.params) for s in exp.seats]
     need_obs = any(agent_registry.Traits.of(a.traits).uses_observation for a in lineup)
+    fused = fused_lineup(game, lineup) if _USE_FUSED else None
     b = min(exp.batch, games.size)
     st = game.init(seeds[:b])
     slot = np.arange(b)            # index into `games` of the game in each slot
@@ -65,15 +76,23 @@ def play_shard(exp: Experiment, shard: int,
     game_rows: list[dict[str, np.ndarray]] = []
     round_rows: list[dict[str, np.ndarray]] = []
     while active.any():
-        live = active & ~st.done
-        seat_agent = lineup_of[slot, np.maximum(st.current_player, 0)]
-        obs = game.observe(st) if need_obs else None
-        actions = np.full(b, -1, np.int64)
-        for j, agent in enumerate(lineup):
-            idx = np.flatnonzero(live & (seat_agent == j))
-            if idx.size:
-                actions[idx] = _act(exp, agent, j, st, obs, idx, games[slot])
-        game.step(st, actions)
+        if fused is not None:  # every seat compiled: play each game to its round's end
+            *_, bad = fused.play(st, lineup_of[slot], FUSED_DECISIONS)
+            if bad >= 0:
+                j = int(lineup_of[slot[bad], st.current_player[bad]])
+                raise AgentFailure(f"agent {exp.labels[j]!r} chose an illegal action "
+                                   f"({exp.game}, game {int(games[slot[bad]])}, "
+                                   f"seed {int(st.seed[bad])})")
+        else:
+            live = active & ~st.done
+            seat_agent = lineup_of[slot, np.maximum(st.current_player, 0)]
+            obs = game.observe(st) if need_obs else None
+            actions = np.full(b, -1, np.int64)
+            for j, agent in enumerate(lineup):
+                idx = np.flatnonzero(live & (seat_agent == j))
+                if idx.size:
+                    actions[idx] = _act(exp, agent, j, st, obs, idx, games[slot])
+            game.step(st, actions)
         ended = np.flatnonzero(st.round_over & active)
         if ended.size:
             rec = game.round_record(st, ended)

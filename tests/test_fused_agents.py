@@ -1,0 +1,221 @@
+"""Built-in agents inside the compiled loop (issue 24, qdv): the compiled ``heuristic`` makes
+the numpy agent's decisions bit for bit, the runner's fused path (random, heuristic and
+counting seats) gives the stepped path's records, and only lineups of built-in agents with
+compiled policies take it."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import agents
+import bluffsim
+from agents.fused import FusedLineup, fused_lineup
+from agents.qdv import counting
+from agents.qdv import heuristic_kernel as HK
+from agents.qdv.heuristic import QdvHeuristic
+from bluffsim.rng import AgentRNG
+from bluffsim.tournament import parse_config, play_shard, run_experiment, runner
+
+DEFAULT: dict = {}
+BOLD = {"call_margin": -1.0, "exact_window": 1.5, "bluff": 0.6, "switch_gain": 0.0,
+        "salad_weight": 1.0}
+EXTREMES = {
+    "default": DEFAULT,
+    "bold": BOLD,
+    "always_bluff": {"call_margin": -3.0, "exact_window": 0.0, "bluff": 1.0,
+                     "switch_gain": -2.0, "salad_weight": 0.0},
+    "timid": {"call_margin": 6.0, "exact_window": 4.0, "bluff": 0.0, "switch_gain": 9.0,
+              "salad_weight": 0.0},
+    "odd_floats": {"call_margin": 0.1, "exact_window": 0.7, "bluff": 0.3, "switch_gain": 0.3,
+                   "salad_weight": 0.37},
+}
+
+
+def compare_on_played_games(game, params: dict, n_games: int = 120,
+                            seed0: int = 0) -> tuple[int, set]:
+    """Play ``n_games`` (even seats heuristic, odd seats random, so states vary) and compare
+    the compiled heuristic's action with the numpy agent's on every running game at every
+    step; returns the number of decisions compared and the phases they were in."""
+    heur = agents.make("heuristic", game, **params)
+    rand = agents.make("random", game)
+    row = np.asarray([heur.config[n] for n in HK.PARAMS], np.float64)
+    deck = HK.deck_counts(game._rec)
+    st = game.init(np.arange(seed0, seed0 + n_games))
+    compared = 0
+    phases = set()
+    while not st.done.all():
+        live = ~st.done
+        rng = AgentRNG(st.seed, st.current_player, st.num_decisions)
+        want = heur.act(game.observe(st), st.legal_action_mask, rng)
+        got = np.empty(st.batch_size, np.int64)
+        HK.act_kernel(st.data, st.hot, game._rec, deck, row, got)
+        bad = np.flatnonzero(live & (want != got))
+        assert bad.size == 0, (f"game seed {st.seed[bad[0]]}, decision "
+                               f"{st.num_decisions[bad[0]]}: numpy {want[bad[0]]}, "
+                               f"compiled {got[bad[0]]}")
+        compared += int(live.sum())
+        phases |= set(st.phase[live].tolist())
+        other = rand.act(None, st.legal_action_mask, rng)
+        game.step(st, np.where(live & (st.current_player % 2 == 0), want, other))
+    return compared, phases
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
+@pytest.mark.parametrize("name", list(EXTREMES))
+def test_compiled_heuristic_decides_as_the_numpy_agent(players, name):
+    game = bluffsim.make("qdv", players)
+    compared, phases = compare_on_played_games(game, EXTREMES[name], seed0=100 * players)
+    assert compared > 1000
+    assert phases == {0, 1, 2, 3}  # start choices, bids, salads and rewards all compared
+
+
+@pytest.mark.parametrize("rules", [{"salads": 0}, {"salads": 8, "challenge_deck": ()},
+                                   {"fruit_multipliers": (1, 3, 3), "salads": 2,
+                                    "challenge_on_landing": False}])
+def test_compiled_heuristic_under_other_rules(rules):
+    game = bluffsim.make("qdv", 4, **rules)
+    for params in (DEFAULT, BOLD):
+        compare_on_played_games(game, params, n_games=60)
+
+
+# ------------------------------------------------------------------ the runner
+def config(seats, players=4, games=240, out=""):
+    raw = {"experiment": {"name": "fused", "game": "qdv", "players": players, "games": games,
+                          "seed": 17},
+           "seats": seats, "run": {"batch": 37, "shard_games": 120, "plots": False}}
+    if out:
+        raw["run"]["out"] = out
+    return parse_config(raw)
+
+
+LINEUP = [{"agent": "random", "label": "rand"}, {"agent": "heuristic", "label": "heur"},
+          {"agent": "heuristic", "label": "bold", "params": BOLD},
+          {"agent": "counting", "label": "count"}]
+
+
+def stepped(monkeypatch):
+    monkeypatch.setattr(runner, "_USE_FUSED", False)
+
+
+@pytest.mark.parametrize("players", [3, 4])
+def test_fused_tournament_records_equal_the_stepped_path(players, monkeypatch):
+    exp = config(LINEUP[:players], players)
+    calls = count_fused_calls(monkeypatch)
+    fused = play_shard(exp, 1)
+    assert calls
+    stepped(monkeypatch)
+    old = play_shard(exp, 1)
+    assert len(fused[1]) > 100
+    assert fused[0].equals(old[0]) and fused[1].equals(old[1])
+
+
+def test_fused_pool_tournament_records_equal_the_stepped_path(monkeypatch):
+    raw = {"experiment": {"name": "pool", "game": "qdv", "players": 3, "games": 240, "seed": 3},
+           "pool": LINEUP, "run": {"batch": 50, "shard_games": 120, "plots": False,
+                                   "lineups": "combinations"}}
+    exp = parse_config(raw)
+    calls = count_fused_calls(monkeypatch)
+    fused = play_shard(exp, 1)
+    assert calls
+    stepped(monkeypatch)
+    old = play_shard(exp, 1)
+    assert set(fused[0]["agent"]) == {"rand", "heur", "bold", "count"}
+    assert fused[0].equals(old[0]) and fused[1].equals(old[1])
+
+
+def test_counting_memo_tables_growing_mid_call_resume_the_same_games(monkeypatch):
+    """Fresh (small) memo tables run full inside the fused loop: it stops, they grow, it
+    resumes; the records equal the stepped path's and every round is recorded."""
+    exp = config([{"agent": "counting", "label": "c"},
+                  {"agent": "counting", "label": "c2", "params": {"spite": 0.8,
+                                                                  "evidence": False}},
+                  {"agent": "heuristic", "label": "h"}], players=3, games=240)
+    monkeypatch.setattr(counting, "_TABLES", {})
+    fused = play_shard(exp, 1)
+    rules = bluffsim.make("qdv", 3).rules
+    assert max(len(t.cdf) for t in counting.memo_tables(rules)) > 1024  # they grew
+    stepped(monkeypatch)
+    old = play_shard(exp, 1)
+    assert fused[0].equals(old[0]) and fused[1].equals(old[1])
+    assert len(fused[1]) == fused[0].groupby("game")["rounds"].first().sum()
+
+
+def test_fused_run_experiment_equals_the_stepped_run(tmp_path, monkeypatch):
+    run_experiment(config(LINEUP, out=str(tmp_path / "fused")), progress=False)
+    stepped(monkeypatch)
+    run_experiment(config(LINEUP, out=str(tmp_path / "stepped")), progress=False)
+    for table in ("games", "rounds"):
+        a = pd.read_parquet(tmp_path / "fused" / f"{table}.parquet")
+        b = pd.read_parquet(tmp_path / "stepped" / f"{table}.parquet")
+        assert a.equals(b), table
+
+
+def count_fused_calls(monkeypatch) -> list[int]:
+    calls: list[int] = []
+    play = FusedLineup.play
+
+    def spy(self, *args, **kwargs):
+        calls.append(1)
+        return play(self, *args, **kwargs)
+
+    monkeypatch.setattr(FusedLineup, "play", spy)
+    return calls
+
+
+def test_builtin_lineup_takes_the_fused_path(monkeypatch):
+    calls = count_fused_calls(monkeypatch)
+    games, _ = play_shard(config(LINEUP, games=60), 0)
+    assert calls and len(games) == 60 * 4
+
+
+def test_a_python_agent_keeps_the_stepped_path(monkeypatch):
+    calls = count_fused_calls(monkeypatch)
+    seats = [{"agent": "experiments.my_agent:Skeptic", "label": "skeptic",
+              "params": {"p_call": 0.4}}, *LINEUP[1:3]]
+    games, rounds = play_shard(config(seats, players=3, games=60), 0)
+    assert not calls and len(games) == 60 * 3 and len(rounds) > 0
+
+
+def test_only_exact_builtin_agents_have_compiled_policies(monkeypatch):
+    game = bluffsim.make("qdv", 3)
+    heur, rand = agents.make("heuristic", game), agents.make("random", game)
+    assert fused_lineup(game, [heur, rand, heur]) is not None
+
+    class Tweaked(QdvHeuristic):
+        def act(self, obs, legal_mask, rng):
+            return super().act(obs, legal_mask, rng)
+
+    assert fused_lineup(game, [heur, Tweaked(game)]) is None
+    assert fused_lineup(game, [heur, agents.make("counting", game)]) is not None
+    assert fused_lineup(bluffsim.make("veru", 3), [agents.make("random", game)]) is None
+    patched = agents.make("heuristic", game)
+    patched.act = lambda obs, mask, rng: heur.act(obs, mask, rng)
+    assert fused_lineup(game, [patched]) is None
+    monkeypatch.setattr(QdvHeuristic, "act", lambda self, obs, mask, rng: None)
+    assert fused_lineup(game, [heur]) is None
+
+
+def test_an_illegal_compiled_choice_stops_the_loop_and_names_the_agent(monkeypatch):
+    """A policy kind the kernel does not know chooses no legal action: the loop stops at
+    that game, nothing applied, and the runner raises ``AgentFailure`` naming the seat."""
+    game = bluffsim.make("qdv", 3)
+    lineup = fused_lineup(game, [agents.make("heuristic", game)] * 3)
+    st = game.init(np.arange(4))
+    before = st.num_decisions.copy()
+    lineup.kinds[:] = 99
+    *_, bad = lineup.play(st, np.zeros((4, 3), np.int64), 10)
+    assert bad == 0 and (st.num_decisions == before).all()
+
+    real = fused_lineup
+
+    def broken(game, agents_):
+        out = real(game, agents_)
+        out.kinds[1] = 99
+        return out
+
+    monkeypatch.setattr(runner, "fused_lineup", broken)
+    with pytest.raises(runner.AgentFailure, match=r"agent 'heur' chose an illegal action "
+                                                  r"\(qdv, game \d+, seed \d+\)"):
+        play_shard(config(LINEUP[:3], players=3, games=60), 0)
