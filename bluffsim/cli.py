@@ -190,7 +190,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                               keep_shards=args.keep_shards), exp.out_dir)
         return 0
     if not args.quiet:
-        from bluffsim.tournament.results import check_output
+        from bluffsim.tournament.output import check_output
 
         check_output(exp, args.resume, args.force)   # a bad --out fails before the config shows
         print(f"# resolved config (saved to {exp.out_dir}/config.json)\n{exp.to_toml()}")
@@ -202,8 +202,9 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def cmd_report(args: argparse.Namespace) -> int:
     """``bluffsim report DIR``."""
+    from bluffsim.analysis.sweeps import build_sweep_report
     from bluffsim.tournament import build_report
-    from bluffsim.tournament.sweep import build_sweep_report, is_sweep_dir
+    from bluffsim.tournament.sweep import is_sweep_dir
 
     out = Path(args.results)
     if is_sweep_dir(out):

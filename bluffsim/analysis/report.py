@@ -25,7 +25,7 @@ def build_report(out: Path, games: pd.DataFrame | None = None,
     statistics use), so memory stays bounded whatever the number of games.
     Missing or corrupt files raise ``ResultsError`` naming the file.
     """
-    from bluffsim.tournament.results import OutputError, iter_chunks
+    from bluffsim.results import OutputError, iter_chunks
 
     out = Path(out)
     game_chunks = (iter_chunks(out / "games.parquet", GAME_COLUMNS) if games is None
