@@ -48,7 +48,7 @@
   first learner decision of the next game.  So every action sent is a real decision.
 * **Seeding.** ``reset(seed=s)`` plays the games ``0, 1, 2, ...`` of seed ``s`` in the order they are
   dealt (slots ``0..N-1`` at reset, then finished slots in index order): game ``j`` has bluffsim
-  seed ``rng.words(s, SCHEDULE_STREAM, j)``, the seed of game ``j`` of ``bluffsim run`` with
+  seed ``rng.words(s, Stream.SCHEDULE, j)``, the seed of game ``j`` of ``bluffsim run`` with
   ``seed = s`` (without duplicate deals).  ``reset()`` without a seed continues that sequence
   (first call: ``s`` from the env's ``np_random``).  A game that ends before the learner's first
   decision (possible only through elimination by others) is skipped; the next game is dealt.
@@ -71,7 +71,6 @@ from bluffsim import api
 from bluffsim import rng as brng
 from bluffsim.api import IllegalActionError, State
 from bluffsim.rng import AgentRNG
-from bluffsim.tournament.schedule import SCHEDULE_STREAM
 
 Opponent = Any  # an agent name, an ``agents.Agent`` or a callable on the flat tensor
 REWARDS = api.REWARD_KINDS
@@ -213,7 +212,7 @@ class BluffsimVectorEnv(VectorEnv):
         """Give ``rows`` the next games of the sequence: seeds, learner seat, opponent seats."""
         j = self.next_game + np.arange(rows.size, dtype=np.int64)
         self.next_game += rows.size
-        seeds = brng.words(np.uint64(self.base_seed), SCHEDULE_STREAM, j.astype(np.uint64), 0)
+        seeds = brng.words(np.uint64(self.base_seed), brng.Stream.SCHEDULE, j.astype(np.uint64), 0)
         self.game_index[rows], self.game_seeds[rows] = j, seeds
         p = self.num_players
         learner = j % p if self.seat_mode == "rotate" else np.full(rows.size, int(self.seat_mode))
