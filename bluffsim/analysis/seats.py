@@ -29,21 +29,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from bluffsim.analysis.stats import wilson_interval
+from bluffsim.analysis.stats import GameTotals, wilson_interval, win_kinds
 
 QUANTILES = (0.1, 0.25, 0.5, 0.75, 0.9, 0.99)
 WIN_COLUMNS = ["games", "wins", "outright_wins", "shared_wins", "win_rate", "ci_low", "ci_high",
                "win_share"]
-
-
-def win_kinds(games: pd.DataFrame) -> pd.DataFrame:
-    """``games`` (whole games) with ``outright`` (sole first place), ``shared`` (first place
-    shared) and ``win_share`` (1/k for k first places) columns added."""
-    first = games["placement"].to_numpy() == 1
-    n_first = pd.Series(first, index=games.index).groupby(games["game"].to_numpy()).transform(
-        "sum").to_numpy()
-    return games.assign(outright=first & (n_first == 1), shared=first & (n_first > 1),
-                        win_share=np.where(first, 1.0 / np.maximum(n_first, 1), 0.0))
 
 
 def _sums(kinds: pd.DataFrame, by: str | list[str]) -> pd.DataFrame:
@@ -219,8 +209,6 @@ def head_to_head_ci(agents: list[str], w: np.ndarray, n: np.ndarray) -> pd.DataF
 
 def head_to_head_long(games: pd.DataFrame | Iterable[pd.DataFrame]) -> pd.DataFrame:
     """``head_to_head_ci`` of games (one DataFrame or chunks of whole games)."""
-    from bluffsim.analysis.stats import GameTotals
-
     return head_to_head_ci(*GameTotals.of(games).pair_arrays())
 
 
