@@ -101,7 +101,8 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--seats", default=None,
                     help="comma-separated seats, one per player: human or an agent name with "
                          "optional parameters, e.g. human,heuristic:bluff=0.3,counting "
-                         "(default human,counting,heuristic; with --watch counting,heuristic,random)")
+                         "(default: the game's, e.g. human,counting,heuristic; with --watch "
+                         "counting,heuristic,random)")
     pl.add_argument("--seed", type=int, help="game seed 0..2**64-1 (default: a random one, printed)")
     pl.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE",
                     help="a rules option, e.g. --rule starting_tokens=3 (repeatable)")
@@ -113,7 +114,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     ex = sub.add_parser("exploit", help="NashConv of the agents and of CFR on a small preset "
                                         "(needs the 'adapters' extra)")
-    ex.add_argument("--preset", default="qdv-small", help="qdv-tiny or qdv-small")
+    ex.add_argument("--preset", default=None,
+                    help="a preset of a game's spec (exploit_presets; default: the one marked "
+                         "default, e.g. qdv-small)")
     ex.add_argument("--iterations", type=int, default=300, help="CFR iterations (at least 1)")
     ex.add_argument("--checkpoints", default=None,
                     help="also report CFR at these iteration counts, each 1..ITERATIONS "
@@ -299,7 +302,7 @@ def cmd_play(args: argparse.Namespace) -> int:
             options[name.strip()] = tomllib.loads(f"v = {value}")["v"]
         except tomllib.TOMLDecodeError:
             options[name.strip()] = value
-    seats = args.seats or ("counting,heuristic,random" if args.watch else "human,counting,heuristic")
+    seats = args.seats or bluffsim.spec(args.game).terminal_seats(watch=args.watch)
     return play_in_terminal(args.game, seats, args.seed, options, watch=args.watch,
                             delay=max(args.delay, 0.0))
 
@@ -310,6 +313,8 @@ def cmd_exploit(args: argparse.Namespace) -> int:
         from bluffsim.adapters import exploit
     except ImportError as e:
         raise BluffsimError(f"needs the 'adapters' extra (pip install -e '.[adapters]'): {e}") from None
+    if args.preset is None:
+        args.preset = exploit.default_preset()
     if args.preset not in exploit.PRESETS:
         raise BluffsimError(f"--preset {args.preset!r}: available: {', '.join(exploit.PRESETS)}")
     marks = exploit_marks(args.iterations, args.checkpoints)
