@@ -324,6 +324,21 @@ def _check_readable(path: Path) -> None:
                            "rebuild it (--resume only rebuilds the report of a complete run)")
 
 
+def run_game(out: Path) -> str:
+    """The game id of the run in ``out``, from its ``config.json`` (else ``manifest.json``): the
+    report reads it, never guesses it from the tables' columns.  ``ResultsError`` names the file
+    when neither holds it."""
+    for name in ("config.json", "manifest.json"):
+        try:
+            game = json.loads((Path(out) / name).read_text(encoding="utf-8"))["config"]["game"]
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+        if isinstance(game, str):
+            return game
+    raise ResultsError(f"cannot read the game id from {str(Path(out) / 'config.json')!r} (nor "
+                       "manifest.json): not a bluffsim results dir, or a corrupt one")
+
+
 def _unreadable(path: Path, e: Exception) -> str:
     first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
     return (f"cannot read {str(path)!r} ({first}); the file is corrupt or not parquet: rerun "
