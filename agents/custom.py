@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import AgentError, Traits
+from agents.base import REGISTRY, AgentError, Traits
 
 SPEC_SEP = ":"
 
@@ -66,8 +66,6 @@ def import_class(spec: str) -> type:
 
 def register(name: str, cls: type) -> None:
     """Make ``cls`` available as agent ``name`` (``agents.make``, configs in this process)."""
-    import agents
-
     if not isinstance(name, str) or not name or SPEC_SEP in name:
         raise AgentContractError(f"register: name {name!r} must be a non-empty string without ':'")
     if not isinstance(cls, type) or not callable(getattr(cls, "act", None)):
@@ -75,7 +73,7 @@ def register(name: str, cls: type) -> None:
     games = declared_games(f"register({name!r}, ...)", cls)
     import bluffsim
 
-    agents.REGISTRY[name] = {g: cls for g in (games or bluffsim.list_games())}
+    REGISTRY[name] = {g: cls for g in (games or bluffsim.list_games())}
     REGISTERED[name] = cls
 
 

@@ -101,7 +101,8 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--seats", default=None,
                     help="comma-separated seats, one per player: human or an agent name with "
                          "optional parameters, e.g. human,heuristic:bluff=0.3,counting "
-                         "(default human,counting,heuristic; with --watch counting,heuristic,random)")
+                         "(default: the game's, e.g. human,counting,heuristic; with --watch "
+                         "counting,heuristic,random)")
     pl.add_argument("--seed", type=int, help="game seed 0..2**64-1 (default: a random one, printed)")
     pl.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE",
                     help="a rules option, e.g. --rule starting_tokens=3 (repeatable)")
@@ -113,7 +114,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     ex = sub.add_parser("exploit", help="NashConv of the agents and of CFR on a small preset "
                                         "(needs the 'adapters' extra)")
-    ex.add_argument("--preset", default="qdv-small", help="qdv-tiny or qdv-small")
+    ex.add_argument("--preset", default=None,
+                    help="a preset of a game's spec (exploit_presets; default: the one marked "
+                         "default, e.g. qdv-small)")
     ex.add_argument("--iterations", type=int, default=300, help="CFR iterations (at least 1)")
     ex.add_argument("--checkpoints", default=None,
                     help="also report CFR at these iteration counts, each 1..ITERATIONS "
@@ -190,7 +193,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                               keep_shards=args.keep_shards), exp.out_dir)
         return 0
     if not args.quiet:
-        from bluffsim.tournament.results import check_output
+        from bluffsim.tournament.output import check_output
 
         check_output(exp, args.resume, args.force)   # a bad --out fails before the config shows
         print(f"# resolved config (saved to {exp.out_dir}/config.json)\n{exp.to_toml()}")
@@ -202,8 +205,9 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def cmd_report(args: argparse.Namespace) -> int:
     """``bluffsim report DIR``."""
+    from bluffsim.analysis.sweeps import build_sweep_report
     from bluffsim.tournament import build_report
-    from bluffsim.tournament.sweep import build_sweep_report, is_sweep_dir
+    from bluffsim.tournament.sweep import is_sweep_dir
 
     out = Path(args.results)
     if is_sweep_dir(out):
@@ -298,7 +302,7 @@ def cmd_play(args: argparse.Namespace) -> int:
             options[name.strip()] = tomllib.loads(f"v = {value}")["v"]
         except tomllib.TOMLDecodeError:
             options[name.strip()] = value
-    seats = args.seats or ("counting,heuristic,random" if args.watch else "human,counting,heuristic")
+    seats = args.seats or bluffsim.spec(args.game).terminal_seats(watch=args.watch)
     return play_in_terminal(args.game, seats, args.seed, options, watch=args.watch,
                             delay=max(args.delay, 0.0))
 
@@ -309,6 +313,8 @@ def cmd_exploit(args: argparse.Namespace) -> int:
         from bluffsim.adapters import exploit
     except ImportError as e:
         raise BluffsimError(f"needs the 'adapters' extra (pip install -e '.[adapters]'): {e}") from None
+    if args.preset is None:
+        args.preset = exploit.default_preset()
     if args.preset not in exploit.PRESETS:
         raise BluffsimError(f"--preset {args.preset!r}: available: {', '.join(exploit.PRESETS)}")
     marks = exploit_marks(args.iterations, args.checkpoints)

@@ -18,6 +18,9 @@ from bluffsim.tournament.schedule import SCHEDULE_STREAM
 gym = pytest.importorskip("gymnasium", reason="needs gymnasium (the 'adapters' or 'learn' extra)")
 from bluffsim.adapters.gymnasium import env, placement_rewards, vector_env  # noqa: E402
 
+# the games whose spec declares `settled` (the env's end_when_out)
+SETTLED_GAMES = [g for g in bluffsim.list_games() if bluffsim.spec(g).settled is not None]
+
 
 def learner_policy(x: np.ndarray, mask: np.ndarray) -> np.ndarray:
     """A deterministic learner that depends on the observation: legal action number hash(x) % n."""
@@ -101,7 +104,7 @@ def test_vector_env_plays_the_engine_games_of_its_seed():
         assert rewards[i] == pytest.approx(reward)
 
 
-@pytest.mark.parametrize("game_id", ["qdv", "veru"])
+@pytest.mark.parametrize("game_id", SETTLED_GAMES)
 def test_end_when_out_stops_at_the_learners_exit_with_the_full_games_reward(game_id):
     """end_when_out: the episode is the engine game's learner decisions, and its reward and
     placement are those of the whole game played to the end (the learner's place is settled)."""
@@ -157,7 +160,7 @@ def test_settled_placements_match_the_final_ones_on_random_games():
     the final placements do (random games on the engine, every seat checked)."""
     from bluffsim.adapters.gymnasium import SETTLED, score_placements
 
-    for game_id in ("qdv", "veru"):
+    for game_id in SETTLED:
         game = bluffsim.make(game_id, 4)
         n = 64
         st = game.init(np.arange(n, dtype=np.uint64) + 100)

@@ -14,7 +14,8 @@ import pytest
 
 import bluffsim
 from bluffsim.api import BluffsimError
-from bluffsim.play import Event, SeatSpec, TerminalGame, display_for, parse_seats
+from bluffsim.games.display import Event
+from bluffsim.play import SeatSpec, TerminalGame, display_for, parse_seats
 
 PROMPT = r"your move \(0-\d+, name, q\): "
 

@@ -22,7 +22,7 @@ warnings.simplefilter("error", RuntimeWarning)  # os.fork() with JAX loaded warn
 from bluffsim.tournament.config import load_raw, parse_config
 from bluffsim.tournament.executors import pool_start_method
 from bluffsim.tournament.experiment import run_experiment
-from bluffsim.tournament.results import results_digest
+from bluffsim.results import results_digest
 raw = load_raw("experiments/quickstart.toml")
 with tempfile.TemporaryDirectory() as tmp:
     raw["experiment"]["games"] = 40

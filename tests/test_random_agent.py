@@ -35,7 +35,7 @@ def test_same_choices_as_the_numpy_formula_on_random_masks() -> None:
         assert agent.act(None, wide[:, :width], rng).tolist() == got.tolist()
 
 
-@pytest.mark.parametrize("game_id", ["qdv", "veru", "legumes"])
+@pytest.mark.parametrize("game_id", bluffsim.list_games())
 def test_same_choices_in_play_for_every_game(game_id: str) -> None:
     game = bluffsim.make(game_id, 4)
     agent = agents.make("random", game)

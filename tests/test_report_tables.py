@@ -85,7 +85,7 @@ def test_plots_carry_the_run_in_the_title_one_agent_order_and_the_chance_line(tm
     rounds = pd.read_parquet(out / "rounds.parquet")
     from bluffsim.tournament.experiment import report_tables, run_title
 
-    tables = report_tables(games, rounds)
+    tables = report_tables(games, rounds, "qdv")
     title = run_title(out, tables)
     assert title == "t-qdv · qdv, 3 players, 60 games"
     order = seats.agent_order(tables["summary"])
@@ -113,12 +113,12 @@ def test_tables_from_chunks_equal_tables_from_one_frame(tmp_path):
     out = run_game(tmp_path, "legumes", games=120, plots_too=False)
     games = pd.read_parquet(out / "games.parquet")
     rounds = pd.read_parquet(out / "rounds.parquet")
-    whole = report_tables(games, rounds)
+    whole = report_tables(games, rounds, "legumes")
     cuts = [0, 7, 50, 51, 120]
     chunks = [games[(games["game"] >= a) & (games["game"] < b)]
               for a, b in zip(cuts[:-1], cuts[1:], strict=True)]
     rchunks = [rounds.iloc[:100], rounds.iloc[100:]]
-    parts = report_tables(iter(chunks), iter(rchunks))
+    parts = report_tables(iter(chunks), iter(rchunks), "legumes")
     for name in ("summary", "seats", "lengths", "bluff", "head_to_head_ci", "placements"):
         pd.testing.assert_frame_equal(whole[name], parts[name], check_dtype=False)
     per_game = games.drop_duplicates("game")

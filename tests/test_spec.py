@@ -73,9 +73,9 @@ def test_rounds_without_agent_columns_get_them_from_the_games_table(game_id: str
     """Older results (written before a seat column was named) get the same bluff table."""
     spec = bluffsim.spec(game_id)
     games, rounds = random_shard(game_id, seed=4)
-    full = seats.bluff_table(rounds, games)
+    full = seats.bluff_table(rounds, games, game=game_id)
     old = rounds.drop(columns=[f"{c}_agent" for c in spec.seat_columns])
-    pd.testing.assert_frame_equal(seats.bluff_table(old, games), full)
+    pd.testing.assert_frame_equal(seats.bluff_table(old, games, game=game_id), full)
     assert "claims_checked" in full and full["claims_checked"].sum() > 0
 
 

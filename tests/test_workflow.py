@@ -459,7 +459,7 @@ def test_merge_streams_one_shard_at_a_time(tmp_path, monkeypatch):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from bluffsim.tournament import results
+    from bluffsim import results
 
     out = tmp_path / "o"
     conf = toml(tmp_path)
@@ -488,8 +488,8 @@ def test_merge_streams_one_shard_at_a_time(tmp_path, monkeypatch):
 
 
 def test_report_reads_whole_games_in_bounded_chunks(tmp_path):
+    from bluffsim.results import iter_chunks
     from bluffsim.tournament.experiment import build_report
-    from bluffsim.tournament.results import iter_chunks
 
     out = tmp_path / "o"
     assert main(["run", str(toml(tmp_path)), "--out", str(out), "--quiet", "--games", "200",

@@ -27,16 +27,18 @@
   in [-1, 1] and summing to zero over the seats (as ``bluffsim.adapters.single``);
   ``reward="win"`` gives 1.0 for a (shared) first place, else 0.0.  ``terminated`` = the game
   ended by its rules; ``truncated`` = it hit the engine's safety cap.
-* **Leaving early** (``end_when_out=True``; qdv and veru, ``SETTLED``): the learner's episode ends
-  (``terminated``) on the step at which its final place becomes fixed while the game goes on —
+* **Leaving early** (``end_when_out=True``; games whose spec has ``settled``, e.g. qdv and veru):
+  the learner's episode ends (``terminated``) on the step at which its final place becomes fixed
+  while the game goes on —
   qdv: its tokens hit 0 (everyone with tokens will rank above it, the seats out before it below,
   seats out at the same event share its place); veru: it went out with its place.  The reward is
   then exactly the placement reward of the whole game (the rest cannot change it; a test plays the
   games to the end), ``final_info["placement"]`` its settled place, and the slot deals the next
   game at once instead of playing the others' tail.  Off by default: episodes are whole games.
-* **Shaping** (``shaping=c``; qdv, ``POTENTIALS``): every learner step also earns ``c`` times the
-  change of a potential, the learner's share of the tokens in play (``tokens[learner] /
-  sum(tokens)``) between its decision and the next one (or the end: 1 for the winner, 0 once out).
+* **Shaping** (``shaping=c``; games whose spec has a ``potential``, e.g. qdv): every learner step
+  also earns ``c`` times the change of a potential, the learner's share of the tokens in play
+  (``tokens[learner] / sum(tokens)``) between its decision and the next one (or the end: 1 for
+  the winner, 0 once out).
   Over an episode this adds ``c * (final share - share at the first decision)``, a credit for
   tokens kept that points the same way as the placement; ``0.0`` (default) leaves the placement
   reward alone.  Evaluations (``bluffsim run``) always score by placements.
@@ -48,7 +50,7 @@
   first learner decision of the next game.  So every action sent is a real decision.
 * **Seeding.** ``reset(seed=s)`` plays the games ``0, 1, 2, ...`` of seed ``s`` in the order they are
   dealt (slots ``0..N-1`` at reset, then finished slots in index order): game ``j`` has bluffsim
-  seed ``rng.words(s, SCHEDULE_STREAM, j)``, the seed of game ``j`` of ``bluffsim run`` with
+  seed ``rng.words(s, Stream.SCHEDULE, j)``, the seed of game ``j`` of ``bluffsim run`` with
   ``seed = s`` (without duplicate deals).  ``reset()`` without a seed continues that sequence
   (first call: ``s`` from the env's ``np_random``).  A game that ends before the learner's first
   decision (possible only through elimination by others) is skipped; the next game is dealt.
@@ -71,7 +73,6 @@ from bluffsim import api
 from bluffsim import rng as brng
 from bluffsim.api import IllegalActionError, State
 from bluffsim.rng import AgentRNG
-from bluffsim.tournament.schedule import SCHEDULE_STREAM
 
 Opponent = Any  # an agent name, an ``agents.Agent`` or a callable on the flat tensor
 REWARDS = api.REWARD_KINDS
@@ -96,34 +97,15 @@ def put(state: State, idx: np.ndarray, sub: State) -> None:
             v[idx] = getattr(sub, f.name)
 
 
-def _qdv_settled(st: State, rows: np.ndarray, seats: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """qdv: a seat with 0 tokens is out, its place fixed (everyone with tokens ranks above it, the
-    seats that hit 0 earlier below, the same event shares): pseudo placements from that order."""
-    tok = st.tokens[rows].astype(np.int64)
-    score = np.where(tok > 0, np.int64(1) << 40, st.zero_time[rows].astype(np.int64))
-    return tok[np.arange(rows.size), seats] == 0, score
-
-
-def _veru_settled(st: State, rows: np.ndarray, seats: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """veru: a seat that went out has its place; the seats still playing all place after it."""
-    out = st.out[rows].astype(bool)
-    score = np.where(out, -st.place[rows].astype(np.int64), -np.int64(st.place.shape[1] + 1))
-    return out[np.arange(rows.size), seats], score
-
-
-def _qdv_potential(st: State, rows: np.ndarray, seats: np.ndarray) -> np.ndarray:
-    """qdv: the seat's share of the tokens in play (1 for the last player with tokens)."""
-    tok = st.tokens[rows].astype(np.float64)
-    return (tok[np.arange(rows.size), seats] / np.maximum(tok.sum(axis=1), 1.0)).astype(np.float32)
-
-
-SETTLED = {"qdv": _qdv_settled, "veru": _veru_settled}
-"""Per game: ``f(state, rows, seats) -> (settled bool[n], score int[n, P])`` — whether the seat's
-final place is already fixed while the game goes on, and a score per seat that orders every seat
-against it as the final placements will (higher = better).  Used by ``end_when_out``."""
-
-POTENTIALS = {"qdv": _qdv_potential}
-"""Per game: ``f(state, rows, seats) -> float32[n]``, the potential used by ``shaping``."""
+def __getattr__(name: str) -> Any:
+    """``SETTLED`` and ``POTENTIALS``: per game id, its spec's ``settled`` (used by
+    ``end_when_out``) and ``potential`` (used by ``shaping``), for the games that declare one
+    (``bluffsim.games.spec``); built on use, so importing this module imports no game."""
+    if name in ("SETTLED", "POTENTIALS"):
+        attr = "settled" if name == "SETTLED" else "potential"
+        return {g: getattr(bluffsim.spec(g), attr) for g in bluffsim.list_games()
+                if getattr(bluffsim.spec(g), attr) is not None}
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def score_placements(score: np.ndarray) -> np.ndarray:
@@ -172,12 +154,14 @@ class BluffsimVectorEnv(VectorEnv):
             raise ValueError(f"reward {reward!r}; allowed: {', '.join(REWARDS)}")
         if seat != "rotate" and not (isinstance(seat, int | np.integer) and 0 <= seat < players):
             raise ValueError(f"seat {seat!r}: give 0..{players - 1} or 'rotate'")
-        if end_when_out and game_id not in SETTLED:
+        spec = bluffsim.spec(game_id)
+        if end_when_out and spec.settled is None:
             raise ValueError(f"end_when_out: {game_id} has no seat that leaves before the end; "
-                             f"games with it: {', '.join(SETTLED)}")
-        if shaping and game_id not in POTENTIALS:
+                             f"games with it: {', '.join(__getattr__('SETTLED'))}")
+        if shaping and spec.potential is None:
             raise ValueError(f"shaping: no potential for {game_id}; games with one: "
-                             f"{', '.join(POTENTIALS)}")
+                             f"{', '.join(__getattr__('POTENTIALS'))}")
+        self._settled_fn, self._potential_fn = spec.settled, spec.potential
         self.end_when_out, self.shaping = bool(end_when_out), float(shaping)
         self.game = bluffsim.make(game_id, players, **rules_options)
         self.game_id, self.num_players = game_id, players
@@ -213,7 +197,7 @@ class BluffsimVectorEnv(VectorEnv):
         """Give ``rows`` the next games of the sequence: seeds, learner seat, opponent seats."""
         j = self.next_game + np.arange(rows.size, dtype=np.int64)
         self.next_game += rows.size
-        seeds = brng.words(np.uint64(self.base_seed), SCHEDULE_STREAM, j.astype(np.uint64), 0)
+        seeds = brng.words(np.uint64(self.base_seed), brng.Stream.SCHEDULE, j.astype(np.uint64), 0)
         self.game_index[rows], self.game_seeds[rows] = j, seeds
         p = self.num_players
         learner = j % p if self.seat_mode == "rotate" else np.full(rows.size, int(self.seat_mode))
@@ -234,7 +218,7 @@ class BluffsimVectorEnv(VectorEnv):
             rows = rows[self._over()[rows]]
         if self.shaping:
             every = np.arange(self.num_envs)
-            self.phi[:] = POTENTIALS[self.game_id](self.state, every, self.learner)
+            self.phi[:] = self._potential_fn(self.state, every, self.learner)
 
     def _play_opponents(self) -> None:
         """Step every game whose player to move is not the learner until all wait for the learner."""
@@ -265,7 +249,7 @@ class BluffsimVectorEnv(VectorEnv):
         st = self.state
         if not self.end_when_out:
             return np.zeros(self.num_envs, bool)
-        settled, _ = SETTLED[self.game_id](st, np.arange(self.num_envs), self.learner)
+        settled, _ = self._settled_fn(st, np.arange(self.num_envs), self.learner)
         return settled & ~st.done
 
     def _over(self) -> np.ndarray:
@@ -332,13 +316,13 @@ class BluffsimVectorEnv(VectorEnv):
             place = st.placements[ended].astype(np.int64)
             early = settled[ended]
             if early.any():  # out early: placements that order every seat against the learner
-                _, score = SETTLED[self.game_id](st, ended[early], self.learner[ended[early]])
+                _, score = self._settled_fn(st, ended[early], self.learner[ended[early]])
                 place[early] = score_placements(score)
             reward[ended] = placement_rewards(place, self.learner[ended], self.reward_kind)
             placement[ended] = place[np.arange(ended.size), self.learner[ended]]
         if self.shaping:
             every = np.arange(self.num_envs)
-            phi = POTENTIALS[self.game_id](st, every, self.learner)
+            phi = self._potential_fn(st, every, self.learner)
             reward += self.shaping * (phi - self.phi)
             self.phi = phi
         terminated, truncated = st.terminated | settled, st.truncated & ~settled
@@ -501,7 +485,7 @@ if __name__ == "__main__":  # python -m bluffsim.adapters.gymnasium [game] [play
     for opp in ("random", "heuristic", "counting"):
         print(f"  vector env, {n} games, learner vs {opp}: "
               f"{throughput(gid, n, opp, num_players=players, cpu=per_cpu):,.0f}")
-    if gid in SETTLED and players > 2:
+    if bluffsim.spec(gid).settled is not None and players > 2:
         for opp in ("random", "heuristic", "counting"):
             print(f"  vector env, {n} games, learner vs {opp}, end_when_out: "
                   f"{throughput(gid, n, opp, num_players=players, cpu=per_cpu, end_when_out=True):,.0f}")

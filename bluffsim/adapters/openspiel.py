@@ -73,7 +73,7 @@ def max_game_length(single: SingleGame) -> int:
 class BluffsimGame(pyspiel.Game):
     """A bluffsim game as an OpenSpiel Python game (module docstring)."""
 
-    def __init__(self, params: dict[str, Any] | None = None, game_id: str = "qdv"):
+    def __init__(self, params: dict[str, Any] | None = None, *, game_id: str):
         params = params or {}
         game_type = _game_type(game_id)
         spec = game_type.parameter_specification
@@ -287,7 +287,7 @@ def _game_class(game_id: str) -> type[BluffsimGame]:
     """A ``BluffsimGame`` subclass fixed to one game id (OpenSpiel registers classes)."""
 
     def __init__(self: BluffsimGame, params: dict[str, Any] | None = None) -> None:
-        BluffsimGame.__init__(self, params, game_id)
+        BluffsimGame.__init__(self, params, game_id=game_id)
 
     return type(f"Bluffsim{game_id.capitalize()}Game", (BluffsimGame,), {"__init__": __init__})
 

@@ -25,14 +25,15 @@ def build_report(out: Path, games: pd.DataFrame | None = None,
     statistics use), so memory stays bounded whatever the number of games.
     Missing or corrupt files raise ``ResultsError`` naming the file.
     """
-    from bluffsim.tournament.results import OutputError, iter_chunks
+    from bluffsim.results import OutputError, iter_chunks, run_game
 
     out = Path(out)
+    game = run_game(out)
     game_chunks = (iter_chunks(out / "games.parquet", GAME_COLUMNS) if games is None
                    else [games])
-    round_chunks = (iter_chunks(out / "rounds.parquet", seats.BluffTotals.columns(),
+    round_chunks = (iter_chunks(out / "rounds.parquet", seats.BluffTotals.columns(game),
                                 whole_games=False) if rounds is None else [rounds])
-    tables = report_tables(game_chunks, round_chunks)
+    tables = report_tables(game_chunks, round_chunks, game)
     try:
         for name, table in tables.items():
             if not table.empty and name != "convergence":
@@ -45,17 +46,19 @@ def build_report(out: Path, games: pd.DataFrame | None = None,
 
 
 def report_tables(games: pd.DataFrame | Iterable[pd.DataFrame],
-                  rounds: pd.DataFrame | Iterable[pd.DataFrame]) -> dict[str, pd.DataFrame]:
+                  rounds: pd.DataFrame | Iterable[pd.DataFrame], game: str
+                  ) -> dict[str, pd.DataFrame]:
     """Every table of a results dir by CSV name, from games (one DataFrame or chunks of
-    whole games) and rounds (one DataFrame or chunks), in one pass over each."""
+    whole games) and rounds (one DataFrame or chunks) of game ``game`` (its id, from the
+    results: ``bluffsim.results.run_game``), in one pass over each."""
     totals, shape = stats.GameTotals(), seats.ShapeTotals()
     one = None
     for chunk in ([games] if isinstance(games, pd.DataFrame) else games):
         totals.add(chunk)
         shape.add(chunk)
         one = chunk if isinstance(games, pd.DataFrame) else None
-    bluff = seats.bluff_table(rounds, one) if isinstance(rounds, pd.DataFrame) else \
-        seats.BluffTotals.of(rounds).table()
+    bluff = seats.bluff_table(rounds, one, game=game) if isinstance(rounds, pd.DataFrame) else \
+        seats.BluffTotals.of(rounds, game).table()
     return {"summary": totals.summary(), "head_to_head": totals.head_to_head(),
             "head_to_head_ci": seats.head_to_head_ci(*totals.pair_arrays()),
             "ratings": totals.bradley_terry(), "bluff": bluff, "seats": shape.seat_table(),

@@ -29,21 +29,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from bluffsim.analysis.stats import wilson_interval
+from bluffsim.analysis.stats import GameTotals, wilson_interval, win_kinds
 
 QUANTILES = (0.1, 0.25, 0.5, 0.75, 0.9, 0.99)
 WIN_COLUMNS = ["games", "wins", "outright_wins", "shared_wins", "win_rate", "ci_low", "ci_high",
                "win_share"]
-
-
-def win_kinds(games: pd.DataFrame) -> pd.DataFrame:
-    """``games`` (whole games) with ``outright`` (sole first place), ``shared`` (first place
-    shared) and ``win_share`` (1/k for k first places) columns added."""
-    first = games["placement"].to_numpy() == 1
-    n_first = pd.Series(first, index=games.index).groupby(games["game"].to_numpy()).transform(
-        "sum").to_numpy()
-    return games.assign(outright=first & (n_first == 1), shared=first & (n_first > 1),
-                        win_share=np.where(first, 1.0 / np.maximum(n_first, 1), 0.0))
 
 
 def _sums(kinds: pd.DataFrame, by: str | list[str]) -> pd.DataFrame:
@@ -219,8 +209,6 @@ def head_to_head_ci(agents: list[str], w: np.ndarray, n: np.ndarray) -> pd.DataF
 
 def head_to_head_long(games: pd.DataFrame | Iterable[pd.DataFrame]) -> pd.DataFrame:
     """``head_to_head_ci`` of games (one DataFrame or chunks of whole games)."""
-    from bluffsim.analysis.stats import GameTotals
-
     return head_to_head_ci(*GameTotals.of(games).pair_arrays())
 
 
@@ -233,18 +221,21 @@ class BluffTotals:
     - ``claims_checked``, ``claims_false`` (+ CI): the agent's own claims an
       opponent checked, and the share found false (veru: the claimant of the
       checked card; legumes: the accused; qdv: the final bidder of the round);
-    - qdv also ``final_bids`` and ``bid_above_own_evidence``.
+    - the game's ``round_metrics`` (its spec), e.g. qdv's ``final_bids`` and
+      ``bid_above_own_evidence``.
 
     Agents come from the rounds' ``<seat>_agent`` columns (``caller_agent``,
-    ``claimant_agent``, ``accused_agent``, ``bidder_agent``).
+    ``claimant_agent``, ``accused_agent``, ``bidder_agent``).  The game is named by its id
+    (read from the results, never guessed from the columns).
     """
 
     @staticmethod
-    def columns() -> list[str]:
-        """The rounds.parquet columns these totals read (from the games' specs)."""
-        return _round_columns()
+    def columns(game: str) -> list[str]:
+        """The rounds.parquet columns these totals read (from the game's spec)."""
+        return _round_columns(game)
 
-    def __init__(self) -> None:
+    def __init__(self, game: str) -> None:
+        self.game = game
         self.sums = pd.DataFrame(dtype=float)
 
     def add(self, rounds: pd.DataFrame) -> BluffTotals:
@@ -258,27 +249,28 @@ class BluffTotals:
         right = r["call_right"].astype(bool)
         parts = [pd.DataFrame({"calls": right.groupby(r["caller_agent"]).size(),
                                "calls_right": right.groupby(r["caller_agent"]).sum()})]
-        spec = _claim_spec(r)
-        if spec is not None:
+        spec = _spec(self.game)
+        if f"{spec.claim_seat}_agent" in r and all(c in r for c in spec.claim_columns):
             who = spec.claim_seat
             rc = r[r[who].astype(np.int64) >= 0]
             false = spec.claim_false(rc)
             parts.append(pd.DataFrame({"claims_checked": false.groupby(rc[f"{who}_agent"]).size(),
                                        "claims_false": false.groupby(rc[f"{who}_agent"]).sum()}))
-        if "bidder_own" in rounds:
-            bids = rounds[rounds["bidder"].astype(np.int64) >= 0]
-            over = bids["bid_count"] > bids["bidder_own"]
-            parts.append(pd.DataFrame({"final_bids": over.groupby(bids["bidder_agent"]).size(),
-                                       "bid_above_own_evidence": over.groupby(
-                                           bids["bidder_agent"]).sum()}))
+        for m in spec.round_metrics:
+            if not all(c in rounds for c in m.columns):
+                continue
+            bids = rounds[rounds[m.seat].astype(np.int64) >= 0]
+            over = m.flag(bids)
+            parts.append(pd.DataFrame({m.count: over.groupby(bids[f"{m.seat}_agent"]).size(),
+                                       m.share: over.groupby(bids[f"{m.seat}_agent"]).sum()}))
         part = pd.concat(parts, axis=1).astype(float)
         self.sums = part if self.sums.empty else self.sums.add(part, fill_value=0)
         return self
 
     @classmethod
-    def of(cls, rounds: pd.DataFrame | Iterable[pd.DataFrame]) -> BluffTotals:
-        """Totals of one DataFrame or of an iterable of chunks."""
-        tot = cls()
+    def of(cls, rounds: pd.DataFrame | Iterable[pd.DataFrame], game: str) -> BluffTotals:
+        """Totals of one DataFrame or of an iterable of chunks of game ``game``."""
+        tot = cls(game)
         for chunk in ([rounds] if isinstance(rounds, pd.DataFrame) else rounds):
             tot.add(chunk)
         return tot
@@ -289,14 +281,15 @@ class BluffTotals:
             return pd.DataFrame()
         t = self.sums.fillna(0)
         out = pd.DataFrame(index=t.index)
+        metrics = {m.share for m in _spec(self.game).round_metrics}   # shares without a CI
         for n, k in (("calls", "calls_right"), ("claims_checked", "claims_false"),
-                     ("final_bids", "bid_above_own_evidence")):
+                     *((m.count, m.share) for m in _spec(self.game).round_metrics)):
             if n not in t:
                 continue
             out[n] = t[n].astype(np.int64)
             with np.errstate(invalid="ignore", divide="ignore"):
                 out[k] = np.where(t[n] > 0, t[k] / t[n], np.nan)
-            if k != "bid_above_own_evidence":
+            if k not in metrics:
                 out[f"{k}_ci_low"], out[f"{k}_ci_high"] = wilson_interval(t[k].to_numpy(),
                                                                           t[n].to_numpy())
         out.index.name = "agent"
@@ -304,18 +297,19 @@ class BluffTotals:
 
 
 def bluff_table(rounds: pd.DataFrame | Iterable[pd.DataFrame],
-                games: pd.DataFrame | None = None) -> pd.DataFrame:
-    """Per-agent checks and claims (see ``BluffTotals``).  Rounds written before the runner
-    named every seat column's agent (e.g. legumes' ``accused``) get them from ``games``."""
+                games: pd.DataFrame | None = None, *, game: str) -> pd.DataFrame:
+    """Per-agent checks and claims of game ``game`` (see ``BluffTotals``).  Rounds written
+    before the runner named every seat column's agent (e.g. legumes' ``accused``) get them
+    from ``games``."""
     if isinstance(rounds, pd.DataFrame) and games is not None and not rounds.empty:
-        rounds = with_seat_agents(rounds, games)
-    return BluffTotals.of(rounds).table()
+        rounds = with_seat_agents(rounds, games, game)
+    return BluffTotals.of(rounds, game).table()
 
 
-def with_seat_agents(rounds: pd.DataFrame, games: pd.DataFrame) -> pd.DataFrame:
-    """``rounds`` with an ``<column>_agent`` column for every seat column of the games' specs
+def with_seat_agents(rounds: pd.DataFrame, games: pd.DataFrame, game: str) -> pd.DataFrame:
+    """``rounds`` with an ``<column>_agent`` column for every seat column of the game's spec
     that lacks one, looked up in ``games`` (one row per game and seat)."""
-    for col in _seat_columns():
+    for col in _spec(game).seat_columns:
         if col not in rounds or f"{col}_agent" in rounds:
             continue
         key = games[["game", "seat", "agent"]].rename(columns={"seat": col, "agent": f"{col}_agent"})
@@ -325,30 +319,20 @@ def with_seat_agents(rounds: pd.DataFrame, games: pd.DataFrame) -> pd.DataFrame:
     return rounds
 
 
-def _specs() -> list:
+def _spec(game: str) -> Any:
     import bluffsim
 
-    return [bluffsim.spec(g) for g in bluffsim.list_games()]
+    return bluffsim.spec(game)
 
 
-def _seat_columns() -> list[str]:
-    """Every seat column of every game's round records, once each, in declaration order."""
-    return list(dict.fromkeys(c for s in _specs() for c in s.seat_columns))
-
-
-def _round_columns() -> list[str]:
-    """The rounds.parquet columns ``BluffTotals`` reads (from the games' specs)."""
-    cols = ["call", "call_right", "bid_count", "bidder_own"]
-    for s in _specs():
-        cols += [c for seat in s.seat_columns for c in (seat, f"{seat}_agent")]
-        cols += list(s.claim_columns)
+def _round_columns(game: str) -> list[str]:
+    """The rounds.parquet columns ``BluffTotals`` reads (from the game's spec)."""
+    s = _spec(game)
+    cols = ["call", "call_right"]
+    cols += [c for seat in s.seat_columns for c in (seat, f"{seat}_agent")]
+    cols += list(s.claim_columns)
+    cols += [c for m in s.round_metrics for c in (m.seat, f"{m.seat}_agent", *m.columns)]
     return list(dict.fromkeys(cols))
-
-
-def _claim_spec(rounds: pd.DataFrame) -> Any:
-    """The spec of the game whose claim columns these rounds carry (None if none does)."""
-    return next((s for s in _specs() if f"{s.claim_seat}_agent" in rounds
-                 and all(c in rounds for c in s.claim_columns)), None)
 
 
 def agent_order(summary: pd.DataFrame) -> list[str]:

@@ -49,6 +49,16 @@ def wilson_interval(wins: np.ndarray, n: np.ndarray, z: float = Z95) -> tuple[np
     return lo, hi
 
 
+def win_kinds(games: pd.DataFrame) -> pd.DataFrame:
+    """``games`` (whole games) with ``outright`` (sole first place), ``shared`` (first place
+    shared) and ``win_share`` (1/k for k first places) columns added."""
+    first = games["placement"].to_numpy() == 1
+    n_first = pd.Series(first, index=games.index).groupby(games["game"].to_numpy()).transform(
+        "sum").to_numpy()
+    return games.assign(outright=first & (n_first == 1), shared=first & (n_first > 1),
+                        win_share=np.where(first, 1.0 / np.maximum(n_first, 1), 0.0))
+
+
 class GameTotals:
     """Per-agent sums over ``games`` chunks (each chunk holds whole games, in game order).
 
@@ -75,8 +85,6 @@ class GameTotals:
         """Add a chunk of whole games; returns self."""
         if games.empty:
             return self
-        from bluffsim.analysis.seats import win_kinds
-
         games = win_kinds(games)
         g = games.groupby("agent", sort=True)
         part = pd.DataFrame({"games": g.size(), "wins": g["outright"].sum(),

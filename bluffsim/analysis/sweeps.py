@@ -9,6 +9,7 @@ combination of the other keys.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +41,7 @@ def point_tables(point_dir: str | Path) -> tuple[pd.DataFrame, pd.DataFrame]:
 def read_meta(root: str | Path) -> dict[str, Any]:
     """``sweep.json`` of a sweep dir; a missing, corrupt or foreign file is a one-line
     ``ResultsError`` naming it."""
-    from bluffsim.tournament.results import ResultsError
+    from bluffsim.results import ResultsError
 
     path = Path(root) / "sweep.json"
     try:
@@ -97,3 +98,41 @@ def sweep_title(root: str | Path) -> str:
         return str(meta.get("name", ""))
     per = f"{games.pop():,} games per point" if len(games) == 1 else "games per point vary"
     return f"{cfg['name']} · {cfg['game']}, {cfg['players']} players, {per}"
+
+
+def build_sweep_report(root: str | Path, plots_too: bool = True,
+                       rebuild_points: bool = False) -> pd.DataFrame:
+    """(Re)build ``sweep.parquet``, ``sweep.csv``, ``sweep_seats.csv`` and the sweep plots
+    from the point dirs (with ``rebuild_points`` each point's own report too)."""
+    from bluffsim.analysis.report import build_report
+    from bluffsim.results import OutputError
+
+    root = Path(root)
+    meta = read_meta(root)
+    for pt in meta["points"]:
+        if not (root / pt["dir"] / "games.parquet").is_file():
+            raise OutputError(f"{str(root / pt['dir'])!r} holds no games.parquet: the sweep is "
+                              "unfinished; rerun it with --resume")
+        if rebuild_points or not (root / pt["dir"] / "seats.csv").is_file():
+            build_report(root / pt["dir"], plots_too=plots_too)
+    table, seat_table = load_sweep(root)
+    table.to_parquet(root / "sweep.parquet", index=False)
+    table.to_csv(root / "sweep.csv", index=False)
+    seat_table.to_csv(root / "sweep_seats.csv", index=False)
+    if plots_too:
+        import matplotlib.pyplot as plt
+
+        from bluffsim.analysis import plots
+
+        pdir = root / "plots"
+        pdir.mkdir(exist_ok=True)
+        title = sweep_title(root)
+        order = agent_order(table)
+        for key in table.attrs["keys"]:
+            safe = re.sub(r"[^A-Za-z0-9._-]", "_", key)
+            for fig, name in ((plots.sweep_lines(table, key, "win_rate", title, order), "sweep"),
+                              (plots.sweep_lines(seat_table, key, "win_rate", title, by="seat"),
+                               "sweep_seats")):
+                fig.savefig(pdir / f"{name}_{safe}.png", dpi=110)
+                plt.close(fig)
+    return table

@@ -25,18 +25,43 @@ README's "Adding a game".
 | `max_game_length` | rules -> an upper bound on the decisions of one game (its safety caps)    |
 | `streams`         | the `bluffsim.rng.Stream` names the game draws from                       |
 | `test_tables`     | (players, options, tag) the conformance suite runs the game at            |
+| `round_metrics`   | extra per-agent rates of the report's bluff table (`RoundMetric`s)        |
+| `play_seats`,     | `bluffsim play`'s default seats, and with `--watch` (default: a human, or |
+| `watch_seats`     | an agent, then `random` seats up to the default player count)             |
+| `settled`         | (state, rows, seats) -> (settled bool[n], score int[n, P]): whether a     |
+|                   | seat's final place is fixed while the game goes on, and a score per seat  |
+|                   | that orders every seat as the final placements will (higher = better);    |
+|                   | the Gymnasium env's `end_when_out` (None: the game has none)              |
+| `potential`       | (state, rows, seats) -> float32[n], the Gymnasium env's `shaping`         |
+|                   | potential (None: the game has none)                                       |
+| `exploit_presets` | (name, preset) pairs for `bluffsim exploit`: rules small enough for CFR   |
+|                   | (`players`, `deals`, `options`, optional `learned` weights file and       |
+|                   | `default` for the CLI's default preset)                                   |
 """
 
 from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
 
 # one conformance-suite table: players, rules options as (name, value) pairs, a tag for its id
 TestTable = tuple[int, tuple[tuple[str, Any], ...], str]
+
+
+@dataclass(frozen=True)
+class RoundMetric:
+    """An extra per-agent rate of the report's bluff table: rounds whose ``seat`` column holds a
+    seat (>= 0) count for that seat's agent in ``count``; ``share`` is the share where
+    ``flag(rounds)`` holds.  ``columns`` are the round-record columns ``flag`` reads."""
+
+    count: str
+    share: str
+    seat: str
+    flag: Callable[[Any], Any]
+    columns: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -58,6 +83,20 @@ class GameSpec:
     max_game_length: Callable[[Any], int]
     streams: tuple[str, ...]
     test_tables: tuple[TestTable, ...]
+    round_metrics: tuple[RoundMetric, ...] = ()
+    play_seats: str = ""
+    watch_seats: str = ""
+    settled: Callable[..., Any] | None = None
+    potential: Callable[..., Any] | None = None
+    exploit_presets: tuple[tuple[str, dict[str, Any]], ...] = field(default=(), hash=False)
+
+    def terminal_seats(self, watch: bool = False) -> str:
+        """``bluffsim play``'s default ``--seats`` (``watch``: for ``--watch``)."""
+        declared = self.watch_seats if watch else self.play_seats
+        if declared:
+            return declared
+        first = "random" if watch else "human"
+        return ",".join([first] + ["random"] * (self.players[2] - 1))
 
     @property
     def players(self) -> tuple[int, int, int]:

@@ -22,8 +22,10 @@ A training config (``bluffsim train CONFIG``, e.g. ``experiments/train_qdv.toml`
     vf_coef = 0.5
     max_grad_norm = 0.5
     reward = "zero_sum"     # or "win" (bluffsim.adapters.gymnasium)
-    end_when_out = false    # end the learner's episode once its place is settled (qdv, veru)
-    shaping = 0.0           # qdv: + shaping * change of the learner's share of the tokens in play
+    end_when_out = false    # end the learner's episode once its place is settled (games
+                            # whose spec declares `settled`, e.g. qdv, veru)
+    shaping = 0.0           # + shaping * change of the game's potential (its spec's `potential`;
+                            # qdv: the learner's share of the tokens in play)
     checkpoint_every = 10   # iterations between checkpoints (out/checkpoint.npz)
     snapshot_every = 25     # iterations between frozen copies added to the opponent pool
     out = "results/train_qdv_2p"              # checkpoints, log.csv
@@ -123,15 +125,13 @@ class TrainConfig:
                f"\"rotate\" or a seat 0..{self.players - 1}")
         _check(self.minibatches <= self.envs * self.rollout, "train.minibatches", self.minibatches,
                f"at most envs * rollout = {self.envs * self.rollout} (decisions per iteration)")
-        try:   # which games support them (the env's tables; skipped without the extra)
-            from bluffsim.adapters.gymnasium import POTENTIALS, SETTLED
-        except ImportError:
-            pass
-        else:
-            _check(not self.end_when_out or self.game in SETTLED, "train.end_when_out",
-                   self.end_when_out, f"false, or true with the games {', '.join(SETTLED)}")
-            _check(not self.shaping or self.game in POTENTIALS, "train.shaping", self.shaping,
-                   f"0.0, or a number with the games {', '.join(POTENTIALS)}")
+        # which games support them: those whose spec declares ``settled`` / ``potential``
+        settled = [g for g in bluffsim.list_games() if bluffsim.spec(g).settled is not None]
+        potentials = [g for g in bluffsim.list_games() if bluffsim.spec(g).potential is not None]
+        _check(not self.end_when_out or self.game in settled, "train.end_when_out",
+               self.end_when_out, f"false, or true with the games {', '.join(settled)}")
+        _check(not self.shaping or self.game in potentials, "train.shaping", self.shaping,
+               f"0.0, or a number with the games {', '.join(potentials)}")
         self.check_schedule()
 
     def check_keys(self) -> None:
@@ -206,7 +206,8 @@ TRAIN: tuple[RunKey, ...] = (
     RunKey("reward", None, lambda v: v in REWARD_KINDS, " | ".join(f'"{k}"' for k in REWARD_KINDS),
            "reward kind"),
     _bool_key("end_when_out", "end the learner's episode once its place is settled"),
-    RunKey("shaping", None, _num, "a finite number", "token-share shaping (qdv)"),
+    RunKey("shaping", None, _num, "a finite number",
+           "potential shaping (games whose spec declares a potential)"),
     RunKey("seat", None, lambda v: v == "rotate" or (_is_int(v) and v >= 0),
            "\"rotate\" or a seat number", "the learner's seat"),
     _int_key("checkpoint_every", "iterations between checkpoints"),

@@ -20,19 +20,17 @@ from bluffsim.analysis.report import (  # noqa: F401
     write_plots,
 )
 from bluffsim.kernel_cache import note_if_cold
-from bluffsim.tournament.config import Experiment
-from bluffsim.tournament.executors import run_shards
-from bluffsim.tournament.results import (
-    check_output,
+from bluffsim.results import (
     done_shards,
     is_complete,
     merge_shards,
     output_lock,
-    prepare_output,
     remove_shards,
-    write_manifest,
     write_shard,
 )
+from bluffsim.tournament.config import Experiment
+from bluffsim.tournament.executors import run_shards
+from bluffsim.tournament.output import check_output, prepare_output, write_manifest
 from bluffsim.tournament.runner import schedule_of
 
 log = logging.getLogger("bluffsim.tournament")

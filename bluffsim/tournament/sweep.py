@@ -27,13 +27,11 @@ import dataclasses
 import itertools
 import json
 import logging
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import matplotlib.pyplot as plt
 import pandas as pd
 
 from bluffsim.tournament.config import ConfigError, Experiment, load_raw, parse_config
@@ -174,7 +172,7 @@ def run_sweep(sw: Sweep, resume: bool = False, progress: bool = True, force: boo
 
     ``resume`` finishes a sweep in the same dir (finished points are kept), ``force``
     replaces a previous sweep (only the files a sweep writes are deleted)."""
-    from bluffsim.tournament.results import OutputError, check_not_in_use, output_lock
+    from bluffsim.results import OutputError, check_not_in_use, output_lock
 
     root = sw.out_dir
     if root.exists() and not root.is_dir():
@@ -189,7 +187,7 @@ def run_sweep(sw: Sweep, resume: bool = False, progress: bool = True, force: boo
 
 def _check_sweep_dir(sw: Sweep, root: Path, resume: bool, force: bool, clear: bool = False) -> None:
     """Refuse a root the sweep may not use; with ``clear``, empty a previous sweep's files."""
-    from bluffsim.tournament.results import LOCK_FILE, OutputError
+    from bluffsim.results import LOCK_FILE, OutputError
 
     marker = root / "sweep.json"
     if root.is_dir() and any(p.name != LOCK_FILE for p in root.iterdir()):
@@ -210,8 +208,8 @@ def _check_sweep_dir(sw: Sweep, root: Path, resume: bool, force: bool, clear: bo
 
 def _run_points(sw: Sweep, root: Path, resume: bool, progress: bool,
                 keep_shards: bool) -> pd.DataFrame:
+    from bluffsim.results import OutputError, write_json
     from bluffsim.tournament.experiment import run_experiment
-    from bluffsim.tournament.results import OutputError, write_json
 
     marker = root / "sweep.json"
     try:
@@ -230,6 +228,8 @@ def _run_points(sw: Sweep, root: Path, resume: bool, progress: bool,
             print(f"# point {i} ({i + 1} of {len(sw.points)}): " + ", ".join(
                 f"{k} = {json.dumps(v)}" for k, v in sw.point_values(i).items()), flush=True)
         run_experiment(exp, resume=resume, progress=progress, keep_shards=keep_shards)
+    from bluffsim.analysis.sweeps import build_sweep_report
+
     return build_sweep_report(root, plots_too=sw.points[0].plots)
 
 
@@ -241,7 +241,7 @@ def clear_sweep(root: Path) -> None:
     through ``results.clear_run``, so nothing but bluffsim's own files goes)."""
     import shutil
 
-    from bluffsim.tournament.results import clear_run
+    from bluffsim.results import clear_run
 
     for name in SWEEP_FILES:
         (root / name).unlink(missing_ok=True)
@@ -259,7 +259,7 @@ def clear_sweep(root: Path) -> None:
 
 def point_finished(exp: Experiment) -> bool:
     """A point whose dir holds a whole run of this very config and its report."""
-    from bluffsim.tournament.results import is_complete
+    from bluffsim.results import is_complete
 
     out = exp.out_dir
     try:
@@ -282,44 +282,7 @@ def _jsonable(d: Any) -> Any:
     return json.loads(json.dumps(d, default=str))
 
 
-# ------------------------------------------------------------------ tables and plots
+# ------------------------------------------------------------------ a sweep dir
 def is_sweep_dir(path: str | Path) -> bool:
     """True for a dir written by a sweep (it holds ``sweep.json``)."""
     return (Path(path) / "sweep.json").is_file()
-
-
-def build_sweep_report(root: str | Path, plots_too: bool = True,
-                       rebuild_points: bool = False) -> pd.DataFrame:
-    """(Re)build ``sweep.parquet``, ``sweep.csv``, ``sweep_seats.csv`` and the sweep plots
-    from the point dirs (with ``rebuild_points`` each point's own report too)."""
-    from bluffsim.analysis import sweeps
-    from bluffsim.tournament.experiment import build_report
-    from bluffsim.tournament.results import OutputError
-
-    root = Path(root)
-    meta = sweeps.read_meta(root)
-    for pt in meta["points"]:
-        if not (root / pt["dir"] / "games.parquet").is_file():
-            raise OutputError(f"{str(root / pt['dir'])!r} holds no games.parquet: the sweep is "
-                              "unfinished; rerun it with --resume")
-        if rebuild_points or not (root / pt["dir"] / "seats.csv").is_file():
-            build_report(root / pt["dir"], plots_too=plots_too)
-    table, seat_table = sweeps.load_sweep(root)
-    table.to_parquet(root / "sweep.parquet", index=False)
-    table.to_csv(root / "sweep.csv", index=False)
-    seat_table.to_csv(root / "sweep_seats.csv", index=False)
-    if plots_too:
-        from bluffsim.analysis import plots
-
-        pdir = root / "plots"
-        pdir.mkdir(exist_ok=True)
-        title = sweeps.sweep_title(root)
-        order = sweeps.agent_order(table)
-        for key in table.attrs["keys"]:
-            safe = re.sub(r"[^A-Za-z0-9._-]", "_", key)
-            for fig, name in ((plots.sweep_lines(table, key, "win_rate", title, order), "sweep"),
-                              (plots.sweep_lines(seat_table, key, "win_rate", title, by="seat"),
-                               "sweep_seats")):
-                fig.savefig(pdir / f"{name}_{safe}.png", dpi=110)
-                plt.close(fig)
-    return table

@@ -3,7 +3,7 @@
 Each config beside this file (``qdv.toml``, ``legumes.toml``, ``veru.toml``: heuristic,
 counting and learned seats) is played through the real runner (``run_experiment``: shards,
 merge) at two batch sizes, and the content hash of its ``games.parquet`` / ``rounds.parquet``
-(``bluffsim.tournament.results.results_digest``) is compared with ``hashes.json``.  A game
+(``bluffsim.results.results_digest``) is compared with ``hashes.json``.  A game
 depends only on its seed and its actions, so the hashes may not change with the batch size,
 the CPU, numpy's SIMD dispatch or the C library's math.  ``tests/test_determinism.py`` runs
 this script twice, with numpy's native dispatch and with every dispatched SIMD target above
@@ -36,9 +36,9 @@ BATCHES = (7, 120)
 
 def play_digests(game: str, batch: int) -> dict[str, str]:
     """The results digest of ``<game>.toml`` played at ``batch`` games per batch, one worker."""
+    from bluffsim.results import results_digest
     from bluffsim.tournament.config import load_raw, parse_config
     from bluffsim.tournament.experiment import run_experiment
-    from bluffsim.tournament.results import results_digest
 
     raw = load_raw(HERE / f"{game}.toml")
     with tempfile.TemporaryDirectory() as tmp:

@@ -25,6 +25,7 @@ SPEC = GameSpec(
     test_tables=((2, (), ""), (4, (), ""), (6, (), ""),
                  (3, (("numbers", (2, 2, 1)), ("action_lie_penalty", 0), ("first_player", -1)),
                   "small")),
+    play_seats="human,counting,heuristic", watch_seats="counting,heuristic,random",
 )
 
 __all__ = ["NAME", "SPEC", "SUMMARY", "LegumesGame", "LegumesState", "Rules"]

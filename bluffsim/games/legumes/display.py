@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
+from bluffsim.games.display import Event, GameDisplay
 from bluffsim.games.legumes import rules as R
-from bluffsim.play import Event, GameDisplay
 
 PHASES = ("open a round", "play or accuse", "over")
 

@@ -20,7 +20,7 @@ gives its index / meaning table.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any
 
 import numpy as np
 
@@ -28,10 +28,6 @@ from bluffsim.games.encoding import one_hot
 from bluffsim.games.legumes import rules as R
 from bluffsim.games.legumes.rules import Rules
 from bluffsim.games.obsspec import Block, Context, Field, ObservationSpec
-
-if TYPE_CHECKING:
-    from bluffsim.games.legumes.reference import RefState
-
 
 FIELDS = (
     Field("seat", "int8", (), "observing seat (current player; -1 once over)"),
@@ -67,8 +63,9 @@ FIELDS = (
 )
 
 
-def observation_fields(rules: Rules, s: RefState, seat: int) -> dict[str, np.ndarray]:
-    """Structured observation of ``seat`` in a reference state (no batch axis)."""
+def observation_fields(rules: Rules, s: Any, seat: int) -> dict[str, np.ndarray]:
+    """Structured observation of ``seat`` in a reference state (``reference.RefState``, read by
+    attribute: the observation does not import the reference engine; no batch axis)."""
     i8, i16 = np.int8, np.int16
     mine = seat >= 0
     my_fd = [0] * R.NUM_TYPES

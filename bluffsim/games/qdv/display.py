@@ -15,9 +15,9 @@ from typing import Any
 
 import numpy as np
 
+from bluffsim.games.display import Event, GameDisplay
 from bluffsim.games.qdv import rules as R
 from bluffsim.games.qdv.reference import marker_crosses_start
-from bluffsim.play import Event, GameDisplay
 
 PHASES = ("start-fruit choice", "bidding", "salad declarations", "exact-call reward", "over")
 CALLS = {R.CALL_VRAI: '"Vrai !"', R.CALL_MENTEUR: '"Menteur !"'}

@@ -40,7 +40,7 @@ index / meaning table is ``tensor_layout(rules)`` (printed by
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any
 
 import numpy as np
 
@@ -48,9 +48,6 @@ from bluffsim.games.encoding import one_hot
 from bluffsim.games.obsspec import Block, Context, Field, ObservationSpec
 from bluffsim.games.qdv import rules as R
 from bluffsim.games.qdv.rules import Rules
-
-if TYPE_CHECKING:
-    from bluffsim.games.qdv.reference import RefState
 
 FIELDS = (
     Field("seat", "int8", (), "the observing seat (the current player; -1 once over)"),
@@ -95,8 +92,9 @@ FIELDS = (
 )
 
 
-def observation_fields(rules: Rules, s: RefState, seat: int) -> dict[str, np.ndarray]:
-    """Structured observation of ``seat`` in a reference state (no batch axis)."""
+def observation_fields(rules: Rules, s: Any, seat: int) -> dict[str, np.ndarray]:
+    """Structured observation of ``seat`` in a reference state (``reference.RefState``, read by
+    attribute: the observation does not import the reference engine; no batch axis)."""
     i8 = np.int8
     hist = bid_array(rules, s.bid_history)
     hand = (np.asarray(s.hand_counts[seat], dtype=i8) if seat >= 0

@@ -2,6 +2,8 @@
 
 from typing import Any
 
+import numpy as np
+
 from bluffsim.games.spec import GameSpec
 from bluffsim.games.veru import observe, reference
 from bluffsim.games.veru.rules import Rules
@@ -16,6 +18,13 @@ def claim_false(rounds: Any) -> Any:
     return (rounds["call"].astype(str) == "believe") != rounds["call_right"].astype(bool)
 
 
+def settled(st: Any, rows: np.ndarray, seats: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A seat that went out has its place; the seats still playing all place after it."""
+    out = st.out[rows].astype(bool)
+    score = np.where(out, -st.place[rows].astype(np.int64), -np.int64(st.place.shape[1] + 1))
+    return out[np.arange(rows.size), seats], score
+
+
 GADGETS = (("joker_swap_seats", (0, 2, 4)), ("check_seats", (1, 2)), ("ace_hint_seats", (0, 3)),
            ("endgame_limit", 30), ("turn_order", "counterclockwise"), ("jokers", 6))
 
@@ -26,6 +35,8 @@ SPEC = GameSpec(
     claim_columns=("call", "call_right"),
     max_game_length=lambda rules: rules.max_turns, streams=("DEAL", "OPENER", "JOKER"),
     test_tables=((3, (), ""), (4, (), ""), (6, (), ""), (5, GADGETS, "gadgets")),
+    play_seats="human,counting,heuristic", watch_seats="counting,heuristic,random",
+    settled=settled,
 )
 
 __all__ = ["NAME", "SPEC", "SUMMARY", "Rules", "VeruGame", "VeruState"]

@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 
+from bluffsim.games.display import Event, GameDisplay
 from bluffsim.games.veru import rules as R
-from bluffsim.play import Event, GameDisplay
 
 PHASES = ("announce", "putting cards", "believe, disbelieve or add", "over")
 RANK_PLURAL = {"J": "jacks", "Q": "queens", "K": "kings", "A": "aces"}

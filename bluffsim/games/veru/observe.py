@@ -22,7 +22,7 @@ gives its index / meaning table.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any
 
 import numpy as np
 
@@ -30,10 +30,6 @@ from bluffsim.games.encoding import one_hot
 from bluffsim.games.obsspec import Block, Context, Field, ObservationSpec
 from bluffsim.games.veru import rules as R
 from bluffsim.games.veru.rules import Rules
-
-if TYPE_CHECKING:
-    from bluffsim.games.veru.reference import RefState
-
 
 FIELDS = (
     Field("seat", "int8", (), "observing seat (current player; -1 once over)"),
@@ -76,8 +72,9 @@ FIELDS = (
 )
 
 
-def observation_fields(rules: Rules, s: RefState, seat: int) -> dict[str, np.ndarray]:
-    """Structured observation of ``seat`` in a reference state (no batch axis)."""
+def observation_fields(rules: Rules, s: Any, seat: int) -> dict[str, np.ndarray]:
+    """Structured observation of ``seat`` in a reference state (``reference.RefState``, read by
+    attribute: the observation does not import the reference engine; no batch axis)."""
     i8, p = np.int8, s.num_players
     me = max(seat, 0)
     mine = seat >= 0
