@@ -52,6 +52,7 @@ heuristic 4.5 M, counting 0.26 M: counting's own computation (``decide_kernel``,
 from __future__ import annotations
 
 import importlib
+import importlib.util
 from typing import Any
 
 import numpy as np
@@ -59,14 +60,16 @@ import numpy as np
 # policy kinds, shared by every game's ``play_seats_kernel``
 RANDOM, HEURISTIC, COUNTING = 0, 1, 2
 
-# game id -> module with the compiled policies and the fused loop
-MODULES = {"qdv": "agents.qdv.fused"}
-
-
 def fused_module(game_id: str) -> Any | None:
-    """The game's ``agents.<game>.fused`` module, or None when it has no compiled policies."""
-    name = MODULES.get(game_id)
-    return importlib.import_module(name) if name else None
+    """The game's ``agents.<game>.fused`` module (found by that name: a game opts in by shipping
+    one), or None when it has no compiled policies."""
+    if not game_id.isidentifier():
+        return None
+    name = f"agents.{game_id}.fused"
+    try:
+        return importlib.import_module(name) if importlib.util.find_spec(name) else None
+    except ModuleNotFoundError:  # no agents.<game> package at all
+        return None
 
 
 class FusedLineup:
