@@ -391,7 +391,8 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     if not args.quiet:
         print((p.out / "scorecard.md").read_text(encoding="utf-8"))
     print(f"scorecard in {p.out}/ (scorecard.md, scorecard.csv, ratings.csv, plots/); "
-          f"leaderboard {p.leaderboard} ({len(result['leaderboard'])} rows); "
+          f"leaderboard {p.leaderboard} ({len(result['leaderboard'])} "
+          f"row{'' if len(result['leaderboard']) == 1 else 's'}); "
           f"{result['seconds']:.0f} s")
     return 0
 

@@ -6,8 +6,10 @@ source (``__pycache__``, or ``NUMBA_CACHE_DIR``); later processes load it in wel
 a second.  ``kernels_cold`` looks, without compiling anything, whether the entry points
 a run calls first have a valid cache entry: the game's ``start_kernel`` and
 ``step_kernel`` and the ``*_kernel`` functions an agent's module calls (its own or those
-of a ``*_kernel`` module it imports).  A cache entry is stale when the source changed;
-numba then compiles again, and so does this report cold.
+of a ``*_kernel`` module it imports) — or, when the runner plays the lineup in the fused
+loop (``agents.fused``), ``start_kernel`` and the game's ``play_seats_kernel``.  A cache
+entry is stale when the source changed; numba then compiles again, and so does this report
+cold.
 """
 
 from __future__ import annotations
@@ -63,11 +65,30 @@ def agent_classes(game_id: str, names: Iterable[str]) -> list[type]:
     return [REGISTRY[n][game_id] for n in names if game_id in REGISTRY.get(n, {})]
 
 
+def fused_entry_kernels(game: Any, names: list[str], classes: list[type]) -> list[Any] | None:
+    """The dispatchers a run calls first when the runner plays its lineup in the fused loop
+    (every agent a built-in one with a compiled policy: ``agents.fused``), else None."""
+    from agents.fused import fused_module
+
+    module = fused_module(game.game_id)
+    kernels = getattr(type(game), "kernels", None)
+    if module is None or kernels is None or len(classes) != len(names):
+        return None
+    if not all(cls in module.POLICIES for cls in classes):
+        return None
+    return [kernels.start_kernel, module.play_seats_kernel]
+
+
 def kernels_cold(game: Any, agent_names: Iterable[str] = ()) -> bool:
     """True when a run of engine ``game`` with agents ``agent_names`` will compile first."""
     import agents  # noqa: F401  (registers the built-in agents)
 
-    return not all(cached(d) for d in entry_kernels(game, agent_classes(game.game_id, agent_names)))
+    names = list(agent_names)
+    classes = agent_classes(game.game_id, names)
+    entry = fused_entry_kernels(game, names, classes)
+    if entry is None:
+        entry = entry_kernels(game, classes)
+    return not all(cached(d) for d in entry)
 
 
 def note_if_cold(game: Any, agent_names: Iterable[str] = (), file: Any = None) -> bool:

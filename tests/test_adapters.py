@@ -116,7 +116,7 @@ def test_cli_exploit_prints_the_table(capsys):
 
     assert main(["exploit", "--preset", "qdv-tiny", "--iterations", "4", "--checkpoints", "1"]) == 0
     out = capsys.readouterr().out
-    for policy in ("random", "heuristic", "counting", "cfr 1 iterations", "cfr 4 iterations"):
+    for policy in ("random", "heuristic", "counting", "cfr 1 iteration", "cfr 4 iterations"):
         assert policy in out
     assert main(["exploit", "--preset", "nope"]) == 2
 
@@ -133,7 +133,7 @@ def test_cli_exploit_reports_each_row_on_stderr_as_it_goes(capsys):
     assert err[0].startswith("exploit: 5 rows: NashConv of 3 policies")
     assert [line.split(": NashConv")[0] for line in err[1:]] == [
         "exploit 1/5: random", "exploit 2/5: heuristic", "exploit 3/5: counting",
-        "exploit 4/5: cfr 1 iterations", "exploit 5/5: cfr 4 iterations"]
+        "exploit 4/5: cfr 1 iteration", "exploit 5/5: cfr 4 iterations"]
     assert all(line.endswith(" s)") for line in err[1:])
     assert "exploit" not in captured.out and "cfr 4 iterations" in captured.out
 
