@@ -190,6 +190,6 @@ def test_cli_exploit_prints_only_the_cfr_rows_asked_for(capsys):
     from bluffsim.cli import main
 
     assert main(["exploit", "--preset", "qdv-tiny", "--iterations", "5"]) == 0
-    cfr = [line.split("iterations")[0].strip() for line in capsys.readouterr().out.splitlines()
+    cfr = [line.split("iteration")[0].strip() for line in capsys.readouterr().out.splitlines()
            if line.strip().startswith("cfr")]
     assert cfr == ["cfr 1", "cfr 5"]
