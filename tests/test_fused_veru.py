@@ -1,0 +1,91 @@
+"""Built-in agents inside the compiled loop, veru (issue 24): the compiled ``heuristic``
+makes the numpy agent's decisions bit for bit."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import agents
+import bluffsim
+from agents.veru import heuristic_kernel as HK
+from bluffsim.games.veru import rules as R
+from bluffsim.rng import AgentRNG
+
+DEFAULT: dict = {}
+BOLD = {"bluff": 0.9, "trust": 0.85, "joker_slack": 1, "record": 5}
+EXTREMES = {
+    "default": DEFAULT,
+    "bold": BOLD,
+    "honest_sceptic": {"bluff": 0.0, "trust": 0.0, "joker_slack": 0, "record": 0},
+    "liar_believer": {"bluff": 1.0, "trust": 1.0, "joker_slack": 4, "record": 0},
+    "long_memory": {"bluff": 0.25, "trust": 0.5, "joker_slack": 0, "record": 40},
+    "odd_floats": {"bluff": 0.37, "trust": 0.7071, "joker_slack": 2, "record": 1},
+}
+
+
+def compare_on_played_games(game, params: dict, n_games: int = 80,
+                            seed0: int = 0) -> tuple[int, set]:
+    """Play ``n_games`` (even seats heuristic, odd seats random, so states vary) and compare
+    the compiled heuristic's action with the numpy agent's on every running game at every
+    step; returns the number of decisions compared and the phases they were in."""
+    heur = agents.make("heuristic", game, **params)
+    rand = agents.make("random", game)
+    row = np.asarray([heur.config[n] for n in HK.PARAMS], np.float64)
+    st = game.init(np.arange(seed0, seed0 + n_games))
+    compared = 0
+    phases = set()
+    while not st.done.all():
+        live = ~st.done
+        rng = AgentRNG(st.seed, st.current_player, st.num_decisions)
+        want = heur.act(game.observe(st), st.legal_action_mask, rng)
+        got = np.empty(st.batch_size, np.int64)
+        HK.act_kernel(st.data, st.hot, game._rec, row, got)
+        bad = np.flatnonzero(live & (want != got))
+        assert bad.size == 0, (f"game seed {st.seed[bad[0]]}, decision "
+                               f"{st.num_decisions[bad[0]]}: numpy {want[bad[0]]}, "
+                               f"compiled {got[bad[0]]}")
+        compared += int(live.sum())
+        phases |= set(st.phase[live].tolist())
+        other = rand.act(None, st.legal_action_mask, rng)
+        game.step(st, np.where(live & (st.current_player % 2 == 0), want, other))
+    return compared, phases
+
+
+@pytest.mark.parametrize("players", [3, 4, 5, 6])
+@pytest.mark.parametrize("name", list(EXTREMES))
+def test_compiled_heuristic_decides_as_the_numpy_agent(players, name):
+    game = bluffsim.make("veru", players)
+    compared, phases = compare_on_played_games(game, EXTREMES[name], seed0=100 * players)
+    assert compared > 1000
+    assert phases == {0, 1, 2}  # announces, puts and responses all compared
+
+
+@pytest.mark.parametrize("rules", [{"jokers": 0}, {"turn_order": "counterclockwise"},
+                                   {"jokers": 0, "turn_order": "counterclockwise",
+                                    "endgame_limit": 12},
+                                   {"joker_swap_seats": (0, 1), "check_seats": (2,),
+                                    "ace_hint_seats": (1,)}])
+def test_compiled_heuristic_under_other_rules(rules):
+    game = bluffsim.make("veru", 4, **rules)
+    for params in (DEFAULT, BOLD, EXTREMES["honest_sceptic"]):
+        compare_on_played_games(game, params, n_games=50)
+
+
+def test_the_compared_games_reach_both_checks_and_done():
+    """The comparisons reach the uniform and ``t ** count``: with ``record`` > 0 and
+    ``bluff`` strictly between 0 and 1, believe, disbelieve and done all occur."""
+    game = bluffsim.make("veru", 4)
+    heur = agents.make("heuristic", game, **EXTREMES["odd_floats"])
+    rand = agents.make("random", game)
+    st = game.init(np.arange(60))
+    seen = set()
+    while not st.done.all():
+        rng = AgentRNG(st.seed, st.current_player, st.num_decisions)
+        mine = heur.act(game.observe(st), st.legal_action_mask, rng)
+        live = ~st.done
+        seen |= {(int(p), int(a)) for p, a, lv in zip(st.phase, mine, live, strict=True) if lv}
+        game.step(st, np.where(live & (st.current_player % 2 == 0), mine,
+                               rand.act(None, st.legal_action_mask, rng)))
+    assert {(R.PHASE_RESPOND, R.BELIEVE), (R.PHASE_RESPOND, R.DISBELIEVE),
+            (R.PHASE_PUT, R.DONE)} <= seen
