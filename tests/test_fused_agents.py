@@ -189,7 +189,7 @@ def test_only_exact_builtin_agents_have_compiled_policies(monkeypatch):
 
     assert fused_lineup(game, [heur, Tweaked(game)]) is None
     assert fused_lineup(game, [heur, agents.make("counting", game)]) is not None
-    assert fused_lineup(bluffsim.make("veru", 3), [agents.make("random", game)]) is None
+    assert fused_lineup(bluffsim.make("legumes", 3), [agents.make("random", game)]) is None
     patched = agents.make("heuristic", game)
     patched.act = lambda obs, mask, rng: heur.act(obs, mask, rng)
     assert fused_lineup(game, [patched]) is None

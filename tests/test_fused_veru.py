@@ -1,16 +1,20 @@
 """Built-in agents inside the compiled loop, veru (issue 24): the compiled ``heuristic``
-makes the numpy agent's decisions bit for bit."""
+makes the numpy agent's decisions bit for bit, and the runner's fused path (random and
+heuristic seats) gives the stepped path's records."""
 
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import agents
 import bluffsim
+from agents.fused import FusedLineup, fused_lineup
 from agents.veru import heuristic_kernel as HK
 from bluffsim.games.veru import rules as R
 from bluffsim.rng import AgentRNG
+from bluffsim.tournament import parse_config, play_shard, run_experiment, runner
 
 DEFAULT: dict = {}
 BOLD = {"bluff": 0.9, "trust": 0.85, "joker_slack": 1, "record": 5}
@@ -89,3 +93,97 @@ def test_the_compared_games_reach_both_checks_and_done():
                                rand.act(None, st.legal_action_mask, rng)))
     assert {(R.PHASE_RESPOND, R.BELIEVE), (R.PHASE_RESPOND, R.DISBELIEVE),
             (R.PHASE_PUT, R.DONE)} <= seen
+
+
+# ------------------------------------------------------------------ the runner
+def config(seats, players=4, games=240, out="", rules=None):
+    raw = {"experiment": {"name": "fused", "game": "veru", "players": players, "games": games,
+                          "seed": 17},
+           "seats": seats, "run": {"batch": 37, "shard_games": 120, "plots": False}}
+    if rules:
+        raw["rules"] = rules
+    if out:
+        raw["run"]["out"] = out
+    return parse_config(raw)
+
+
+LINEUP = [{"agent": "random", "label": "rand"}, {"agent": "heuristic", "label": "heur"},
+          {"agent": "heuristic", "label": "bold", "params": BOLD},
+          {"agent": "heuristic", "label": "sceptic", "params": EXTREMES["honest_sceptic"]}]
+
+
+def stepped(monkeypatch):
+    monkeypatch.setattr(runner, "_USE_FUSED", False)
+
+
+def count_fused_calls(monkeypatch) -> list[int]:
+    calls: list[int] = []
+    play = FusedLineup.play
+
+    def spy(self, *args, **kwargs):
+        calls.append(1)
+        return play(self, *args, **kwargs)
+
+    monkeypatch.setattr(FusedLineup, "play", spy)
+    return calls
+
+
+@pytest.mark.parametrize("players,rules", [(3, None), (4, None),
+                                           (5, {"jokers": 0,
+                                                "turn_order": "counterclockwise"})])
+def test_fused_tournament_records_equal_the_stepped_path(players, rules, monkeypatch):
+    seats = (LINEUP + [{"agent": "random", "label": "rand2"}])[:players]
+    exp = config(seats, players, rules=rules)
+    calls = count_fused_calls(monkeypatch)
+    fused = play_shard(exp, 1)
+    assert calls
+    stepped(monkeypatch)
+    old = play_shard(exp, 1)
+    assert len(fused[1]) > 100
+    assert fused[0].equals(old[0]) and fused[1].equals(old[1])
+
+
+def test_fused_pool_tournament_records_equal_the_stepped_path(monkeypatch):
+    raw = {"experiment": {"name": "pool", "game": "veru", "players": 3, "games": 240,
+                          "seed": 3},
+           "pool": LINEUP, "run": {"batch": 50, "shard_games": 120, "plots": False,
+                                   "lineups": "combinations"}}
+    exp = parse_config(raw)
+    calls = count_fused_calls(monkeypatch)
+    fused = play_shard(exp, 1)
+    assert calls
+    stepped(monkeypatch)
+    old = play_shard(exp, 1)
+    assert set(fused[0]["agent"]) == {"rand", "heur", "bold", "sceptic"}
+    assert fused[0].equals(old[0]) and fused[1].equals(old[1])
+
+
+def test_fused_run_experiment_equals_the_stepped_run(tmp_path, monkeypatch):
+    run_experiment(config(LINEUP, out=str(tmp_path / "fused")), progress=False)
+    stepped(monkeypatch)
+    run_experiment(config(LINEUP, out=str(tmp_path / "stepped")), progress=False)
+    for table in ("games", "rounds"):
+        a = pd.read_parquet(tmp_path / "fused" / f"{table}.parquet")
+        b = pd.read_parquet(tmp_path / "stepped" / f"{table}.parquet")
+        assert a.equals(b), table
+
+
+def test_lineups_with_counting_keep_the_stepped_path(monkeypatch):
+    game = bluffsim.make("veru", 3)
+    heur, rand = agents.make("heuristic", game), agents.make("random", game)
+    assert fused_lineup(game, [heur, rand, heur]) is not None
+    assert fused_lineup(game, [heur, agents.make("counting", game)]) is None
+    calls = count_fused_calls(monkeypatch)
+    games, rounds = play_shard(config([*LINEUP[:2], {"agent": "counting", "label": "c"}],
+                                      players=3, games=40), 0)
+    assert not calls and len(games) == 40 * 3 and len(rounds) > 0
+
+
+def test_an_illegal_compiled_choice_stops_the_loop(monkeypatch):
+    game = bluffsim.make("veru", 3)
+    lineup = fused_lineup(game, [agents.make("heuristic", game)] * 3)
+    st = game.init(np.arange(4))
+    before = st.num_decisions.copy()
+    lineup.kinds[:] = 99
+    *_, bad = lineup.play(st, np.zeros((4, 3), np.int64), 10)
+    assert bad == 0 and (st.num_decisions == before).all()
