@@ -1,6 +1,6 @@
 """Built-in agents inside the compiled loop, veru (issue 24): the compiled ``heuristic``
-makes the numpy agent's decisions bit for bit, and the runner's fused path (random and
-heuristic seats) gives the stepped path's records."""
+makes the numpy agent's decisions bit for bit, and the runner's fused path (random,
+heuristic and counting seats) gives the stepped path's records."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import agents
 import bluffsim
 from agents.fused import FusedLineup, fused_lineup
 from agents.veru import heuristic_kernel as HK
+from agents.veru.heuristic import VeruHeuristic
 from bluffsim.games.veru import rules as R
 from bluffsim.rng import AgentRNG
 from bluffsim.tournament import parse_config, play_shard, run_experiment, runner
@@ -110,6 +111,9 @@ def config(seats, players=4, games=240, out="", rules=None):
 LINEUP = [{"agent": "random", "label": "rand"}, {"agent": "heuristic", "label": "heur"},
           {"agent": "heuristic", "label": "bold", "params": BOLD},
           {"agent": "heuristic", "label": "sceptic", "params": EXTREMES["honest_sceptic"]}]
+COUNTING = [{"agent": "counting", "label": "count"},
+            {"agent": "counting", "label": "rash", "params": {"rival": 0.1, "lie_margin": -1.0,
+                                                             "open_value": 2.5}}]
 
 
 def stepped(monkeypatch):
@@ -168,15 +172,35 @@ def test_fused_run_experiment_equals_the_stepped_run(tmp_path, monkeypatch):
         assert a.equals(b), table
 
 
-def test_lineups_with_counting_keep_the_stepped_path(monkeypatch):
+@pytest.mark.parametrize("players,seats,rules", [
+    (3, [LINEUP[0], LINEUP[1], COUNTING[0]], None),
+    (4, [LINEUP[0], LINEUP[2], *COUNTING], {"jokers": 0}),
+    (6, [*LINEUP, *COUNTING], {"turn_order": "counterclockwise"})])
+def test_fused_counting_tournament_records_equal_the_stepped_path(players, seats, rules,
+                                                                 monkeypatch):
+    exp = config(seats, players, games=120, rules=rules)
+    calls = count_fused_calls(monkeypatch)
+    fused = play_shard(exp, 0)
+    assert calls
+    stepped(monkeypatch)
+    old = play_shard(exp, 0)
+    assert len(fused[1]) > 100
+    assert fused[0].equals(old[0]) and fused[1].equals(old[1])
+
+
+def test_only_exact_builtin_agents_take_the_fused_path():
     game = bluffsim.make("veru", 3)
     heur, rand = agents.make("heuristic", game), agents.make("random", game)
-    assert fused_lineup(game, [heur, rand, heur]) is not None
-    assert fused_lineup(game, [heur, agents.make("counting", game)]) is None
-    calls = count_fused_calls(monkeypatch)
-    games, rounds = play_shard(config([*LINEUP[:2], {"agent": "counting", "label": "c"}],
-                                      players=3, games=40), 0)
-    assert not calls and len(games) == 40 * 3 and len(rounds) > 0
+    assert fused_lineup(game, [heur, rand, agents.make("counting", game)]) is not None
+
+    class Tweaked(VeruHeuristic):
+        def act(self, obs, legal_mask, rng):
+            return super().act(obs, legal_mask, rng)
+
+    assert fused_lineup(game, [heur, Tweaked(game)]) is None
+    patched = agents.make("counting", game)
+    patched.act = lambda obs, mask, rng: heur.act(obs, mask, rng)
+    assert fused_lineup(game, [heur, patched]) is None
 
 
 def test_an_illegal_compiled_choice_stops_the_loop(monkeypatch):
