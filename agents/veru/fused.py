@@ -22,7 +22,9 @@ other jobs, load 2-3.3; 3 runs per path alternated, median (min-max), decisions 
 
 Commands: ``python experiments/fused/timed_run.py stepped|fused
 experiments/fused/veru_2h2r.toml --games 100000 --out DIR --force --quiet`` (and
-``veru_2h2c.toml --games 20000``).
+``veru_2h2c.toml --games 20000``).  The fused loop alone (``python
+experiments/fused/loop_alone.py --game=veru random heuristic counting``, every seat one
+agent, per CPU s, median of 3): random 12.2 M, heuristic 10.1 M, counting 1.33 M.
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
-"""The fused loop alone (no runner): 4-player qdv, every seat one agent, batch 4,096,
-``round_stop`` off, finished games refilled in groups; decisions per CPU second.
+"""The fused loop alone (no runner): 4-player qdv (or ``--game=veru``), every seat one
+agent, batch 4,096, ``round_stop`` off, finished games refilled in groups; decisions per
+CPU second.
 
-    python experiments/fused/loop_alone.py random heuristic counting
+    python experiments/fused/loop_alone.py [--game=veru] random heuristic counting
 """
 
 import sys
@@ -13,8 +14,12 @@ import agents
 import bluffsim
 from agents.fused import fused_lineup
 
-game = bluffsim.make("qdv", 4)
-for name in sys.argv[1:]:
+args = sys.argv[1:]
+game_id = "qdv"
+if args and args[0].startswith("--game="):
+    game_id = args.pop(0).partition("=")[2]
+game = bluffsim.make(game_id, 4)
+for name in args:
     lineup = fused_lineup(game, [agents.make(name, game)] * 4)
     st = game.init(np.arange(4096))
     seats = np.zeros((4096, 4), np.int64)
