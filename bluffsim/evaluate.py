@@ -238,7 +238,8 @@ def reference_entries(game: str, players: int) -> list[tuple[str, str, dict[str,
     return out
 
 
-def _lineup(entries: list[tuple[str, str, dict[str, Any]]]) -> tuple[Any, ...]:
+def unique_seats(entries: list[tuple[str, str, dict[str, Any]]]) -> tuple[Any, ...]:
+    """Seats of (agent, label, params) entries with unique labels: repeats get ``#2``, ``#3`` …"""
     from bluffsim.tournament.config import Seat
 
     seen: dict[str, int] = {}
@@ -266,22 +267,22 @@ def battery(subject: Subject, budget: str, games: list[str] | None = None,
             rnd, heu, cnt = ("random", "random", {}), ("heuristic", "heuristic", {}), \
                 ("counting", "counting", {})
             variants = variant_seats(game)
-            t = [Table(game, p, "random", _lineup([me] + [rnd] * (p - 1))),
-                 Table(game, p, "heuristic", _lineup([me] + [heu] * (p - 1))),
-                 Table(game, p, "counting", _lineup([me] + [cnt] * (p - 1)))]
+            t = [Table(game, p, "random", unique_seats([me] + [rnd] * (p - 1))),
+                 Table(game, p, "heuristic", unique_seats([me] + [heu] * (p - 1))),
+                 Table(game, p, "counting", unique_seats([me] + [cnt] * (p - 1)))]
             if shipped_weights(game, p).is_file():
                 t.append(Table(game, p, "learned",
-                               _lineup([me] + [("learned", f"learned {p}p", {})] * (p - 1))))
+                               unique_seats([me] + [("learned", f"learned {p}p", {})] * (p - 1))))
             if p >= 3:
                 fill = itertools.cycle([heu, rnd, cnt] + variants)
-                t.append(Table(game, p, "mixed", _lineup([me] + [next(fill) for _ in range(p - 1)])))
+                t.append(Table(game, p, "mixed", unique_seats([me] + [next(fill) for _ in range(p - 1)])))
             if BUDGETS[budget].variants:
                 for v in variants:
-                    t.append(Table(game, p, v[1].split(" ", 1)[1], _lineup([me] + [v] * (p - 1))))
+                    t.append(Table(game, p, v[1].split(" ", 1)[1], unique_seats([me] + [v] * (p - 1))))
                 if p >= 3:
                     fill = itertools.cycle([heu] + variants[::-1])
                     t.append(Table(game, p, "mixed-h",
-                                   _lineup([me, rnd] + [next(fill) for _ in range(p - 2)])))
+                                   unique_seats([me, rnd] + [next(fill) for _ in range(p - 2)])))
             out += t
     return out
 
@@ -325,7 +326,7 @@ def reference_pool(game: str) -> list[Any]:
 
     exps = []
     for p in GAME_PLAYERS[game]:
-        seats = _lineup(reference_entries(game, p))
+        seats = unique_seats(reference_entries(game, p))
         cycle = REFERENCE_LINEUPS * len(balanced_seatings(p))
         games = -(-REFERENCE_GAMES // cycle) * cycle
         exps.append(Experiment(name=f"reference_{game}_{p}p", game=game, players=p, games=games,

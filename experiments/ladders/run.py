@@ -59,6 +59,8 @@ if str(ROOT) not in sys.path:
 
 from agents.learned import shipped_weights  # noqa: E402
 from bluffsim.analysis.stats import wilson_interval  # noqa: E402
+from bluffsim.evaluate import VARIANTS  # noqa: E402
+from bluffsim.evaluate import unique_seats as _lineup  # noqa: E402
 from bluffsim.tournament import Experiment, play_shard  # noqa: E402
 from bluffsim.tournament.config import Seat  # noqa: E402
 
@@ -66,12 +68,7 @@ GAMES = ("qdv", "veru", "legumes")
 PLAYERS = {"qdv": range(2, 7), "legumes": range(2, 7), "veru": range(3, 7)}
 
 # both extremes of every heuristic parameter (the defaults sit inside these ranges)
-VARIANTS: dict[str, dict[str, tuple[Any, Any]]] = {
-    "qdv": {"call_margin": (0.0, 3.0), "exact_window": (0.0, 1.0), "bluff": (0.0, 0.5),
-            "switch_gain": (0.0, 3.0), "salad_weight": (0.0, 1.0)},
-    "veru": {"bluff": (0.0, 1.0), "trust": (0.0, 1.0), "joker_slack": (0, 2)},
-    "legumes": {"accuse_at": (1, 6), "double_at": (2, 8), "accuse_rate": (0.0, 0.5)},
-}
+# the heuristic parameter extremes are bluffsim evaluate's (declared once there)
 
 COLUMNS = ["game", "players", "table", "seating", "subject", "games", "win_rate", "ci_low",
            "ci_high", "fair_share", "best_other", "best_other_win_rate", "mean_placement",
@@ -106,17 +103,6 @@ def variant_seats(game: str) -> list[tuple[str, dict[str, Any]]]:
         for v in extremes:
             out.append((f"heuristic {param}={v}", {param: v}))
     return out
-
-
-def _lineup(entries: list[tuple[str, str, dict[str, Any]]]) -> tuple[Seat, ...]:
-    """Seats with unique labels: repeated labels get ``#2``, ``#3`` …"""
-    seen: dict[str, int] = {}
-    seats = []
-    for agent, label, params in entries:
-        seen[label] = seen.get(label, 0) + 1
-        seats.append(Seat(agent, label if seen[label] == 1 else f"{label}#{seen[label]}",
-                          dict(params)))
-    return tuple(seats)
 
 
 def tables(game: str, players: int) -> list[Table]:
