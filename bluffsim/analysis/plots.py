@@ -313,7 +313,8 @@ def table_win_rates(card: pd.DataFrame, title: str = "") -> Figure:
     ax.scatter(c["fair_share"], y, marker="|", s=200, color="black", label="chance 1/P", zorder=3)
     ax.set_yticks(y, names, fontsize=7)
     ax.set_xlim(0, max(1e-3, float(np.nanmax(c["ci_high"])) * 1.1))
-    ax.set_xlabel("outright win rate (95% Wilson CI); green above chance, red below")
+    ax.set_xlabel("outright win rate (95% Wilson CI); green: CI above chance, red: below, "
+                  "grey: CI contains chance")
     ax.legend(fontsize=8, loc="lower right")
     _titled(ax, "Win rate per table", title)
     fig.tight_layout()
