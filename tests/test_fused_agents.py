@@ -11,12 +11,13 @@ import pytest
 
 import agents
 import bluffsim
-from agents.fused import FusedLineup, fused_lineup
+from agents.fused import fused_lineup
 from agents.qdv import counting
 from agents.qdv import heuristic_kernel as HK
 from agents.qdv.heuristic import QdvHeuristic
 from bluffsim.rng import AgentRNG
 from bluffsim.tournament import parse_config, play_shard, run_experiment, runner
+from tests.fused import count_fused_calls, fused_and_stepped, stepped
 
 DEFAULT: dict = {}
 BOLD = {"call_margin": -1.0, "exact_window": 1.5, "bluff": 0.6, "switch_gain": 0.0,
@@ -95,18 +96,11 @@ LINEUP = [{"agent": "random", "label": "rand"}, {"agent": "heuristic", "label": 
           {"agent": "counting", "label": "count"}]
 
 
-def stepped(monkeypatch):
-    monkeypatch.setattr(runner, "_USE_FUSED", False)
-
 
 @pytest.mark.parametrize("players", [3, 4])
 def test_fused_tournament_records_equal_the_stepped_path(players, monkeypatch):
     exp = config(LINEUP[:players], players)
-    calls = count_fused_calls(monkeypatch)
-    fused = play_shard(exp, 1)
-    assert calls
-    stepped(monkeypatch)
-    old = play_shard(exp, 1)
+    fused, old = fused_and_stepped(exp, 1, monkeypatch)
     assert len(fused[1]) > 100
     assert fused[0].equals(old[0]) and fused[1].equals(old[1])
 
@@ -116,11 +110,7 @@ def test_fused_pool_tournament_records_equal_the_stepped_path(monkeypatch):
            "pool": LINEUP, "run": {"batch": 50, "shard_games": 120, "plots": False,
                                    "lineups": "combinations"}}
     exp = parse_config(raw)
-    calls = count_fused_calls(monkeypatch)
-    fused = play_shard(exp, 1)
-    assert calls
-    stepped(monkeypatch)
-    old = play_shard(exp, 1)
+    fused, old = fused_and_stepped(exp, 1, monkeypatch)
     assert set(fused[0]["agent"]) == {"rand", "heur", "bold", "count"}
     assert fused[0].equals(old[0]) and fused[1].equals(old[1])
 
@@ -151,17 +141,6 @@ def test_fused_run_experiment_equals_the_stepped_run(tmp_path, monkeypatch):
         b = pd.read_parquet(tmp_path / "stepped" / f"{table}.parquet")
         assert a.equals(b), table
 
-
-def count_fused_calls(monkeypatch) -> list[int]:
-    calls: list[int] = []
-    play = FusedLineup.play
-
-    def spy(self, *args, **kwargs):
-        calls.append(1)
-        return play(self, *args, **kwargs)
-
-    monkeypatch.setattr(FusedLineup, "play", spy)
-    return calls
 
 
 def test_builtin_lineup_takes_the_fused_path(monkeypatch):

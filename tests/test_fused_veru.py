@@ -10,12 +10,13 @@ import pytest
 
 import agents
 import bluffsim
-from agents.fused import FusedLineup, fused_lineup
+from agents.fused import fused_lineup
 from agents.veru import heuristic_kernel as HK
 from agents.veru.heuristic import VeruHeuristic
 from bluffsim.games.veru import rules as R
 from bluffsim.rng import AgentRNG
-from bluffsim.tournament import parse_config, play_shard, run_experiment, runner
+from bluffsim.tournament import parse_config, run_experiment
+from tests.fused import fused_and_stepped, stepped
 
 DEFAULT: dict = {}
 BOLD = {"bluff": 0.9, "trust": 0.85, "joker_slack": 1, "record": 5}
@@ -116,20 +117,6 @@ COUNTING = [{"agent": "counting", "label": "count"},
                                                              "open_value": 2.5}}]
 
 
-def stepped(monkeypatch):
-    monkeypatch.setattr(runner, "_USE_FUSED", False)
-
-
-def count_fused_calls(monkeypatch) -> list[int]:
-    calls: list[int] = []
-    play = FusedLineup.play
-
-    def spy(self, *args, **kwargs):
-        calls.append(1)
-        return play(self, *args, **kwargs)
-
-    monkeypatch.setattr(FusedLineup, "play", spy)
-    return calls
 
 
 @pytest.mark.parametrize("players,rules", [(3, None), (4, None),
@@ -138,11 +125,7 @@ def count_fused_calls(monkeypatch) -> list[int]:
 def test_fused_tournament_records_equal_the_stepped_path(players, rules, monkeypatch):
     seats = (LINEUP + [{"agent": "random", "label": "rand2"}])[:players]
     exp = config(seats, players, rules=rules)
-    calls = count_fused_calls(monkeypatch)
-    fused = play_shard(exp, 1)
-    assert calls
-    stepped(monkeypatch)
-    old = play_shard(exp, 1)
+    fused, old = fused_and_stepped(exp, 1, monkeypatch)
     assert len(fused[1]) > 100
     assert fused[0].equals(old[0]) and fused[1].equals(old[1])
 
@@ -153,11 +136,7 @@ def test_fused_pool_tournament_records_equal_the_stepped_path(monkeypatch):
            "pool": LINEUP, "run": {"batch": 50, "shard_games": 120, "plots": False,
                                    "lineups": "combinations"}}
     exp = parse_config(raw)
-    calls = count_fused_calls(monkeypatch)
-    fused = play_shard(exp, 1)
-    assert calls
-    stepped(monkeypatch)
-    old = play_shard(exp, 1)
+    fused, old = fused_and_stepped(exp, 1, monkeypatch)
     assert set(fused[0]["agent"]) == {"rand", "heur", "bold", "sceptic"}
     assert fused[0].equals(old[0]) and fused[1].equals(old[1])
 
@@ -179,11 +158,7 @@ def test_fused_run_experiment_equals_the_stepped_run(tmp_path, monkeypatch):
 def test_fused_counting_tournament_records_equal_the_stepped_path(players, seats, rules,
                                                                  monkeypatch):
     exp = config(seats, players, games=120, rules=rules)
-    calls = count_fused_calls(monkeypatch)
-    fused = play_shard(exp, 0)
-    assert calls
-    stepped(monkeypatch)
-    old = play_shard(exp, 0)
+    fused, old = fused_and_stepped(exp, 0, monkeypatch)
     assert len(fused[1]) > 100
     assert fused[0].equals(old[0]) and fused[1].equals(old[1])
 

@@ -1,0 +1,36 @@
+"""Helpers of the fused-loop tests: force the stepped path, count fused calls, and play one shard
+both ways."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agents.fused import FusedLineup
+from bluffsim.tournament import play_shard, runner
+
+
+def stepped(monkeypatch: Any) -> None:
+    """Make the runner step every agent's ``act`` (the path before the fused loops)."""
+    monkeypatch.setattr(runner, "_USE_FUSED", False)
+
+
+def count_fused_calls(monkeypatch: Any) -> list[int]:
+    """A list that grows by one at every ``FusedLineup.play`` call from now on."""
+    calls: list[int] = []
+    play = FusedLineup.play
+
+    def spy(self, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
+        calls.append(1)
+        return play(self, *args, **kwargs)
+
+    monkeypatch.setattr(FusedLineup, "play", spy)
+    return calls
+
+
+def fused_and_stepped(exp: Any, shard: int, monkeypatch: Any) -> tuple[Any, Any]:
+    """``play_shard(exp, shard)`` through the fused loop (asserted taken), then stepped."""
+    calls = count_fused_calls(monkeypatch)
+    fused = play_shard(exp, shard)
+    assert calls, "the fused loop was not used"
+    stepped(monkeypatch)
+    return fused, play_shard(exp, shard)
