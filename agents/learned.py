@@ -49,45 +49,130 @@ def symlog(x: np.ndarray) -> np.ndarray:
     return np.sign(x) * fm.log1p_u(np.abs(x))
 
 
+def pack_layers(layers: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
+    """The MLP ``layers`` [(W, b), ...] as one flat float32 array and a layer table int64[L, 4]
+    (per layer: inputs, outputs, offset of W (row-major) and offset of b in the flat array),
+    the form the compiled forward pass reads."""
+    table = np.zeros((len(layers), 4), np.int64)
+    parts, off = [], 0
+    for i, (w, b) in enumerate(layers):
+        w, b = np.asarray(w, np.float32), np.asarray(b, np.float32)
+        table[i] = (w.shape[0], w.shape[1], off, off + w.size)
+        parts += [w.ravel(), b.ravel()]
+        off += w.size + b.size
+    return np.concatenate(parts).astype(np.float32), table
+
+
 @nb.njit(cache=True)
-def _dense(h: np.ndarray, w: np.ndarray, b: np.ndarray, hidden: bool) -> np.ndarray:
-    """float64[B, K]: ``h @ w + b`` (then ``tanh`` when ``hidden``), each sum added left to right
-    over the inputs from 0.0, then the bias; zero inputs skipped (they add nothing)."""
-    rows, n_in = h.shape
-    n_out = w.shape[1]
-    out = np.empty((rows, n_out))
-    acc = np.empty(n_out)
-    for i in range(rows):
-        acc[:] = 0.0
-        for k in range(n_in):
-            hk = h[i, k]
-            if hk != 0.0:
-                for j in range(n_out):
-                    acc[j] += hk * np.float64(w[k, j])
+def forward_row(x: np.ndarray, flat: np.ndarray, table: np.ndarray, first: int, depth: int,
+                h: np.ndarray, nxt: np.ndarray) -> np.ndarray:
+    """float64 logits of the packed MLP (layers ``first .. first+depth-1`` of ``table``) on one
+    flat tensor ``x`` (module docstring).  ``h``/``nxt`` are float64 scratch as wide as the widest
+    layer; the result is a view of one of them.  Each sum is added left to right over the
+    inputs from 0.0 (zero inputs skipped: they add nothing), then the bias."""
+    n = x.shape[0]
+    for k in range(n):
+        v = np.float64(x[k])
+        h[k] = -fm.log1p(-v) if v < 0.0 else fm.log1p(v)  # symlog; 0 stays 0
+    for li in range(first, first + depth):
+        n_in, n_out, wo, bo = table[li, 0], table[li, 1], table[li, 2], table[li, 3]
         for j in range(n_out):
-            z = acc[j] + np.float64(b[j])
-            out[i, j] = fm.tanh(z) if hidden else z
-    return out
+            nxt[j] = 0.0
+        for k in range(n_in):
+            hk = h[k]
+            if hk != 0.0:
+                row = wo + k * n_out
+                for j in range(n_out):
+                    nxt[j] += hk * np.float64(flat[row + j])
+        hidden = li < first + depth - 1
+        for j in range(n_out):
+            z = nxt[j] + np.float64(flat[bo + j])
+            nxt[j] = fm.tanh(z) if hidden else z
+        h, nxt = nxt, h
+    return h[:table[first + depth - 1, 1]]
+
+
+@nb.njit(cache=True)
+def policy_probs(logits: np.ndarray, mask: np.ndarray, out: np.ndarray) -> None:
+    """``out`` = the softmax of ``logits`` over the legal actions of ``mask`` (0 elsewhere; all 0
+    without a legal action): ``exp(z - max)`` with ``fmath.exp``, summed left to right."""
+    top = -np.inf
+    for a in range(mask.shape[0]):
+        if mask[a] and logits[a] > top:
+            top = logits[a]
+    s = 0.0
+    for a in range(mask.shape[0]):
+        out[a] = fm.exp(logits[a] - top) if mask[a] else 0.0
+        s += out[a]
+    for a in range(mask.shape[0]):
+        out[a] = out[a] / s if s > 0.0 else 0.0
+
+
+@nb.njit(cache=True)
+def policy_action(p: np.ndarray, mask: np.ndarray, u: float, greedy: bool) -> int:
+    """The action a policy with probabilities ``p`` plays: the most probable legal one (first of
+    equals) when ``greedy``, else the first whose cumulative probability exceeds ``u`` (rounding
+    at the top of the sum: the last legal action); 0 without a legal action."""
+    last = -1
+    for a in range(mask.shape[0]):
+        if mask[a]:
+            last = a
+    if last < 0:
+        return 0
+    if greedy:
+        best = 0
+        for a in range(p.shape[0]):
+            if p[a] > p[best]:
+                best = a
+        return best
+    c = 0.0
+    for a in range(p.shape[0]):
+        c += p[a]
+        if c > u:
+            return a if mask[a] else last
+    return last
+
+
+@nb.njit(cache=True)
+def _forward_kernel(x, flat, table, out):
+    """``out[i]`` = ``forward_row`` of row ``i`` of ``x`` (the whole packed network)."""
+    width = max(x.shape[1], np.max(table[:, 1]))
+    h = np.empty(width)
+    nxt = np.empty(width)
+    for i in range(x.shape[0]):
+        out[i] = forward_row(x[i], flat, table, 0, table.shape[0], h, nxt)
+
+
+@nb.njit(cache=True)
+def _probs_kernel(logits, mask, out):
+    for i in range(logits.shape[0]):
+        policy_probs(logits[i], mask[i], out[i])
+
+
+@nb.njit(cache=True)
+def _act_kernel(p, mask, u, greedy, out):
+    for i in range(p.shape[0]):
+        out[i] = policy_action(p[i], mask[i], u[i], greedy)
 
 
 def forward(layers: list[tuple[np.ndarray, np.ndarray]], x: np.ndarray) -> np.ndarray:
     """float64[B, A] logits of the MLP ``layers`` [(W, b), ...] (float32 weights) on flat
-    tensors ``x`` [B, D].  Computed in float64 with the sums in a fixed order and ``fmath``'s
-    ``log1p``/``tanh`` (never BLAS, whose order depends on the batch and the CPU, nor numpy's
-    SIMD math), so a row's logits have the same bits in any batch on any machine."""
-    h = np.ascontiguousarray(symlog(x))
-    for i, (w, b) in enumerate(layers):
-        h = _dense(h, np.ascontiguousarray(w), np.ascontiguousarray(b), i < len(layers) - 1)
-    return h
+    tensors ``x`` [B, D], row by row with ``forward_row``: float64, sums in a fixed order,
+    ``fmath``'s ``log1p``/``tanh`` (never BLAS, whose order depends on the batch and the CPU,
+    nor numpy's SIMD math), so a row's logits have the same bits in any batch on any machine
+    and inside the fused loop (``agents.fused``)."""
+    flat, table = pack_layers(layers)
+    out = np.empty((x.shape[0], int(table[-1, 1])))
+    _forward_kernel(np.ascontiguousarray(x, dtype=np.float32), flat, table, out)
+    return out
 
 
 def masked_probs(logits: np.ndarray, mask: np.ndarray) -> np.ndarray:
     """float64[B, A]: softmax of ``logits`` restricted to ``mask`` (rows without a legal action: 0)."""
-    z = np.where(mask, logits.astype(np.float64), -np.inf)
-    top = np.max(z, axis=1, keepdims=True)
-    e = np.where(mask, fm.exp_u(np.where(mask, z - np.where(np.isfinite(top), top, 0.0), 0.0)), 0.0)
-    s = e.sum(axis=1, keepdims=True)
-    return np.divide(e, s, out=np.zeros_like(e), where=s > 0)
+    out = np.empty(logits.shape, np.float64)
+    _probs_kernel(np.ascontiguousarray(logits, dtype=np.float64),
+                  np.ascontiguousarray(mask, dtype=np.bool_), out)
+    return out
 
 
 def load_weights(path: str | Path) -> tuple[list[tuple[np.ndarray, np.ndarray]], dict[str, Any]]:
@@ -205,18 +290,14 @@ class LearnedAgent(Agent):
         return masked_probs(forward(self.layers, x), legal_mask)
 
     def act_tensor(self, x: np.ndarray, legal_mask: np.ndarray, rng: AgentRNG) -> np.ndarray:
-        """Actions from flat tensors (the callable form the Gymnasium env accepts as an opponent)."""
+        """Actions from flat tensors (the callable form the Gymnasium env accepts as an opponent):
+        ``policy_action`` on ``probs`` with the decision's first uniform."""
         p = self.probs(x, legal_mask)
-        if self.config["greedy"]:
-            return np.where(legal_mask.any(axis=1), p.argmax(axis=1), 0)
-        u = rng.uniform(1)[:, 0]
-        cdf = np.cumsum(p, axis=1)
-        a = (cdf <= u[:, None]).sum(axis=1)
-        a = np.minimum(a, p.shape[1] - 1)
-        # float rounding at the top of the cdf: fall back to the last legal action
-        last = p.shape[1] - 1 - np.argmax(legal_mask[:, ::-1], axis=1)
-        ok = legal_mask[np.arange(a.size), a]
-        return np.where(ok, a, np.where(legal_mask.any(axis=1), last, 0)).astype(np.int64)
+        out = np.empty(p.shape[0], np.int64)
+        u = np.zeros(p.shape[0]) if self.config["greedy"] else rng.uniform(1)[:, 0]
+        _act_kernel(p, np.ascontiguousarray(legal_mask, dtype=np.bool_), u,
+                    bool(self.config["greedy"]), out)
+        return out
 
     def act(self, obs: dict[str, np.ndarray], legal_mask: np.ndarray, rng: AgentRNG) -> np.ndarray:
         """One legal action per game, sampled from the policy."""
