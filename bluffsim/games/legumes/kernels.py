@@ -657,82 +657,87 @@ def _rel_seat(x, o, seat, me, p):
 
 
 @njit(cache=True)
-def tensor_kernel(data, hot, rules, out):
-    """The flat observation tensor of every game into ``out`` (zeroed float32[B, D]);
-    layout ``observe.tensor_layout``, the same values as ``observe.to_tensor``."""
-    r = rules[0]
+def tensor_row(g, h, r, x):
+    """The flat observation tensor of one game (records ``g``, ``h``) into the zeroed
+    float32 row ``x``; layout ``observe.tensor_layout``, the same values as
+    ``observe.to_tensor`` (the fused loop's ``learned`` seats read it)."""
     p = r.num_players
+    seat = np.int64(h.current_player)
+    me = max(seat, 0)
+    mine = seat >= 0
+    o = _one_hot(x, 0, np.int64(h.phase), 3)
+    for t in range(T):
+        x[o + t] = g.hands[seat, t] if mine else 0
+    o += T
+    for j in range(p):
+        x[o + j] = g.hand_sizes[(me + j) % p]
+    o += p
+    o = _one_hot(x, o, np.int64(g.called), V)
+    x[o] = g.direction
+    x[o + 1] = g.fd_count
+    o += 2
+    o = _rel_seat(x, o, np.int64(g.last_owner), me, p)
+    o = _one_hot(x, o, np.int64(g.last_called), V)
+    for t in range(T):
+        x[o + t] = g.fd_by_owner[seat, t] if mine else 0
+        x[o + T + t] = g.face_up[t]
+    o += 2 * T
+    x[o] = g.after_reverse
+    size = 0
+    for t in range(T):
+        size += g.discard[t]
+    x[o + 1] = size
+    o += 2
+    for t in range(T):
+        x[o + t] = g.discard_revealed[t]
+    o += T
+    x[o] = g.draw_len - g.draw_ptr
+    x[o + 1] = g.reshuffles
+    o += 2
+    for t in range(T):
+        x[o + t] = g.revealed_total[t]
+    o += T
+    o = _rel_seat(x, o, np.int64(g.pending), me, p)
+    x[o] = h.num_rounds
+    o += 1
+    for t in range(T):
+        x[o + t] = g.my_discard[seat, t] if mine else 0
+        x[o + T + t] = g.reshuffled_known[seat, t] if mine else 0
+    o += 2 * T
+    for j in range(p):
+        s = (me + j) % p
+        for v in range(V):
+            x[o + j * V + v] = g.fd_claims[s, v]
+    o += p * V
+    for j in range(p):
+        s = (me + j) % p
+        for t in range(T):
+            x[o + j * T + t] = g.taken_known[seat, s, t] if mine else 0
+    o += p * T
+    for j in range(p):
+        s = (me + j) % p
+        for c in range(3):
+            x[o + j * 3 + c] = g.accused_tally[s, c]
+            x[o + p * 3 + j * 3 + c] = g.accuser_tally[s, c]
+    o += 6 * p
+    for j in range(p):
+        s = (me + j) % p
+        for c in range(4):
+            x[o + j * 4 + c] = g.shown_tally[s, c]
+    o += 4 * p
+    for j in range(p):
+        s = (me + j) % p
+        x[o + j] = g.drawn_tally[s]
+        x[o + p + j] = g.bomb_taken[s]
+
+
+@njit(cache=True)
+def tensor_kernel(data, hot, rules, out):
+    """The flat observation tensor of every game into ``out`` (zeroed float32[B, D]),
+    row by row with ``tensor_row``."""
+    r = rules[0]
     for b in range(data.shape[0]):
-        g = data[b]
-        h = hot[b]
-        x = out[b]
-        seat = np.int64(h.current_player)
-        me = max(seat, 0)
-        mine = seat >= 0
-        o = _one_hot(x, 0, np.int64(h.phase), 3)
-        for t in range(T):
-            x[o + t] = g.hands[seat, t] if mine else 0
-        o += T
-        for j in range(p):
-            x[o + j] = g.hand_sizes[(me + j) % p]
-        o += p
-        o = _one_hot(x, o, np.int64(g.called), V)
-        x[o] = g.direction
-        x[o + 1] = g.fd_count
-        o += 2
-        o = _rel_seat(x, o, np.int64(g.last_owner), me, p)
-        o = _one_hot(x, o, np.int64(g.last_called), V)
-        for t in range(T):
-            x[o + t] = g.fd_by_owner[seat, t] if mine else 0
-            x[o + T + t] = g.face_up[t]
-        o += 2 * T
-        x[o] = g.after_reverse
-        size = 0
-        for t in range(T):
-            size += g.discard[t]
-        x[o + 1] = size
-        o += 2
-        for t in range(T):
-            x[o + t] = g.discard_revealed[t]
-        o += T
-        x[o] = g.draw_len - g.draw_ptr
-        x[o + 1] = g.reshuffles
-        o += 2
-        for t in range(T):
-            x[o + t] = g.revealed_total[t]
-        o += T
-        o = _rel_seat(x, o, np.int64(g.pending), me, p)
-        x[o] = h.num_rounds
-        o += 1
-        for t in range(T):
-            x[o + t] = g.my_discard[seat, t] if mine else 0
-            x[o + T + t] = g.reshuffled_known[seat, t] if mine else 0
-        o += 2 * T
-        for j in range(p):
-            s = (me + j) % p
-            for v in range(V):
-                x[o + j * V + v] = g.fd_claims[s, v]
-        o += p * V
-        for j in range(p):
-            s = (me + j) % p
-            for t in range(T):
-                x[o + j * T + t] = g.taken_known[seat, s, t] if mine else 0
-        o += p * T
-        for j in range(p):
-            s = (me + j) % p
-            for c in range(3):
-                x[o + j * 3 + c] = g.accused_tally[s, c]
-                x[o + p * 3 + j * 3 + c] = g.accuser_tally[s, c]
-        o += 6 * p
-        for j in range(p):
-            s = (me + j) % p
-            for c in range(4):
-                x[o + j * 4 + c] = g.shown_tally[s, c]
-        o += 4 * p
-        for j in range(p):
-            s = (me + j) % p
-            x[o + j] = g.drawn_tally[s]
-            x[o + p + j] = g.bomb_taken[s]
+        tensor_row(data[b], hot[b], r, out[b])
 
 
 # ===================================================================== fused random play

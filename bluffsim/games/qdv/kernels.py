@@ -815,97 +815,102 @@ def _bid_table(x, o, hist, n_rows, me, p):
 
 
 @njit(cache=True)
-def tensor_kernel(data, hot, rules, out):
-    """The flat observation tensor of every game into ``out`` (zeroed float32[B, D]);
-    layout ``observe.tensor_layout``, the same values as ``observe.to_tensor``."""
-    r = rules[0]
+def tensor_row(g, h, r, x):
+    """The flat observation tensor of one game (records ``g``, ``h``) into the zeroed
+    float32 row ``x``; layout ``observe.tensor_layout``, the same values as
+    ``observe.to_tensor`` (the fused loop's ``learned`` seats read it)."""
     p = r.num_players
-    for b in range(data.shape[0]):
-        g = data[b]
-        h = hot[b]
-        x = out[b]
-        seat = np.int64(h.current_player)
-        me = max(seat, 0)
-        o = _one_hot(x, 0, np.int64(h.phase), 5)
+    seat = np.int64(h.current_player)
+    me = max(seat, 0)
+    o = _one_hot(x, 0, np.int64(h.phase), 5)
+    for k in range(K):
+        x[o + k] = g.hands[seat, k] if seat >= 0 else 0
+    o += K
+    for j in range(p):
+        x[o + j] = g.hand_sizes[(me + j) % p]
+        x[o + p + j] = g.tokens[(me + j) % p]
+        x[o + 2 * p + j] = g.in_round[(me + j) % p]
+    o += 3 * p
+    o = _rel_seat(x, o, np.int64(g.dealer), me, p)
+    x[o] = g.direction
+    o += 1
+    o = _one_hot(x, o, np.int64(g.centre), K)
+    o = _one_hot(x, o, np.int64(g.start), F)
+    x[o] = g.bid_count
+    o += 1
+    o = _one_hot(x, o, np.int64(g.bid_fruit), F)
+    o = _rel_seat(x, o, np.int64(g.bidder), me, p)
+    x[o] = g.num_bids
+    o += 1
+    o = _bid_table(x, o, g.bid_history, r.history_len, me, p)
+    for j in range(p):
+        s = (me + j) % p
         for k in range(K):
-            x[o + k] = g.hands[seat, k] if seat >= 0 else 0
-        o += K
-        for j in range(p):
-            x[o + j] = g.hand_sizes[(me + j) % p]
-            x[o + p + j] = g.tokens[(me + j) % p]
-            x[o + 2 * p + j] = g.in_round[(me + j) % p]
-        o += 3 * p
-        o = _rel_seat(x, o, np.int64(g.dealer), me, p)
-        x[o] = g.direction
-        o += 1
-        o = _one_hot(x, o, np.int64(g.centre), K)
-        o = _one_hot(x, o, np.int64(g.start), F)
-        x[o] = g.bid_count
-        o += 1
-        o = _one_hot(x, o, np.int64(g.bid_fruit), F)
-        o = _rel_seat(x, o, np.int64(g.bidder), me, p)
-        x[o] = g.num_bids
-        o += 1
-        o = _bid_table(x, o, g.bid_history, r.history_len, me, p)
-        for j in range(p):
-            s = (me + j) % p
-            for k in range(K):
-                x[o + j * K + k] = g.revealed[s, k]
-                x[o + p * K + j * K + k] = g.discarded[s, k]
-        o += 2 * p * K
-        for j in range(p):
-            x[o + j] = g.drawn[(me + j) % p]
-        o += p
-        for e in range(E):
-            x[o + e] = g.challenges[e]
-        o += E
-        x[o] = r.chal_size - g.chal_ptr
-        x[o + 1] = r.deck_size - g.deck_ptr
-        o += 2
-        o = _one_hot(x, o, np.int64(g.call), 2)
-        o = _rel_seat(x, o, np.int64(g.caller), me, p)
-        for j in range(p):
-            s = (me + j) % p
-            for k in range(K):
-                x[o + j * K + k] = g.showdown_hands[s, k]
-        o += p * K
-        for j in range(p):
-            x[o + j] = g.declared[(me + j) % p] + 1
-        o += p
-        x[o] = max(np.int64(g.showdown_count), 0)
-        x[o + 1] = h.num_rounds
-        o += 2
-        lr = g.last_round
-        o = _one_hot(x, o, np.int64(lr[LR_CALL]), 2)
-        o = _rel_seat(x, o, np.int64(lr[LR_CALLER]), me, p)
-        o = _rel_seat(x, o, np.int64(lr[LR_BIDDER]), me, p)
-        x[o] = max(np.int64(lr[LR_COUNT]), 0)
-        o += 1
-        o = _one_hot(x, o, np.int64(lr[LR_FRUIT]), F)
-        x[o] = max(np.int64(lr[LR_TRUE]), 0)
-        o += 1
-        o = _rel_seat(x, o, np.int64(lr[LR_LOSER]), me, p)
-        x[o] = max(np.int64(lr[LR_AMOUNT]), 0)
-        o += 1
-        o = _rel_seat(x, o, np.int64(lr[LR_GAINER]), me, p)
-        x[o] = max(np.int64(lr[LR_CENTRE]), 0)
-        o += 1
-        o = _bid_table(x, o, g.last_bid_history, r.history_len, me, p)
-        for j in range(p):
-            s = (me + j) % p
-            for c in range(R.BID_TALLY):
-                x[o + j * R.BID_TALLY + c] = g.bid_tally[s, c]
-        o += p * R.BID_TALLY
-        for j in range(p):
-            s = (me + j) % p
-            for c in range(R.CALL_TALLY):
-                x[o + j * R.CALL_TALLY + c] = g.call_tally[s, c]
-                x[o + p * R.CALL_TALLY + j * R.CALL_TALLY + c] = g.called_tally[s, c]
-        o += 2 * p * R.CALL_TALLY
-        for j in range(p):
-            s = (me + j) % p
-            for c in range(R.TOKEN_TALLY):
-                x[o + j * R.TOKEN_TALLY + c] = g.token_tally[s, c]
+            x[o + j * K + k] = g.revealed[s, k]
+            x[o + p * K + j * K + k] = g.discarded[s, k]
+    o += 2 * p * K
+    for j in range(p):
+        x[o + j] = g.drawn[(me + j) % p]
+    o += p
+    for e in range(E):
+        x[o + e] = g.challenges[e]
+    o += E
+    x[o] = r.chal_size - g.chal_ptr
+    x[o + 1] = r.deck_size - g.deck_ptr
+    o += 2
+    o = _one_hot(x, o, np.int64(g.call), 2)
+    o = _rel_seat(x, o, np.int64(g.caller), me, p)
+    for j in range(p):
+        s = (me + j) % p
+        for k in range(K):
+            x[o + j * K + k] = g.showdown_hands[s, k]
+    o += p * K
+    for j in range(p):
+        x[o + j] = g.declared[(me + j) % p] + 1
+    o += p
+    x[o] = max(np.int64(g.showdown_count), 0)
+    x[o + 1] = h.num_rounds
+    o += 2
+    lr = g.last_round
+    o = _one_hot(x, o, np.int64(lr[LR_CALL]), 2)
+    o = _rel_seat(x, o, np.int64(lr[LR_CALLER]), me, p)
+    o = _rel_seat(x, o, np.int64(lr[LR_BIDDER]), me, p)
+    x[o] = max(np.int64(lr[LR_COUNT]), 0)
+    o += 1
+    o = _one_hot(x, o, np.int64(lr[LR_FRUIT]), F)
+    x[o] = max(np.int64(lr[LR_TRUE]), 0)
+    o += 1
+    o = _rel_seat(x, o, np.int64(lr[LR_LOSER]), me, p)
+    x[o] = max(np.int64(lr[LR_AMOUNT]), 0)
+    o += 1
+    o = _rel_seat(x, o, np.int64(lr[LR_GAINER]), me, p)
+    x[o] = max(np.int64(lr[LR_CENTRE]), 0)
+    o += 1
+    o = _bid_table(x, o, g.last_bid_history, r.history_len, me, p)
+    for j in range(p):
+        s = (me + j) % p
+        for c in range(R.BID_TALLY):
+            x[o + j * R.BID_TALLY + c] = g.bid_tally[s, c]
+    o += p * R.BID_TALLY
+    for j in range(p):
+        s = (me + j) % p
+        for c in range(R.CALL_TALLY):
+            x[o + j * R.CALL_TALLY + c] = g.call_tally[s, c]
+            x[o + p * R.CALL_TALLY + j * R.CALL_TALLY + c] = g.called_tally[s, c]
+    o += 2 * p * R.CALL_TALLY
+    for j in range(p):
+        s = (me + j) % p
+        for c in range(R.TOKEN_TALLY):
+            x[o + j * R.TOKEN_TALLY + c] = g.token_tally[s, c]
+
+
+@njit(cache=True)
+def tensor_kernel(data, hot, rules, out):
+    """The flat observation tensor of every game into ``out`` (zeroed float32[B, D]),
+    row by row with ``tensor_row``."""
+    r = rules[0]
+    for b in range(data.shape[0]):
+        tensor_row(data[b], hot[b], r, out[b])
 
 
 # ===================================================================== fused random play

@@ -775,124 +775,129 @@ def _rel_seat(x, o, seat, me, p):
 
 
 @njit(cache=True)
-def tensor_kernel(data, hot, rules, out):
-    """The flat observation tensor of every game into ``out`` (zeroed float32[B, D]);
-    layout ``observe.tensor_layout``, the same values as ``observe.to_tensor``."""
-    r = rules[0]
+def tensor_row(g, h, r, x):
+    """The flat observation tensor of one game (records ``g``, ``h``) into the zeroed
+    float32 row ``x``; layout ``observe.tensor_layout``, the same values as
+    ``observe.to_tensor`` (the fused loop's ``learned`` seats read it)."""
     p = r.num_players
+    seat = np.int64(h.current_player)
+    mine = seat >= 0
+    me = max(seat, 0)
+    o = _one_hot(x, 0, np.int64(h.phase), 4)
+    for t in range(T):
+        x[o + t] = g.hands[me, t] if mine else 0
+    o += T
+    for j in range(p):
+        s = (me + j) % p
+        x[o + j] = g.hand_sizes[s]
+        x[o + p + j] = g.out[s]
+    o += 2 * p
+    o = _rel_seat(x, o, np.int64(g.opener), me, p)
+    o = _rel_seat(x, o, np.int64(g.claimant), me, p)
+    o = _one_hot(x, o, np.int64(g.claim_rank), N)
+    x[o] = g.table_n
+    x[o + 1] = g.put_count
+    o += 2
+    if mine and g.claimant == seat:
+        for t in range(T):
+            x[o + t] = claim_count(g, t)
+    o += T
+    for j in range(p):
+        s = (me + j) % p
+        size = 0
+        for t in range(T):
+            size += g.bank[s, t]
+        x[o + j] = size
+    o += p
+    for t in range(T):
+        x[o + t] = g.bank[me, t] if mine else 0
+    o += T
+    for k in range(N):
+        x[o + k] = g.closed[k]
+    o += N
+    hidden = 0
+    for t in range(T):
+        x[o + t] = g.discard_seen[t]
+        hidden += g.discard_hidden[t]
+    o += T
+    x[o] = np.int8(hidden)
+    o += 1
+    for j in range(p):
+        x[o + j] = g.taken[(me + j) % p]
+    o += p
+    if mine:
+        for j in range(p):
+            s = (me + j) % p
+            for t in range(T):
+                x[o + j * T + t] = g.seen_taken[me, s, t]
+    o += p * T
+    lc = g.last_check
+    o = _one_hot(x, o, np.int64(lc[LC_KIND]), 3)
+    x[o] = 1.0 if lc[LC_TRUTH] == 1 else 0.0
+    o += 1
+    if saw_last_check(g, r, seat):
+        for t in range(T):
+            x[o + t] = g.last_check_cards[t]
+    o += T
+    x[o] = r.joker_swaps - g.swaps_used[me] if mine and r.swap_seat[me] else 0
+    o += 1
+    if mine and r.ace_seat[me]:
+        for j in range(p):
+            x[o + j] = g.hands[(me + j) % p, ACE]
+        x[o + p] = claim_count(g, ACE)
+        x[o + p + 1] = bank_count(g, r, ACE)
+        x[o + p + 2] = g.discard_seen[ACE] + g.discard_hidden[ACE]
+    else:
+        for i in range(p + 3):
+            x[o + i] = -1.0
+    o += p + 3
+    x[o] = r.endgame_limit - g.endgame_count if g.endgame_count >= 0 else -1
+    x[o + 1] = h.num_rounds
+    o += 2
+    o = _rel_seat(x, o, np.int64(lc[LC_CHECKER]), me, p)
+    o = _rel_seat(x, o, np.int64(lc[LC_CLAIMANT]), me, p)
+    o = _rel_seat(x, o, np.int64(lc[LC_TAKER]), me, p)
+    for t in range(T):
+        x[o + t] = g.hidden_out[me, t] if mine else 0
+    o += T
+    if mine:
+        for j in range(p):
+            s = (me + j) % p
+            for t in range(T):
+                x[o + j * T + t] = g.known[me, s, t]
+    o += p * T
+    for j in range(p):
+        s = (me + j) % p
+        x[o + 2 * j] = g.claims[s, 0]
+        x[o + 2 * j + 1] = g.claims[s, 1]
+    o += 2 * p
+    for j in range(p):
+        x[o + j] = g.cards_claimed[(me + j) % p]
+    o += p
+    for j in range(p):
+        s = (me + j) % p
+        x[o + 2 * j] = g.claim_checks[s, 0]
+        x[o + 2 * j + 1] = g.claim_checks[s, 1]
+    o += 2 * p
+    for j in range(p):
+        s = (me + j) % p
+        for c in range(4):
+            x[o + 4 * j + c] = g.checks[s, c]
+    o += 4 * p
+    for j in range(p):
+        s = (me + j) % p
+        x[o + j] = g.pickups[s]
+        x[o + p + j] = g.timeouts[s]
+        x[o + 2 * p + j] = g.swaps_used[s]
+
+
+@njit(cache=True)
+def tensor_kernel(data, hot, rules, out):
+    """The flat observation tensor of every game into ``out`` (zeroed float32[B, D]),
+    row by row with ``tensor_row``."""
+    r = rules[0]
     for b in range(data.shape[0]):
-        g = data[b]
-        h = hot[b]
-        x = out[b]
-        seat = np.int64(h.current_player)
-        mine = seat >= 0
-        me = max(seat, 0)
-        o = _one_hot(x, 0, np.int64(h.phase), 4)
-        for t in range(T):
-            x[o + t] = g.hands[me, t] if mine else 0
-        o += T
-        for j in range(p):
-            s = (me + j) % p
-            x[o + j] = g.hand_sizes[s]
-            x[o + p + j] = g.out[s]
-        o += 2 * p
-        o = _rel_seat(x, o, np.int64(g.opener), me, p)
-        o = _rel_seat(x, o, np.int64(g.claimant), me, p)
-        o = _one_hot(x, o, np.int64(g.claim_rank), N)
-        x[o] = g.table_n
-        x[o + 1] = g.put_count
-        o += 2
-        if mine and g.claimant == seat:
-            for t in range(T):
-                x[o + t] = claim_count(g, t)
-        o += T
-        for j in range(p):
-            s = (me + j) % p
-            size = 0
-            for t in range(T):
-                size += g.bank[s, t]
-            x[o + j] = size
-        o += p
-        for t in range(T):
-            x[o + t] = g.bank[me, t] if mine else 0
-        o += T
-        for k in range(N):
-            x[o + k] = g.closed[k]
-        o += N
-        hidden = 0
-        for t in range(T):
-            x[o + t] = g.discard_seen[t]
-            hidden += g.discard_hidden[t]
-        o += T
-        x[o] = np.int8(hidden)
-        o += 1
-        for j in range(p):
-            x[o + j] = g.taken[(me + j) % p]
-        o += p
-        if mine:
-            for j in range(p):
-                s = (me + j) % p
-                for t in range(T):
-                    x[o + j * T + t] = g.seen_taken[me, s, t]
-        o += p * T
-        lc = g.last_check
-        o = _one_hot(x, o, np.int64(lc[LC_KIND]), 3)
-        x[o] = 1.0 if lc[LC_TRUTH] == 1 else 0.0
-        o += 1
-        if saw_last_check(g, r, seat):
-            for t in range(T):
-                x[o + t] = g.last_check_cards[t]
-        o += T
-        x[o] = r.joker_swaps - g.swaps_used[me] if mine and r.swap_seat[me] else 0
-        o += 1
-        if mine and r.ace_seat[me]:
-            for j in range(p):
-                x[o + j] = g.hands[(me + j) % p, ACE]
-            x[o + p] = claim_count(g, ACE)
-            x[o + p + 1] = bank_count(g, r, ACE)
-            x[o + p + 2] = g.discard_seen[ACE] + g.discard_hidden[ACE]
-        else:
-            for i in range(p + 3):
-                x[o + i] = -1.0
-        o += p + 3
-        x[o] = r.endgame_limit - g.endgame_count if g.endgame_count >= 0 else -1
-        x[o + 1] = h.num_rounds
-        o += 2
-        o = _rel_seat(x, o, np.int64(lc[LC_CHECKER]), me, p)
-        o = _rel_seat(x, o, np.int64(lc[LC_CLAIMANT]), me, p)
-        o = _rel_seat(x, o, np.int64(lc[LC_TAKER]), me, p)
-        for t in range(T):
-            x[o + t] = g.hidden_out[me, t] if mine else 0
-        o += T
-        if mine:
-            for j in range(p):
-                s = (me + j) % p
-                for t in range(T):
-                    x[o + j * T + t] = g.known[me, s, t]
-        o += p * T
-        for j in range(p):
-            s = (me + j) % p
-            x[o + 2 * j] = g.claims[s, 0]
-            x[o + 2 * j + 1] = g.claims[s, 1]
-        o += 2 * p
-        for j in range(p):
-            x[o + j] = g.cards_claimed[(me + j) % p]
-        o += p
-        for j in range(p):
-            s = (me + j) % p
-            x[o + 2 * j] = g.claim_checks[s, 0]
-            x[o + 2 * j + 1] = g.claim_checks[s, 1]
-        o += 2 * p
-        for j in range(p):
-            s = (me + j) % p
-            for c in range(4):
-                x[o + 4 * j + c] = g.checks[s, c]
-        o += 4 * p
-        for j in range(p):
-            s = (me + j) % p
-            x[o + j] = g.pickups[s]
-            x[o + p + j] = g.timeouts[s]
-            x[o + 2 * p + j] = g.swaps_used[s]
+        tensor_row(data[b], hot[b], r, out[b])
 
 
 # ===================================================================== fused random play
