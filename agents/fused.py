@@ -1,33 +1,46 @@
 """Built-in agents inside the compiled loop: a lineup of compiled per-row policies played
 by one numba loop over the games, engine and agents fused (issue 24).
 
-The game-independent part lives here; each game that has compiled policies provides a
-module ``agents.<game>.fused`` with
+The game-independent part lives here, the loop included (``play_seats_loop``, written once
+for every game); each game that has compiled policies provides a module ``agents.<game>.fused``
+with
 
-- ``POLICIES``: ``{agent class: (kind, params(agent) -> float row, act)}``: the built-in
-  agents it compiles, the parameter row each policy reads, and the ``act`` it reproduces;
-- ``tables(game)``: a tuple of arrays its kernel reads after its arguments (qdv: deck
-  counts, the counting agent's memo tables), fetched at each call (memo tables grow);
-- ``grow(game)``: make room in those tables (the kernel asked for it);
+- ``POLICIES``: ``{agent class: (kind, params(agent) -> float row, act)}``: the game's built-in
+  agents it compiles, the parameter row each policy reads, and the ``act`` it reproduces
+  (``learned`` is compiled here for every game: the game's ``kernels.tensor_row`` feeds it);
+- ``random_action(g, h, r, seat_key)``, ``heuristic_action(g, h, r, params_row, hctx)`` and
+  ``counting_action(g, h, r, me, params_row, cctx)``: the choice of each policy in game
+  ``(g, h)`` (``agents.fused.no_policy`` for one the game lacks; counting may return
+  ``MEMO_FULL``: a memo table ran full, nothing decided);
+- ``contexts(game)``: ``(hctx, cctx)``, the tuples of arrays the heuristic and counting policies
+  read (qdv: the deck's kinds and the counting memo tables; a one-row observation the
+  counting kernel reads), fetched at each call (memo tables grow);
+- ``grow(game)``: make room in the memo tables (counting returned ``MEMO_FULL``);
 - ``play_seats_kernel(data, hot, rules, decisions, counts, seat_agent, kinds, params,
-  round_stop, first_game, resume, *tables)``: the fused loop from game ``first_game`` on
-  (``resume``: continuing a call that stopped there, whose ``round_over`` stays), adding
-  to ``counts``; returns -1 when done, ``b >= 0`` when game ``b``'s policy chose an
-  illegal action, ``-2 - b`` when a memo table ran full at game ``b`` (nothing applied
-  there: ``play`` grows the tables and resumes at ``b``).
+  round_stop, first_game, resume, pending, net, net_table, obs_size, hctx, cctx)``: a cached
+  one-line kernel that calls ``play_seats_loop`` with the game's three policies,
+  ``kernels.tensor_row`` and ``kernels.apply`` (numba compiles the loop into it).
 
-``kinds[j]`` (``RANDOM``, ``HEURISTIC``, ...) picks the policy of lineup member ``j`` and
-``params[j]`` holds its parameters as float64 (its ``POLICIES`` entry's row);
-``seat_agent[b, s]`` is the lineup member in seat ``s`` of game ``b`` (the runner's
-``Schedule.seat_lineup``).  Each policy makes exactly the decisions of its numpy agent
-(same streams, same float operations: ``tests/test_fused_agents.py``), so a tournament
-played here gives the same ``games``/``rounds`` records as the stepped runner.
+The loop plays from game ``first_game`` on (``resume``: continuing a call that stopped
+there, whose ``round_over`` stays), adding to ``counts``; it returns -1 when done, ``b >= 0``
+when game ``b``'s policy chose an illegal action, ``-2 - b`` when a memo table ran full at
+game ``b`` (nothing applied there: ``play`` grows the tables and resumes at ``b``).
+
+``kinds[j]`` picks the policy of lineup member ``j`` and ``params[j]`` holds its parameters as
+float64 (its ``POLICIES`` entry's row; ``learned``: first layer in the packed network, depth,
+greedy); ``seat_agent[b, s]`` is the lineup member in seat ``s`` of game ``b`` (the runner's
+``Schedule.seat_lineup``).  A member of kind ``EXTERNAL`` is an agent the loop cannot run (a
+user's Python agent, the learner of a Gymnasium env): when it is to move in game ``b`` the loop
+plays ``pending[b]`` if that is an action (and sets it to -1), else stops game ``b`` there and
+goes on with the next; the caller asks the agent and sets ``pending``.  Each policy makes exactly
+the decisions of its numpy agent (same streams, same float operations:
+``tests/test_fused_agents.py``), so a tournament played here gives the same ``games``/``rounds``
+records as the stepped runner.
 
 An agent has a compiled policy only when its class is exactly a built-in class listed in
-``POLICIES`` and its ``act`` is still the one listed there (a subclass, a custom
-``"module:Class"`` agent, ``learned`` or a patched ``act`` has none):
-``fused_lineup`` returns None for a lineup with any other agent, and the runner then
-steps the game with each agent's ``act`` as before.
+``POLICIES`` (or ``LearnedAgent``) and its ``act`` is still the one listed there (a subclass,
+a custom ``"module:Class"`` agent or a patched ``act`` has none): ``fused_lineup`` then
+returns None, or, with ``external=True``, makes it an ``EXTERNAL`` member.
 
 Measured (qdv, 4 players, one worker, batch 4,096, ``nice``d on a 2-core machine shared
 with other jobs, load 5-8; 3 runs per path alternated, median (min-max)):
@@ -56,9 +69,14 @@ import importlib.util
 from typing import Any
 
 import numpy as np
+from numba import njit
 
-# policy kinds, shared by every game's ``play_seats_kernel``
-RANDOM, HEURISTIC, COUNTING = 0, 1, 2
+from agents.learned import LearnedAgent, forward_row, pack_layers, policy_action, policy_probs
+from bluffsim import rng_nb as rn
+
+# policy kinds, shared by every game's fused loop
+RANDOM, HEURISTIC, COUNTING, LEARNED, EXTERNAL = 0, 1, 2, 3, 4
+MEMO_FULL = -3  # ``counting_action``: a memo table ran full, nothing decided
 
 def fused_module(game_id: str) -> Any | None:
     """The game's ``agents.<game>.fused`` module (found by that name: a game opts in by shipping
@@ -72,50 +90,186 @@ def fused_module(game_id: str) -> Any | None:
         return None
 
 
+@njit(inline="always")
+def learned_action(g, h, r, tensor_row, prow, key, net, net_table, x, hbuf, nbuf, probs):
+    """``LearnedAgent``'s choice in game ``(g, h)``: the game's tensor (``tensor_row``), the packed
+    network's logits (``forward_row``), the masked softmax and the decision's first uniform of the
+    seat's agent stream ``key`` (unless greedy) — the very functions ``LearnedAgent.act`` runs."""
+    x[:] = 0
+    tensor_row(g, h, r, x)
+    logits = forward_row(x, net, net_table, np.int64(prow[0]), np.int64(prow[1]), hbuf, nbuf)
+    n = logits.shape[0]
+    mask = h.mask[:n]
+    greedy = prow[2] != 0.0
+    policy_probs(logits, mask, probs[:n])
+    u = 0.0 if greedy else rn.uniform(rn.minor_word(rn.major_key(key, np.int64(h.num_decisions)), 0))
+    return np.int64(policy_action(probs[:n], mask, u, greedy))
+
+
+@njit(inline="always")
+def play_seats_loop(random_action, heuristic_action, counting_action, tensor_row, apply, data,
+                    hot, rules, decisions, counts, seat_agent, kinds, params, round_stop,
+                    first_game, resume, pending, net, net_table, obs_size, hctx, cctx):
+    """Each running game from ``first_game`` on advances up to ``decisions`` decisions in a row
+    (stopping when it is over, when a round ends if ``round_stop``, and where an ``EXTERNAL``
+    member is to move without a ``pending`` action), each decision by the policy of ``kinds[j]``
+    with ``params[j]``, ``j = seat_agent[b, current seat]``: the same game as that many ``step``
+    calls with the agents' ``act``.  ``counts`` gets (decisions made, rounds finished, games
+    ended) added; ``round_over`` is left set on games whose last round ended during the call.
+    Returns -1; ``b`` when game ``b``'s policy chose an illegal action; ``-2 - b`` when the
+    counting policy returned ``MEMO_FULL`` at game ``b`` (nothing applied there) — module doc.
+
+    Each policy's arrays (``hctx``, ``cctx``) reach it only in its own branch: numba counts
+    references to every array passed to a call, and doing so on every decision for arrays
+    only counting reads made random play 4x slower (measured)."""
+    r = rules[0]
+    p = seat_agent.shape[1]
+    keys = np.empty(p, np.uint64)  # each seat's agent stream key in the current game
+    width = obs_size
+    for li in range(net_table.shape[0]):
+        width = max(width, net_table[li, 1])
+    x = np.zeros(obs_size, np.float32)
+    hbuf = np.empty(width)
+    nbuf = np.empty(width)
+    probs = np.empty(width)
+    made = 0
+    rounds = 0
+    ended = 0
+    code = -1
+    for b in range(first_game, data.shape[0]):
+        g = data[b]
+        h = hot[b]
+        if not (resume and b == first_game):
+            h.round_over = 0
+        if h.terminated or h.truncated:
+            continue
+        for s in range(p):
+            keys[s] = rn.agent_key(h.seed, s)
+        start_rounds = h.num_rounds
+        for _ in range(decisions):
+            me = np.int64(h.current_player)
+            j = seat_agent[b, me]
+            kind = kinds[j]
+            if kind == RANDOM:
+                a = np.int64(random_action(g, h, r, keys[me]))
+            elif kind == HEURISTIC:
+                a = np.int64(heuristic_action(g, h, r, params[j], hctx))
+            elif kind == COUNTING:
+                a = np.int64(counting_action(g, h, r, me, params[j], cctx))
+                if a == MEMO_FULL:
+                    code = -2 - b
+                    break
+            elif kind == LEARNED:
+                a = learned_action(g, h, r, tensor_row, params[j], keys[me], net, net_table,
+                                   x, hbuf, nbuf, probs)
+            elif kind == EXTERNAL:
+                a = pending[b]
+                if a < 0:
+                    break  # its agent has not chosen yet: the caller asks it
+                pending[b] = -1
+            else:
+                a = np.int64(-1)
+            if a < 0 or a >= h.mask.shape[0] or not h.mask[a]:
+                code = b
+                break
+            apply(g, h, r, a)
+            made += 1
+            if h.terminated or h.truncated:
+                ended += 1
+                break
+            if round_stop and h.round_over:
+                break
+        rounds += h.num_rounds - start_rounds
+        if code != -1:
+            break
+    counts[0] += made
+    counts[1] += rounds
+    counts[2] += ended
+    return code
+
+
+@njit
+def no_policy(*args):
+    """The policy of a kind the game does not compile: an illegal action (the loop stops)."""
+    return -1
+
+
 class FusedLineup:
-    """A lineup whose every member has a compiled policy for the game: ``play`` advances a
-    batch with all of them in one compiled call."""
+    """A lineup whose members have compiled policies for the game (or are ``EXTERNAL``):
+    ``play`` advances a batch with all of them in one compiled call."""
 
-    def __init__(self, game: Any, module: Any, kinds: np.ndarray, params: np.ndarray):
+    def __init__(self, game: Any, module: Any, kinds: np.ndarray, params: np.ndarray,
+                 net: np.ndarray, net_table: np.ndarray):
         self.game, self.module, self.kinds, self.params = game, module, kinds, params
+        self.net, self.net_table = net, net_table
+        self.external = kinds == EXTERNAL
+        self.obs_size = int(game.observation_size) if (kinds == LEARNED).any() else 1
 
-    def play(self, st: Any, seat_agent: np.ndarray, decisions: int,
-             round_stop: bool = True) -> tuple[int, int, int, int]:
+    def play(self, st: Any, seat_agent: np.ndarray, decisions: int, round_stop: bool = True,
+             pending: np.ndarray | None = None) -> tuple[int, int, int, int]:
         """Each running game of ``st`` plays up to ``decisions`` decisions in a row with the
         policy of the lineup member in the current seat (``seat_agent``: int[B, P]), stopping
-        when it ends and, with ``round_stop``, when a round ends (``round_over`` is then set,
-        so the caller can record the round before the next one overwrites it).  Returns
-        (decisions made, rounds finished, games ended, first game whose policy chose an
-        illegal action or -1; the kernel stops there, that action not applied)."""
+        when it ends, with ``round_stop`` when a round ends (``round_over`` is then set, so
+        the caller can record the round before the next one overwrites it), and where an
+        ``EXTERNAL`` member is to move: it plays ``pending[b]`` (int64[B], set back to -1) when
+        that is an action, else the game waits there.  Returns (decisions made, rounds
+        finished, games ended, first game whose policy chose an illegal action or -1; the
+        kernel stops there, that action not applied)."""
         counts = np.zeros(3, np.int64)
         seats = np.ascontiguousarray(seat_agent, dtype=np.int64)
+        if pending is None:
+            pending = np.full(seats.shape[0], -1, np.int64)
         first, resume = 0, False
         while True:
             code = self.module.play_seats_kernel(
                 st.data, st.hot, self.game._rec, int(decisions), counts, seats, self.kinds,
-                self.params, bool(round_stop), first, resume,
-                *self.module.tables(self.game))
+                self.params, bool(round_stop), first, resume, pending, self.net,
+                self.net_table, self.obs_size, *self.module.contexts(self.game))
             if code > -2:
                 return int(counts[0]), int(counts[1]), int(counts[2]), int(code)
             first, resume = -2 - code, True  # a memo table ran full there: grow, resume
             self.module.grow(self.game)
 
 
-def fused_lineup(game: Any, lineup: list[Any]) -> FusedLineup | None:
+def _policy_row(module: Any, agent: Any, nets: list) -> tuple[int, list[float]] | None:
+    """(kind, parameter row) of ``agent``'s compiled policy, or None when it has none; a
+    ``learned`` agent's layers are appended to ``nets`` (its row points at them)."""
+    if type(agent) is LearnedAgent and "act" not in vars(agent):
+        first = sum(len(layers) for layers in nets)
+        nets.append(agent.layers)
+        return LEARNED, [float(first), float(len(agent.layers)), float(agent.config["greedy"])]
+    entry = module.POLICIES.get(type(agent))
+    if entry is None or type(agent).act is not entry[2] or "act" in vars(agent):
+        return None
+    return entry[0], list(entry[1](agent))
+
+
+def fused_lineup(game: Any, lineup: list[Any], external: bool = False) -> FusedLineup | None:
     """A ``FusedLineup`` for the agents of ``lineup`` (built for ``game``), or None when the
-    game has no fused loop or some agent has no compiled policy for it."""
+    game has no fused loop or some agent has no compiled policy for it (with ``external``,
+    such agents become ``EXTERNAL`` members instead; None when none has one)."""
     module = fused_module(getattr(game, "game_id", ""))
     if module is None or not hasattr(game, "_rec"):
         return None
     kinds = np.zeros(len(lineup), np.int64)
-    rows = []
+    rows: list[list[float]] = []
+    nets: list = []
     for j, agent in enumerate(lineup):
-        entry = module.POLICIES.get(type(agent))
-        if entry is None or type(agent).act is not entry[2] or "act" in vars(agent):
+        policy = _policy_row(module, agent, nets)
+        if policy is None and not external:
             return None
-        kinds[j] = entry[0]
-        rows.append(np.asarray(entry[1](agent), np.float64))
-    params = np.zeros((len(lineup), max(1, max(r.size for r in rows))), np.float64)
+        kinds[j], row = policy if policy is not None else (EXTERNAL, [])
+        rows.append(row)
+    if (kinds == EXTERNAL).all():
+        return None
+    params = np.zeros((len(lineup), max(1, max(len(r) for r in rows))), np.float64)
     for j, row in enumerate(rows):
-        params[j, :row.size] = row
-    return FusedLineup(game, module, kinds, params)
+        params[j, :len(row)] = row
+    return FusedLineup(game, module, kinds, params, *_pack_nets(nets))
+
+
+def _pack_nets(nets: list) -> tuple[np.ndarray, np.ndarray]:
+    """Every learned member's layers in one packed network (``learned.pack_layers``)."""
+    if not nets:
+        return np.zeros(1, np.float32), np.zeros((0, 4), np.int64)
+    return pack_layers([layer for layers in nets for layer in layers])
