@@ -718,7 +718,7 @@ def summary_lines(table: pd.DataFrame) -> list[str]:
 
 
 def markdown_lines(table: pd.DataFrame) -> list[str]:
-    """The table in Markdown (the README's benchmark table): medians with min – max, the ratio
+    """The table in Markdown (docs/bench.md's throughput table): medians with min – max, the ratio
     to the reference and to both anchors, for the batched loop and the fused loop."""
     out = ["| game | engine | agents | batch | decisions/s | min – max | × ref | × OS py | "
            "× OS C++ | fused decisions/s | fused min – max | fused × OS py | fused × OS C++ | "

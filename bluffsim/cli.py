@@ -91,7 +91,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="processes (as run --workers) or threads (numba prange over batch "
                         "chunks, compiled games only; measured for comparison)")
     b.add_argument("--markdown", action="store_true",
-                   help="also print the table in Markdown (the README's benchmark table)")
+                   help="also print the table in Markdown (the table of docs/bench.md)")
     b.add_argument("--out", default="results/bench",
                    help="directory for bench.parquet and bench.png")
     b.set_defaults(func=cmd_bench)

@@ -343,19 +343,19 @@ label = "random-2"
     assert set(table[table["point"] == 0]["agent"]) == {"random-0", "heuristic", "counting", "random-2"}
 
 
-def test_the_readme_legumes_hand_size_table_is_what_its_command_gives(tmp_path):
-    """The README's legumes seat table (its section "Sweeps: legumes seat advantage") is what
-    the command written above it gives: every seat's outright win rate and the share of games
-    whose first place was shared, to the printed digits (a run does not depend on the
+def test_the_docs_legumes_hand_size_table_is_what_its_command_gives(tmp_path):
+    """The legumes seat table of docs/sweeps.md (its section "Sweeps: legumes seat advantage")
+    is what the command written above it gives: every seat's outright win rate and the share
+    of games whose first place was shared, to the printed digits (a run does not depend on the
     workers, the batch or the output dir)."""
     import re
 
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme[readme.index("### Sweeps: legumes seat advantage"):]
+    page = (ROOT / "docs" / "sweeps.md").read_text(encoding="utf-8")
+    section = page[page.index("## Sweeps: legumes seat advantage"):]
     command = re.search(r"```bash\n(bluffsim run [^\n]+)\n```", section).group(1)
     assert command == "bluffsim run experiments/sweep_legumes_hand_size.toml"
     rows = re.findall(r"^\| (\d+) \| ([\d.]+) \| ([\d.]+) \| ([\d.]+) \| ([\d.]+) \| ([\d.]+) \|$",
-                      section[:section.index("`bluffsim run experiments/sweep_veru_jokers.toml`")],
+                      section[:section.index("## Sweeps: veru jokers")],
                       re.M)
     assert [int(r[0]) for r in rows] == [4, 6, 8, 10, 12]
     out = tmp_path / "sweep"

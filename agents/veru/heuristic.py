@@ -37,7 +37,7 @@ thin lie card sheds a hand's singles first (without it, 1,000 games: 4p 0.49, 6p
 instead of 0.52, 0.33); the default went from 6p 0.243 to 0.288.  ``bluff=0`` still
 never puts a lie into a claim that has a true card, so it sheds only true cards (about
 1.4 a claim) and cannot shed an ace until its hand is aces only: against reckless
-random players that is too slow to finish first (README, robustness ladder).
+random players that is too slow to finish first (docs/strength.md, robustness ladders).
 """
 
 from __future__ import annotations

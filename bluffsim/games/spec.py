@@ -4,8 +4,8 @@ Each game package ``bluffsim/games/<id>/__init__.py`` defines ``SPEC = GameSpec(
 ``bluffsim.list_games()`` finds the packages that do (no list of games anywhere
 else), and the registry, the tournament runner, terminal play, the adapters,
 the analysis and the test suites read the spec instead of naming game
-specifics.  Adding a game means writing its package and its ``SPEC``: see the
-README's "Adding a game".
+specifics.  Adding a game means writing its package and its ``SPEC``: see
+docs/adding_a_game.md.
 
 | field             | meaning                                                                   |
 |-------------------|---------------------------------------------------------------------------|

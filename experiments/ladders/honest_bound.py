@@ -25,7 +25,7 @@ running rank (about 1.4 a claim) and its aces only when its hand is aces alone.
     python experiments/ladders/honest_bound.py [--games 2400] [--players 3 4 5 6]
         [--out results/ladders]
 
-writes ``honest_bound.csv`` and ``honest_bound.md`` in ``--out`` (the README quotes
+writes ``honest_bound.csv`` and ``honest_bound.md`` in ``--out`` (docs/strength.md quotes
 the table).  Seeds are fixed (game ``i`` has seed ``i``, the honest seat ``i % P``).
 """
 

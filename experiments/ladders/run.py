@@ -35,7 +35,7 @@ played with ``play_shard``.
 
 Known failures: veru's ``h/bluff=0.0`` tables (a never-lying heuristic against random
 players) do not pass — even an honest player that checks with the truth of every claim
-loses to the random seat after it (``honest_bound.py``, README).
+loses to the random seat after it (``honest_bound.py``, docs/strength.md).
 """
 
 from __future__ import annotations
