@@ -92,28 +92,40 @@ def facing_last_card(g, h, r, me, hand_row, size, many, double_at):
     return np.int64(ACCUSE)
 
 
+@njit(cache=True, inline="always")
+def veg_count(hand_row, v):
+    """Cards of vegetable ``v`` in a hand (heuristic ``per_veg``)."""
+    return np.int64(hand_row[3 * v]) + np.int64(hand_row[3 * v + 1]) + np.int64(hand_row[3 * v + 2])
+
+
+@njit(cache=True, inline="always")
+def veg_top(hand_row, v):
+    """The highest held card of vegetable ``v`` (type offset 0..2), -1 if none (``top``)."""
+    if hand_row[3 * v + 2] > 0:
+        return 2
+    if hand_row[3 * v + 1] > 0:
+        return 1
+    if hand_row[3 * v] > 0:
+        return 0
+    return -1
+
+
 @njit(cache=True)
 def heuristic_action(g, h, r, params):
     """``LegumesHeuristic.act`` for game (``g``, ``h``)."""
     me = max(np.int64(h.current_player), 0)
     hand_row = g.hands[me]
     m = h.mask
-    # per vegetable: cards held and the highest held (type offset 0..2, -1 none)
-    per_veg = np.zeros(V, np.int64)
-    top = np.empty(V, np.int64)
-    for v in range(V):
-        n0 = np.int64(hand_row[3 * v])
-        n1 = np.int64(hand_row[3 * v + 1])
-        n2 = np.int64(hand_row[3 * v + 2])
-        per_veg[v] = n0 + n1 + n2
-        top[v] = 2 if n2 > 0 else (1 if n1 > 0 else (0 if n0 > 0 else -1))
-    best = 0
+    best = 0  # the first vegetable I hold most of
+    best_n = veg_count(hand_row, 0)
     for v in range(1, V):
-        if per_veg[v] > per_veg[best]:
-            best = v
+        n = veg_count(hand_row, v)
+        if n > best_n:
+            best, best_n = v, n
+    top_best = veg_top(hand_row, best)
     if h.phase == PH_OPEN:
-        if top[best] >= 0:
-            card = best * 3 + top[best]
+        if top_best >= 0:
+            card = best * 3 + top_best
         else:
             card = 0
             for t in range(1, T):
@@ -130,9 +142,10 @@ def heuristic_action(g, h, r, params):
         play = np.int64(CHOICE0 + best)
     else:
         called = max(np.int64(g.called), 0)
-        if top[called] >= 0:
-            play = np.int64(PLAY0 + called * 3 + top[called])
-        elif hand_row[CHOICE] > 0 and per_veg[best] >= 2:
+        top_called = veg_top(hand_row, called)
+        if top_called >= 0:
+            play = np.int64(PLAY0 + called * 3 + top_called)
+        elif hand_row[CHOICE] > 0 and best_n >= 2:
             play = np.int64(CHOICE0 + best)
         else:
             keep = keeps(g, r, me, size, params[KEEP_MARGIN])
@@ -172,7 +185,7 @@ def heuristic_action(g, h, r, params):
                             lie = t
                 play = np.int64(PLAY0 + lie)
     last_veg = max(np.int64(g.last_called), 0)
-    many = per_veg[last_veg]
+    many = veg_count(hand_row, last_veg)
     if m[ACCEPT]:
         return facing_last_card(g, h, r, me, hand_row, size, many, params[DOUBLE_AT])
     if not m[ACCUSE]:
