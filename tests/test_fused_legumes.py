@@ -139,7 +139,8 @@ COUNTING = [{"agent": "counting", "label": "count"},
     (2, [LINEUP[2], COUNTING[0]], None),
     (2, COUNTING, {"action_lie_penalty": 0}),
     (4, LINEUP, None),
-    (4, [LINEUP[0], LINEUP[2], *COUNTING], {"reverse_alone": True})])
+    (4, [LINEUP[0], LINEUP[2], *COUNTING], {"reverse_alone": True}),
+    (6, [*LINEUP, COUNTING[1], {"agent": "random", "label": "rand2"}], None)])
 def test_fused_tournament_records_equal_the_stepped_path(players, seats, rules, monkeypatch):
     exp = config(seats, players, rules=rules)
     fused, old = fused_and_stepped(exp, 1, monkeypatch)
