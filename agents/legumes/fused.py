@@ -27,9 +27,9 @@ Commands: ``python experiments/fused/timed_run.py stepped|fused
 experiments/fused/legumes_2h2r.toml --games 200000 --out DIR --force --quiet`` (and
 ``legumes_2h2c.toml --games 100000``).  The fused loop alone (``python
 experiments/fused/loop_alone.py --game=legumes random heuristic counting``, every seat one
-agent, per CPU s, median of 3): random 8.01 M, heuristic 4.85 M, counting 0.83 M: the
-counting seats' ``judge_kernel`` (features, beliefs: about 1 us a decision where accusing
-is legal) bounds lineups with counting seats.
+agent, per CPU s, median of 3): random 8.01 M, heuristic 4.85 M, counting 0.83 M (about 1.2 us a
+decision, most of it ``judge_kernel``'s features and beliefs, run wherever accusing is
+legal): counting seats bound the lineups that have them.
 """
 
 from __future__ import annotations

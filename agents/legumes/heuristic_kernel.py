@@ -8,7 +8,8 @@ observation: the same opening, playing, shedding, accusing and last-card rules w
 numpy's tie breaks (``argmax``/``argmin``: the first extreme), and the same uniform of the
 agent's stream (``AgentRNG.uniform(1)``: word 0 of (game seed, ``Stream.AGENT + seat``,
 decision)), drawn only where ``u < accuse_rate`` can decide (a draw has no side effect).
-The only float operation is that comparison: no exp/log/pow.  ``params`` is float64[4] in
+No exp/log/pow: the float comparisons are ``u < accuse_rate`` and integers against the
+integer-valued parameters (exact in float64).  ``params`` is float64[4] in
 ``PARAMS`` order (``params_row``); ``KEEP_MARGIN`` (a class attribute, None = never keep at
 3+ players) is NaN for None.  ``tests/test_fused_legumes.py`` checks the two agree action
 for action.
