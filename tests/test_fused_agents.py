@@ -11,7 +11,7 @@ import pytest
 
 import agents
 import bluffsim
-from agents.fused import fused_lineup
+from agents.fused import fused_lineup, fused_module
 from agents.qdv import counting
 from agents.qdv import heuristic_kernel as HK
 from agents.qdv.heuristic import QdvHeuristic
@@ -168,7 +168,7 @@ def test_only_exact_builtin_agents_have_compiled_policies(monkeypatch):
 
     assert fused_lineup(game, [heur, Tweaked(game)]) is None
     assert fused_lineup(game, [heur, agents.make("counting", game)]) is not None
-    assert fused_lineup(bluffsim.make("legumes", 3), [agents.make("random", game)]) is None
+    assert fused_module("no_such_game") is None and fused_module("not-an-id") is None
     patched = agents.make("heuristic", game)
     patched.act = lambda obs, mask, rng: heur.act(obs, mask, rng)
     assert fused_lineup(game, [patched]) is None

@@ -1,8 +1,8 @@
-"""The fused loop alone (no runner): 4-player qdv (or ``--game=veru``), every seat one
-agent, batch 4,096, ``round_stop`` off, finished games refilled in groups; decisions per
-CPU second.
+"""The fused loop alone (no runner): 4-player qdv (or ``--game=veru``, ``--game=legumes``),
+every seat one agent, batch 4,096, ``round_stop`` off, finished games refilled in groups;
+decisions per CPU second.
 
-    python experiments/fused/loop_alone.py [--game=veru] random heuristic counting
+    python experiments/fused/loop_alone.py [--game=veru|legumes] random heuristic counting
 """
 
 import sys

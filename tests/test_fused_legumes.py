@@ -1,0 +1,193 @@
+"""Built-in agents inside the compiled loop, legumes (issue 24): the compiled ``heuristic``
+makes the numpy agent's decisions bit for bit, and the runner's fused path (random,
+heuristic and counting seats) gives the stepped path's records."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import agents
+import bluffsim
+from agents.fused import fused_lineup
+from agents.legumes import heuristic_kernel as HK
+from agents.legumes.heuristic import LegumesHeuristic
+from bluffsim.games.legumes import rules as R
+from bluffsim.rng import AgentRNG
+from bluffsim.tournament import parse_config, run_experiment
+from bluffsim.tournament.config import load_raw
+from tests.fused import count_fused_calls, fused_and_stepped, stepped
+
+DEFAULT: dict = {}
+ACCUSER = {"accuse_rate": 0.4}
+EXTREMES = {
+    "default": DEFAULT,
+    "accuser": ACCUSER,
+    "never": {"accuse_at": 99, "double_at": 99, "accuse_rate": 0.0},
+    "always": {"accuse_at": 0, "double_at": 0, "accuse_rate": 1.0},
+    "odd_floats": {"accuse_at": 2, "double_at": 3, "accuse_rate": 0.3713},
+}
+
+
+def compare_on_played_games(game, params: dict, n_games: int = 60, seed0: int = 0,
+                            keep_margin: int | None = None) -> tuple[int, set]:
+    """Play ``n_games`` (even seats heuristic, odd seats random, so states vary) and compare
+    the compiled heuristic's action with the numpy agent's on every running game at every
+    step; returns the number of decisions compared and the actions the heuristic chose."""
+    heur = agents.make("heuristic", game, **params)
+    heur.KEEP_MARGIN = keep_margin
+    rand = agents.make("random", game)
+    row = np.asarray(HK.params_row(heur), np.float64)
+    st = game.init(np.arange(seed0, seed0 + n_games))
+    compared = 0
+    chosen = set()
+    while not st.done.all():
+        live = ~st.done
+        rng = AgentRNG(st.seed, st.current_player, st.num_decisions)
+        want = heur.act(game.observe(st), st.legal_action_mask, rng)
+        got = np.empty(st.batch_size, np.int64)
+        HK.act_kernel(st.data, st.hot, game._rec, row, got)
+        bad = np.flatnonzero(live & (want != got))
+        assert bad.size == 0, (f"game seed {st.seed[bad[0]]}, decision "
+                               f"{st.num_decisions[bad[0]]}: numpy {want[bad[0]]}, "
+                               f"compiled {got[bad[0]]}")
+        compared += int(live.sum())
+        chosen |= set(want[live].tolist())
+        other = rand.act(None, st.legal_action_mask, rng)
+        game.step(st, np.where(live & (st.current_player % 2 == 0), want, other))
+    return compared, chosen
+
+
+def _kinds(chosen: set) -> set:
+    names = set()
+    for a in chosen:
+        if a < R.PLAY0:
+            names.add("open")
+        elif a < R.ACCUSE:
+            names.add("play")
+        elif a in (R.ACCUSE, R.ACCUSE_DOUBLE, R.ACCEPT, R.REVERSE_ID):
+            names.add(int(a))
+        elif a < R.REVERSE_ID:
+            names.add("choice")
+        else:
+            names.add("reverse_card")
+    return names
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 6])
+@pytest.mark.parametrize("name", list(EXTREMES))
+def test_compiled_heuristic_decides_as_the_numpy_agent(players, name):
+    game = bluffsim.make("legumes", players)
+    compared, chosen = compare_on_played_games(game, EXTREMES[name], seed0=100 * players)
+    assert compared > 1000
+    assert {"open", "play"} <= _kinds(chosen)
+
+
+def test_the_compared_games_reach_every_kind_of_decision():
+    """Opening, playing, choice, reverse with a card, accuse, accuse double and accept are
+    all compared (pooled over tables and parameters)."""
+    kinds = set()
+    for players, params in ((2, DEFAULT), (3, ACCUSER), (4, EXTREMES["always"]),
+                            (5, EXTREMES["odd_floats"])):
+        kinds |= _kinds(compare_on_played_games(bluffsim.make("legumes", players), params,
+                                                seed0=7 * players)[1])
+    assert {"open", "play", "choice", "reverse_card", R.ACCUSE, R.ACCUSE_DOUBLE,
+            R.ACCEPT} <= kinds
+
+
+@pytest.mark.parametrize("rules", [{"reverse_alone": True},
+                                   {"numbers": (2, 2, 1), "action_lie_penalty": 0,
+                                    "first_player": -1}])
+def test_compiled_heuristic_under_other_rules(rules):
+    game = bluffsim.make("legumes", 3, **rules)
+    for params in (DEFAULT, ACCUSER, EXTREMES["always"]):
+        compare_on_played_games(game, params, n_games=40)
+
+
+@pytest.mark.parametrize("players", [3, 5])
+def test_compiled_heuristic_with_a_keep_margin(players):
+    """``KEEP_MARGIN`` (None in the shipped class) set: the 3+-player race rule is compiled too."""
+    game = bluffsim.make("legumes", players)
+    for margin in (0, 2):
+        compare_on_played_games(game, ACCUSER, n_games=40, keep_margin=margin)
+
+
+# ------------------------------------------------------------------ the runner
+def config(seats, players=4, games=120, out="", rules=None):
+    raw = {"experiment": {"name": "fused", "game": "legumes", "players": players,
+                          "games": games, "seed": 17},
+           "seats": seats, "run": {"batch": 37, "shard_games": 60, "plots": False}}
+    if rules:
+        raw["rules"] = rules
+    if out:
+        raw["run"]["out"] = out
+    return parse_config(raw)
+
+
+LINEUP = [{"agent": "random", "label": "rand"}, {"agent": "heuristic", "label": "heur"},
+          {"agent": "heuristic", "label": "accuser", "params": ACCUSER},
+          {"agent": "counting", "label": "count"}]
+COUNTING = [{"agent": "counting", "label": "count"},
+            {"agent": "counting", "label": "rash",
+             "params": {"margin": -1.0, "trap_rate": 0.5, "keep_margin": 0.0,
+                        "double_below": 0.5, "accept_below": 0.3}}]
+
+
+@pytest.mark.parametrize("players,seats,rules", [
+    (2, [LINEUP[1], LINEUP[0]], None),
+    (2, [LINEUP[2], COUNTING[0]], None),
+    (2, COUNTING, {"action_lie_penalty": 0}),
+    (4, LINEUP, None),
+    (4, [LINEUP[0], LINEUP[2], *COUNTING], {"reverse_alone": True}),
+    (6, [*LINEUP, COUNTING[1], {"agent": "random", "label": "rand2"}], None)])
+def test_fused_tournament_records_equal_the_stepped_path(players, seats, rules, monkeypatch):
+    exp = config(seats, players, rules=rules)
+    fused, old = fused_and_stepped(exp, 1, monkeypatch)
+    assert len(fused[1]) > 100
+    assert fused[0].equals(old[0]) and fused[1].equals(old[1])
+
+
+def test_fused_ladder_run_equals_the_stepped_run(tmp_path, monkeypatch):
+    """``experiments/ladder_legumes.toml`` (permuted seatings, duplicate deals, reduced to
+    two shards of 48 games) writes the same parquet both ways."""
+    def exp(out):
+        raw = load_raw("experiments/ladder_legumes.toml")
+        raw["experiment"]["games"] = 96
+        raw["run"].update(shard_games=48, workers=1, out=str(out), plots=False)
+        return parse_config(raw)
+
+    calls = count_fused_calls(monkeypatch)
+    run_experiment(exp(tmp_path / "fused"), progress=False)
+    assert calls, "the fused loop was not used"
+    stepped(monkeypatch)
+    run_experiment(exp(tmp_path / "stepped"), progress=False)
+    for table in ("games", "rounds"):
+        a = pd.read_parquet(tmp_path / "fused" / f"{table}.parquet")
+        b = pd.read_parquet(tmp_path / "stepped" / f"{table}.parquet")
+        assert len(a) > 0 and a.equals(b), table
+
+
+def test_only_exact_builtin_agents_take_the_fused_path():
+    game = bluffsim.make("legumes", 3)
+    heur, rand = agents.make("heuristic", game), agents.make("random", game)
+    assert fused_lineup(game, [heur, rand, agents.make("counting", game)]) is not None
+
+    class Tweaked(LegumesHeuristic):
+        def act(self, obs, legal_mask, rng):
+            return super().act(obs, legal_mask, rng)
+
+    assert fused_lineup(game, [heur, Tweaked(game)]) is None
+    patched = agents.make("counting", game)
+    patched.act = lambda obs, mask, rng: heur.act(obs, mask, rng)
+    assert fused_lineup(game, [heur, patched]) is None
+
+
+def test_an_illegal_compiled_choice_stops_the_loop():
+    game = bluffsim.make("legumes", 3)
+    lineup = fused_lineup(game, [agents.make("heuristic", game)] * 3)
+    st = game.init(np.arange(4))
+    before = st.num_decisions.copy()
+    lineup.kinds[:] = 99
+    *_, bad = lineup.play(st, np.zeros((4, 3), np.int64), 10)
+    assert bad == 0 and (st.num_decisions == before).all()
