@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from agents.fused import FusedLineup
 from bluffsim.tournament import play_shard, runner
 
@@ -34,3 +36,20 @@ def fused_and_stepped(exp: Any, shard: int, monkeypatch: Any) -> tuple[Any, Any]
     assert calls, "the fused loop was not used"
     stepped(monkeypatch)
     return fused, play_shard(exp, shard)
+
+
+class Extremist:
+    """A Python agent for every game (no compiled policy): the lowest or the highest legal
+    action id, each with probability 1/2, from its agent stream."""
+
+    name = "extremist"
+    traits = {"stochastic": True, "uses_history": False}
+
+    def __init__(self, game: Any):
+        self.game = game
+
+    def act(self, obs: Any, legal_mask: np.ndarray, rng: Any) -> np.ndarray:
+        """One legal action id per game: int[B]."""
+        low = np.argmax(legal_mask, axis=1)
+        high = legal_mask.shape[1] - 1 - np.argmax(legal_mask[:, ::-1], axis=1)
+        return np.where(rng.uniform(1)[:, 0] < 0.5, low, high).astype(np.int64)

@@ -17,7 +17,7 @@ from agents.qdv import heuristic_kernel as HK
 from agents.qdv.heuristic import QdvHeuristic
 from bluffsim.rng import AgentRNG
 from bluffsim.tournament import parse_config, play_shard, run_experiment, runner
-from tests.fused import count_fused_calls, fused_and_stepped, stepped
+from tests.fused import Extremist, count_fused_calls, fused_and_stepped, stepped
 
 DEFAULT: dict = {}
 BOLD = {"call_margin": -1.0, "exact_window": 1.5, "bluff": 0.6, "switch_gain": 0.0,
@@ -82,8 +82,8 @@ def test_compiled_heuristic_under_other_rules(rules):
 
 
 # ------------------------------------------------------------------ the runner
-def config(seats, players=4, games=240, out=""):
-    raw = {"experiment": {"name": "fused", "game": "qdv", "players": players, "games": games,
+def config(seats, players=4, games=240, out="", game="qdv"):
+    raw = {"experiment": {"name": "fused", "game": game, "players": players, "games": games,
                           "seed": 17},
            "seats": seats, "run": {"batch": 37, "shard_games": 120, "plots": False}}
     if out:
@@ -149,12 +149,45 @@ def test_builtin_lineup_takes_the_fused_path(monkeypatch):
     assert calls and len(games) == 60 * 4
 
 
-def test_a_python_agent_keeps_the_stepped_path(monkeypatch):
+SKEPTIC = {"agent": "experiments.my_agent:Skeptic", "label": "skeptic", "params": {"p_call": 0.4}}
+
+
+def test_a_lineup_of_python_agents_keeps_the_stepped_path(monkeypatch):
     calls = count_fused_calls(monkeypatch)
-    seats = [{"agent": "experiments.my_agent:Skeptic", "label": "skeptic",
-              "params": {"p_call": 0.4}}, *LINEUP[1:3]]
+    seats = [SKEPTIC, {**SKEPTIC, "label": "skeptic2", "params": {"p_call": 0.7}},
+             {**SKEPTIC, "label": "skeptic3", "params": {"p_call": 0.1}}]
     games, rounds = play_shard(config(seats, players=3, games=60), 0)
     assert not calls and len(games) == 60 * 3 and len(rounds) > 0
+
+
+@pytest.mark.parametrize("game_id", ["qdv", "legumes", "veru"])
+def test_a_python_agent_among_builtins_acts_between_fused_calls(game_id, monkeypatch):
+    """A mixed lineup takes the fused loop; the Python agent's ``act`` is asked for as many
+    decisions as on the stepped path, the others are compiled, and the records are equal."""
+    asked: list[tuple[int, int]] = []  # (game seed, decision) of every row asked
+    act = Extremist.act
+
+    def spy(self, obs, legal_mask, rng):  # noqa: ANN001, ANN202
+        asked.extend(zip(rng.seeds.tolist(), rng.decisions.tolist(), strict=True))
+        return act(self, obs, legal_mask, rng)
+
+    monkeypatch.setattr(Extremist, "act", spy)
+    seats = [{"agent": "heuristic", "label": "heur"},
+             {"agent": "tests.fused:Extremist", "label": "extremist"},
+             {"agent": "counting", "label": "count"}]
+    exp = config(seats, players=3, games=120, game=game_id)
+    calls = count_fused_calls(monkeypatch)
+    fused = play_shard(exp, 0)
+    asked_fused, asked[:] = list(asked), []
+    stepped(monkeypatch)
+    old = play_shard(exp, 0)
+    assert calls and (fused[0]["agent"] == "extremist").sum() == 120
+    seeds = set(fused[0]["seed"].tolist())  # (the custom-agent check probes other seeds)
+    in_games = sorted(k for k in asked_fused if k[0] in seeds)
+    assert in_games and in_games == sorted(k for k in asked if k[0] in seeds)
+    assert fused[0].equals(old[0]) and fused[1].equals(old[1])
+    decisions = fused[0].groupby("game")["decisions"].first().sum()
+    assert decisions > 2 * len(in_games)  # the others' decisions were compiled
 
 
 def test_only_exact_builtin_agents_have_compiled_policies(monkeypatch):
@@ -189,8 +222,8 @@ def test_an_illegal_compiled_choice_stops_the_loop_and_names_the_agent(monkeypat
 
     real = fused_lineup
 
-    def broken(game, agents_):
-        out = real(game, agents_)
+    def broken(game, agents_, external=False):
+        out = real(game, agents_, external)
         out.kinds[1] = 99
         return out
 
@@ -198,3 +231,20 @@ def test_an_illegal_compiled_choice_stops_the_loop_and_names_the_agent(monkeypat
     with pytest.raises(runner.AgentFailure, match=r"agent 'heur' chose an illegal action "
                                                   r"\(qdv, game \d+, seed \d+\)"):
         play_shard(config(LINEUP[:3], players=3, games=60), 0)
+
+
+@pytest.mark.parametrize("game_id,players", [("qdv", 2), ("qdv", 4), ("legumes", 2), ("veru", 4)])
+def test_learned_seats_play_inside_the_fused_loop(game_id, players, monkeypatch):
+    """The shipped ``learned`` agents (sampling and greedy) have a compiled policy: the
+    lineup takes the fused loop with no Python seat, and the records equal the stepped path's."""
+    seats = [{"agent": "learned", "label": "learned"},
+             {"agent": "learned", "label": "greedy", "params": {"greedy": True}},
+             {"agent": "heuristic", "label": "heur"}, {"agent": "random", "label": "rand"}]
+    exp = config(seats[:players], players=players, games=60, game=game_id)
+    game = bluffsim.make(game_id, players)
+    lineup = fused_lineup(game, [agents.make(s["agent"], game, **s.get("params", {}))
+                                 for s in seats[:players]])
+    assert lineup is not None and not lineup.external.any()
+    fused, old = fused_and_stepped(exp, 0, monkeypatch)
+    assert len(fused[1]) > 60
+    assert fused[0].equals(old[0]) and fused[1].equals(old[1])

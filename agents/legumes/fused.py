@@ -39,13 +39,12 @@ from functools import lru_cache
 import numpy as np
 from numba import njit
 
-from agents.fused import COUNTING, HEURISTIC, RANDOM
+from agents.fused import COUNTING, HEURISTIC, RANDOM, play_seats_loop
 from agents.legumes import counting as C
 from agents.legumes import counting_kernel as CK
 from agents.legumes import heuristic_kernel as HK
 from agents.legumes.heuristic import LegumesHeuristic
 from agents.random import RandomAgent
-from bluffsim import rng_nb as rn
 from bluffsim.games.legumes import kernels as KN
 from bluffsim.games.legumes import rules as R
 
@@ -79,156 +78,109 @@ def _penalty(rules: R.Rules) -> np.ndarray:
     return np.concatenate([C.NUMBER, [0, lie, lie, lie]]).astype(np.float64)
 
 
-def tables(game) -> tuple:
-    """The arrays ``play_seats_kernel`` reads after its arguments: the counting agent's card
-    totals, claim weights, lie penalties and card points (as ``LegumesCounting.judge_rows``
-    passes them)."""
+def contexts(game) -> tuple:
+    """``(hctx, cctx)``: nothing for the heuristic; for counting a one-row observation (the
+    dtypes and shapes of ``observe``) that ``counting_action`` fills, then the counting agent's
+    card totals, claim weights, lie penalties and card points (as
+    ``LegumesCounting.judge_rows`` passes them)."""
     rules = game.rules
-    return C._total_cards(rules), C.CLAIM_WEIGHTS, _penalty(rules), C.POINTS
+    p, T, V = game.num_players, KN.T, KN.V
+    ws = (np.empty(1, np.int8), np.empty(1, np.int8), np.empty((1, T), np.int8),
+          np.empty((1, p), np.int16), np.empty(1, np.int8), np.empty(1, np.int8),
+          np.empty(1, np.int16), np.empty(1, np.int8), np.empty(1, np.int8),
+          np.empty((1, T), np.int8), np.empty((1, T), np.int8), np.empty(1, np.int16),
+          np.empty((1, T), np.int8), np.empty(1, np.int8), np.empty(1, np.int32),
+          np.empty((1, T), np.int8), np.empty((1, p, V), np.int16),
+          np.empty((1, p, 3), np.int32), np.empty((1, p, 3), np.int32),
+          np.empty((1, p, 4), np.int32), np.empty((1, p), np.int32),
+          np.empty((1, KN.A), np.bool_), np.empty(1, np.bool_), np.empty(1, np.bool_),
+          np.empty(1, np.bool_), np.zeros(1, np.int64), np.zeros(1, np.int64),
+          np.zeros((1, 3)))
+    return (), ws + (C._total_cards(rules), C.CLAIM_WEIGHTS, _penalty(rules), C.POINTS)
 
 
 def grow(game) -> None:
-    """No memo tables to grow (``play_seats_kernel`` never asks)."""
+    """No memo tables to grow (``counting_action`` never returns ``MEMO_FULL``)."""
+
+
+@njit(cache=True)
+def heuristic_action(g, h, r, prow, hctx):
+    """``LegumesHeuristic``'s choice (``heuristic_kernel``)."""
+    return HK.heuristic_action(g, h, r, prow)
+
+
+@njit(inline="always")
+def counting_action(g, h, r, me, prm, cctx):
+    """``LegumesCounting``'s choice: its base heuristic, then, when that plays a card (a lie
+    may replace it) or may accuse, the agent's own ``lie_kernel``/``judge_kernel`` on a
+    one-row observation copied from the records."""
+    (o_seat, o_phase, o_hand, o_sizes, o_called, o_direction, o_fd_count, o_last_owner,
+     o_last_called, o_my_fd, o_face_up, o_discard_size, o_disc_rev, o_pending, o_rounds,
+     o_my_disc, o_fd_claims, o_accused, o_accuser, o_shown, o_drawn, o_legal, o_keep,
+     o_double, o_facing, o_out, o_rows, o_beliefs, total, weights, penalty, points) = cctx
+    p = r.num_players
+    T, V = KN.T, KN.V
+    a = HK.heuristic_action(g, h, r, prm)
+    lie = (h.phase == KN.PH_PLAY and a >= KN.PLAY0 and a < KN.PLAY0 + T)
+    judge = h.mask[KN.ACCUSE] != 0
+    if not (lie or judge):
+        return a
+    o_seat[0] = me
+    o_phase[0] = h.phase
+    size = 0
+    discard = 0
+    for t in range(T):
+        o_hand[0, t] = g.hands[me, t]
+        o_my_fd[0, t] = g.fd_by_owner[me, t]
+        o_face_up[0, t] = g.face_up[t]
+        o_disc_rev[0, t] = g.discard_revealed[t]
+        o_my_disc[0, t] = g.my_discard[me, t]
+        size += np.int64(g.hands[me, t])
+        discard += g.discard[t]
+    o_discard_size[0] = discard
+    for q in range(p):
+        o_sizes[0, q] = g.hand_sizes[q]
+        o_drawn[0, q] = g.drawn_tally[q]
+        for v in range(V):
+            o_fd_claims[0, q, v] = g.fd_claims[q, v]
+        for c in range(3):
+            o_accused[0, q, c] = g.accused_tally[q, c]
+            o_accuser[0, q, c] = g.accuser_tally[q, c]
+        for c in range(4):
+            o_shown[0, q, c] = g.shown_tally[q, c]
+    o_called[0] = g.called
+    o_direction[0] = g.direction
+    o_fd_count[0] = g.fd_count
+    o_last_owner[0] = g.last_owner
+    o_last_called[0] = g.last_called
+    o_pending[0] = g.pending
+    o_rounds[0] = h.num_rounds
+    o_out[0] = a
+    if lie:
+        for k in range(KN.A):
+            o_legal[0, k] = h.mask[k] != 0
+        o_keep[0] = HK.keeps(g, r, me, size, prm[HK.KEEP_MARGIN])
+        CK.lie_kernel(o_hand, o_phase, o_called, o_seat, o_direction, o_accuser, o_rounds,
+                      o_discard_size, o_fd_count, o_face_up, o_sizes, o_legal, prm[TRAP_RATE],
+                      prm[TRAP_PILE], prm[LIE_KEEP_MARGIN], o_keep, o_out)
+    if judge:
+        o_double[0] = h.mask[KN.ACCUSE_DOUBLE] != 0
+        o_facing[0] = h.mask[KN.ACCEPT] != 0
+        CK.judge_kernel(total, weights, penalty, points, o_hand, o_my_fd, o_face_up, o_disc_rev,
+                        o_my_disc, o_sizes, o_last_owner, o_last_called, o_accused, o_accuser,
+                        o_shown, o_drawn, o_fd_claims, o_rounds, o_fd_count, o_pending,
+                        o_discard_size, o_seat, o_double, o_facing, o_rows, prm[SPITE],
+                        prm[URGENT_AT], prm[TEMPO], prm[MARGIN], prm[DOUBLE_BELOW],
+                        prm[ACCEPT_BELOW], o_out, o_beliefs)
+    return o_out[0]
 
 
 @njit(cache=True)
 def play_seats_kernel(data, hot, rules, decisions, counts, seat_agent, kinds, params,
-                      round_stop, first_game, resume, total, weights, penalty, points):
-    """Each running game from ``first_game`` on advances up to ``decisions`` decisions in a
-    row (stopping when it is over, and when a round ends if ``round_stop``), each decision
-    by the compiled policy of ``kinds[j]`` with ``params[j]``, ``j = seat_agent[b, current
-    seat]``: the same game as that many ``step`` calls with the agents' ``act``.  ``counts``
-    gets (decisions made, rounds finished, games ended) added; ``round_over`` is left set
-    on games whose last round ended during the call (with ``resume``, ``first_game`` keeps
-    its flag).  Returns -1, or ``b`` when game ``b``'s policy chose an illegal action
-    (nothing applied there)."""
-    r = rules[0]
-    p = r.num_players
-    T, V = KN.T, KN.V
-    keys = np.empty(KN.P_MAX, np.uint64)  # each seat's agent stream key in the current game
-    # a one-row observation for the counting kernels (the dtypes and shapes of ``observe``)
-    o_seat = np.empty(1, np.int8)
-    o_phase = np.empty(1, np.int8)
-    o_hand = np.empty((1, T), np.int8)
-    o_sizes = np.empty((1, p), np.int16)
-    o_called = np.empty(1, np.int8)
-    o_direction = np.empty(1, np.int8)
-    o_fd_count = np.empty(1, np.int16)
-    o_last_owner = np.empty(1, np.int8)
-    o_last_called = np.empty(1, np.int8)
-    o_my_fd = np.empty((1, T), np.int8)
-    o_face_up = np.empty((1, T), np.int8)
-    o_discard_size = np.empty(1, np.int16)
-    o_disc_rev = np.empty((1, T), np.int8)
-    o_pending = np.empty(1, np.int8)
-    o_rounds = np.empty(1, np.int32)
-    o_my_disc = np.empty((1, T), np.int8)
-    o_fd_claims = np.empty((1, p, V), np.int16)
-    o_accused = np.empty((1, p, 3), np.int32)
-    o_accuser = np.empty((1, p, 3), np.int32)
-    o_shown = np.empty((1, p, 4), np.int32)
-    o_drawn = np.empty((1, p), np.int32)
-    o_legal = np.empty((1, KN.A), np.bool_)
-    o_keep = np.empty(1, np.bool_)
-    o_double = np.empty(1, np.bool_)
-    o_facing = np.empty(1, np.bool_)
-    o_out = np.zeros(1, np.int64)
-    o_rows = np.zeros(1, np.int64)
-    o_beliefs = np.zeros((1, 3))
-    made = 0
-    rounds = 0
-    ended = 0
-    code = -1
-    for b in range(first_game, data.shape[0]):
-        g = data[b]
-        h = hot[b]
-        if not (resume and b == first_game):
-            h.round_over = 0
-        if h.terminated or h.truncated:
-            continue
-        for s in range(p):
-            keys[s] = rn.agent_key(h.seed, s)
-        start_rounds = h.num_rounds
-        for _ in range(decisions):
-            me = np.int64(h.current_player)
-            j = seat_agent[b, me]
-            kind = kinds[j]
-            if kind == RANDOM:
-                a = np.int64(KN.random_action(g, h, r, keys[me]))
-            elif kind == HEURISTIC:
-                a = HK.heuristic_action(g, h, r, params[j])
-            elif kind == COUNTING:
-                prm = params[j]
-                a = HK.heuristic_action(g, h, r, prm)
-                lie = (h.phase == KN.PH_PLAY and a >= KN.PLAY0 and a < KN.PLAY0 + T)
-                judge = h.mask[KN.ACCUSE] != 0
-                if lie or judge:
-                    o_seat[0] = me
-                    o_phase[0] = h.phase
-                    size = 0
-                    discard = 0
-                    for t in range(T):
-                        o_hand[0, t] = g.hands[me, t]
-                        o_my_fd[0, t] = g.fd_by_owner[me, t]
-                        o_face_up[0, t] = g.face_up[t]
-                        o_disc_rev[0, t] = g.discard_revealed[t]
-                        o_my_disc[0, t] = g.my_discard[me, t]
-                        size += np.int64(g.hands[me, t])
-                        discard += g.discard[t]
-                    o_discard_size[0] = discard
-                    for q in range(p):
-                        o_sizes[0, q] = g.hand_sizes[q]
-                        o_drawn[0, q] = g.drawn_tally[q]
-                        for v in range(V):
-                            o_fd_claims[0, q, v] = g.fd_claims[q, v]
-                        for c in range(3):
-                            o_accused[0, q, c] = g.accused_tally[q, c]
-                            o_accuser[0, q, c] = g.accuser_tally[q, c]
-                        for c in range(4):
-                            o_shown[0, q, c] = g.shown_tally[q, c]
-                    o_called[0] = g.called
-                    o_direction[0] = g.direction
-                    o_fd_count[0] = g.fd_count
-                    o_last_owner[0] = g.last_owner
-                    o_last_called[0] = g.last_called
-                    o_pending[0] = g.pending
-                    o_rounds[0] = h.num_rounds
-                    o_out[0] = a
-                    if lie:
-                        for k in range(KN.A):
-                            o_legal[0, k] = h.mask[k] != 0
-                        o_keep[0] = HK.keeps(g, r, me, size, prm[HK.KEEP_MARGIN])
-                        CK.lie_kernel(o_hand, o_phase, o_called, o_seat, o_direction, o_accuser,
-                                      o_rounds, o_discard_size, o_fd_count, o_face_up, o_sizes,
-                                      o_legal, prm[TRAP_RATE], prm[TRAP_PILE],
-                                      prm[LIE_KEEP_MARGIN], o_keep, o_out)
-                    if judge:
-                        o_double[0] = h.mask[KN.ACCUSE_DOUBLE] != 0
-                        o_facing[0] = h.mask[KN.ACCEPT] != 0
-                        CK.judge_kernel(total, weights, penalty, points, o_hand, o_my_fd,
-                                        o_face_up, o_disc_rev, o_my_disc, o_sizes, o_last_owner,
-                                        o_last_called, o_accused, o_accuser, o_shown, o_drawn,
-                                        o_fd_claims, o_rounds, o_fd_count, o_pending,
-                                        o_discard_size, o_seat, o_double, o_facing, o_rows,
-                                        prm[SPITE], prm[URGENT_AT], prm[TEMPO], prm[MARGIN],
-                                        prm[DOUBLE_BELOW], prm[ACCEPT_BELOW], o_out, o_beliefs)
-                    a = o_out[0]
-            else:
-                a = np.int64(-1)
-            if a < 0 or a >= KN.A or not h.mask[a]:
-                code = b
-                break
-            KN.apply(g, h, r, a)
-            made += 1
-            if h.terminated or h.truncated:
-                ended += 1
-                break
-            if round_stop and h.round_over:
-                break
-        rounds += h.num_rounds - start_rounds
-        if code != -1:
-            break
-    counts[0] += made
-    counts[1] += rounds
-    counts[2] += ended
-    return code
+                      round_stop, first_game, resume, pending, net, net_table, obs_size, hctx,
+                      cctx):
+    """``agents.fused.play_seats_loop`` with legumes' policies, tensor and rules."""
+    return play_seats_loop(KN.random_action, heuristic_action, counting_action, KN.tensor_row,
+                           KN.apply, data, hot, rules, decisions, counts, seat_agent, kinds,
+                           params, round_stop, first_game, resume, pending, net, net_table,
+                           obs_size, hctx, cctx)

@@ -3,9 +3,11 @@
 ``play_shard`` keeps ``batch`` games in flight.  Each step, every lineup agent
 acts for the games whose current seat it holds (one batched ``act`` call per
 agent), the game steps, rounds that ended are recorded, and finished games are
-recorded and replaced by the shard's next games (autoreset).  A lineup of built-in
-agents that all have compiled policies for the game plays each game to its round's end
-in one compiled call instead (``agents.fused``), with the same records.  A game depends
+recorded and replaced by the shard's next games (autoreset).  When the game has a fused
+loop (``agents.fused``), the built-in agents' compiled policies play instead, each game to its
+round's end in one compiled call; a seat held by an agent without one (a user's Python agent)
+stops its game there, the agent acts on those games in one batched ``act`` call, and the next
+compiled call plays its actions and goes on.  The records are the same on both paths.  A game depends
 only on its seed and the agents' actions, and agents draw from streams keyed by
 (game seed, seat, decision), so results do not depend on batch size or on which
 games share a batch.
@@ -46,8 +48,8 @@ def schedule_of(exp: Experiment) -> Schedule:
 # games every step costs more than letting some slots idle for a few steps.  Each
 # game depends only on its seed and actions, so results do not change.
 REFILL_SHARE = 32
-# A lineup whose every agent has a compiled policy for the game (``agents.fused``) is played
-# by the fused loop: each call plays every running game up to the end of its round (at most
+# A game with a fused loop is played by it (agents without a compiled policy act from Python
+# between its calls): each call plays every running game up to the end of its round (at most
 # FUSED_DECISIONS decisions), so each finished round is recorded before the next overwrites
 # it; the records are those of the stepped path.  ``_USE_FUSED = False`` forces the stepped
 # path (tests compare the two).
@@ -65,7 +67,7 @@ def play_shard(exp: Experiment, shard: int,
     seat_columns = bluffsim.spec(exp.game).seat_columns  # each gets an <column>_agent column
     lineup = [agent_registry.make(s.agent, game, **s.params) for s in exp.seats]
     need_obs = any(agent_registry.Traits.of(a.traits).uses_observation for a in lineup)
-    fused = fused_lineup(game, lineup) if _USE_FUSED else None
+    fused = fused_lineup(game, lineup, external=True) if _USE_FUSED else None
     b = min(exp.batch, games.size)
     st = game.init(seeds[:b])
     slot = np.arange(b)            # index into `games` of the game in each slot
@@ -73,11 +75,12 @@ def play_shard(exp: Experiment, shard: int,
     waiting = np.zeros(b, bool)    # finished and recorded, not yet refilled
     refill_at = max(1, b // REFILL_SHARE)
     nxt = b
+    pending = np.full(b, -1, np.int64)  # Python agents' actions for the next fused call
     game_rows: list[dict[str, np.ndarray]] = []
     round_rows: list[dict[str, np.ndarray]] = []
     while active.any():
         if fused is not None:  # every seat compiled: play each game to its round's end
-            *_, bad = fused.play(st, lineup_of[slot], FUSED_DECISIONS)
+            *_, bad = fused.play(st, lineup_of[slot], FUSED_DECISIONS, pending=pending)
             if bad >= 0:
                 j = int(lineup_of[slot[bad], st.current_player[bad]])
                 raise AgentFailure(f"agent {exp.labels[j]!r} chose an illegal action "
@@ -120,8 +123,27 @@ def play_shard(exp: Experiment, shard: int,
                 game.reset_games(st, refill, seeds[slot[refill]])
             active[idle[refill.size:]] = False
             waiting[:] = False
+        if fused is not None and fused.external.any():
+            _ask_external(exp, game, lineup, fused.external, st, lineup_of[slot], active,
+                          games[slot], pending, need_obs)
     return _frame(game_rows, "game", ["game", "seat"]), _frame(round_rows, "game",
                                                                 ["game", "round"])
+
+
+def _ask_external(exp: Experiment, game: Any, lineup: list[Any], external: np.ndarray,
+                  st: Any, seat_agent: np.ndarray, active: np.ndarray, game_ids: np.ndarray,
+                  pending: np.ndarray, need_obs: bool) -> None:
+    """The actions of the lineup's Python agents (``external``) in the running games where
+    one of them is to move, into ``pending`` (the fused loop plays them next)."""
+    to_move = seat_agent[np.arange(st.seed.size), np.maximum(st.current_player, 0)]
+    ask = active & ~st.done & external[to_move] & (pending < 0)
+    if not ask.any():
+        return
+    obs = game.observe(st) if need_obs else None
+    for j in np.flatnonzero(external):
+        idx = np.flatnonzero(ask & (to_move == j))
+        if idx.size:
+            pending[idx] = _act(exp, lineup[j], int(j), st, obs, idx, game_ids)
 
 
 def _act(exp: Experiment, agent: Any, j: int, st: Any, obs: dict[str, np.ndarray] | None,
