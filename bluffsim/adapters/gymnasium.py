@@ -143,7 +143,8 @@ class BluffsimVectorEnv(VectorEnv):
     def __init__(self, game_id: str, num_envs: int, seat: int | str = 0,
                  opponents: Opponent | Sequence[Opponent] = "random", num_players: int | None = None,
                  reward: str = "zero_sum", dict_obs: bool = False, autoreset: bool = True,
-                 end_when_out: bool = False, shaping: float = 0.0, **rules_options: Any):
+                 end_when_out: bool = False, shaping: float = 0.0, use_fused: bool = True,
+                 **rules_options: Any):
         if isinstance(opponents, str) or not isinstance(opponents, Sequence):
             players = bluffsim.spec(game_id).players[2] if num_players is None else int(num_players)
             opponents = [opponents] * (players - 1)
@@ -191,6 +192,11 @@ class BluffsimVectorEnv(VectorEnv):
         self.learner = np.zeros(self.num_envs, np.int64)
         self.who = np.zeros((self.num_envs, players), np.int64)  # opponent index per seat, -1 learner
         self.phi = np.zeros(self.num_envs, np.float32)  # shaping potential at the learner's decision
+        self.use_fused = use_fused
+        self._fused: Any = None       # the opponents' compiled policies, learner EXTERNAL
+        self._fused_key: tuple = ()   # the mixtures' versions it was built for
+        self._rows = np.zeros((self.num_envs, players), np.int64)  # fused member per seat
+        self._pending = np.full(self.num_envs, -1, np.int64)       # the learner's actions
 
     # ------------------------------------------------------------------ dealing
     def _assign(self, rows: np.ndarray) -> np.ndarray:
@@ -204,6 +210,8 @@ class BluffsimVectorEnv(VectorEnv):
         self.learner[rows] = learner
         rel = (np.arange(p)[None, :] - learner[:, None]) % p       # seats clockwise of the learner
         self.who[rows] = rel - 1                                    # learner -> -1
+        if self._fused is not None:
+            self._rows[rows] = self._member_rows(rows)
         return seeds
 
     def _deal(self, rows: np.ndarray) -> None:
@@ -221,7 +229,11 @@ class BluffsimVectorEnv(VectorEnv):
             self.phi[:] = self._potential_fn(self.state, every, self.learner)
 
     def _play_opponents(self) -> None:
-        """Step every game whose player to move is not the learner until all wait for the learner."""
+        """Play every game whose player to move is not the learner until all wait for the learner
+        (first the learner's ``_pending`` actions, on the fused path)."""
+        if self._fused_ready():
+            self._play_fused()
+            return
         st = self.state
         while True:
             live = ~self._over()
@@ -229,6 +241,86 @@ class BluffsimVectorEnv(VectorEnv):
             if not turn.any():
                 return
             self._step_games(np.flatnonzero(turn), self._opponent_actions)
+
+    # ------------------------------------------------------------------ fused opponents
+    def _members(self) -> list[tuple[Any, list[Any]]] | None:
+        """Per opponent, (its mixture or None, the agents that may play it), or None when one is
+        a tensor callable (no compiled policy can stand for it)."""
+        out = []
+        for opp in self.opponents:
+            spec = opp.spec
+            if not opp.is_agent:
+                return None
+            if hasattr(spec, "member_of") and hasattr(spec, "members"):
+                out.append((spec, list(spec.members)))
+            else:
+                out.append((None, [spec]))
+        return out
+
+    def _fused_ready(self) -> bool:
+        """Whether the opponents play in the fused loop (``agents.fused``), rebuilding it when a
+        mixture changed (``MixedOpponent.set``): every opponent agent has a compiled policy."""
+        if not self.use_fused:
+            return False
+        key = tuple(getattr(o.spec, "version", 0) for o in self.opponents)
+        if self._fused is not None and key == self._fused_key:
+            return True
+        from agents.fused import fused_lineup
+
+        members = self._members()
+        self._fused, self._fused_key = None, key
+        if members is None:
+            return False
+        flat = [agent for _, group in members for agent in group]
+        lineup = fused_lineup(self.game, [*flat, None], external=True)
+        if lineup is None or lineup.external[:-1].any():
+            return False
+        self._fused, self._fused_members = lineup, members
+        if self.state is not None:
+            self._rows[:] = self._member_rows(np.arange(self.num_envs))
+        return True
+
+    def _member_rows(self, rows: np.ndarray) -> np.ndarray:
+        """int[n, P]: the fused lineup member in each seat of the games in ``rows`` (the learner:
+        the last, ``EXTERNAL``; a mixture: its member for that game and seat)."""
+        p = self.num_players
+        who = self.who[rows]
+        out = np.full((rows.size, p), len(self._fused.kinds) - 1, np.int64)
+        base = 0
+        for k, (mix, group) in enumerate(self._fused_members):
+            for s in range(p):
+                at = np.flatnonzero(who[:, s] == k)
+                if not at.size:
+                    continue
+                pick = (mix.member_of(self.game_seeds[rows[at]], np.full(at.size, s))
+                        if mix is not None else 0)
+                out[at, s] = base + pick
+            base += len(group)
+        return out
+
+    def _play_fused(self) -> None:
+        """The learner's pending actions and every opponent decision up to the learner's next
+        turn, in compiled calls; with ``end_when_out`` one decision per game and call, so a game
+        stops at the very decision that settles the learner's place (as the stepped path)."""
+        st = self.state
+        rows = self._rows
+        budget = 1 if self.end_when_out else 1 << 30
+        if self.end_when_out and (self._over() & ~st.done).any():
+            rows = rows.copy()  # settled earlier (autoreset off): left as it is
+            rows[self._over() & ~st.done] = len(self._fused.kinds) - 1
+        while True:
+            *_, bad = self._fused.play(st, rows, budget, round_stop=False, pending=self._pending)
+            if bad >= 0:
+                raise IllegalActionError(f"opponent chose an illegal action ({self.game_id}, "
+                                         f"game seed {int(st.seed[bad])})")
+            if not self.end_when_out:
+                return
+            over = self._over()
+            if (over | (st.current_player.astype(np.int64) == self.learner)).all():
+                return
+            if (over & ~st.done).any():  # settled: no one plays there until it is dealt again
+                rows = rows.copy()
+                rows[over & ~st.done] = len(self._fused.kinds) - 1
 
     def _step_games(self, idx: np.ndarray, choose: Any) -> None:
         """Step games ``idx`` with ``choose(state, idx, local)``'s actions for them: on the whole
@@ -305,7 +397,11 @@ class BluffsimVectorEnv(VectorEnv):
         st = self.state
         a = np.asarray(actions).astype(np.int64).reshape(self.num_envs)
         live = np.flatnonzero(~self._over())  # autoreset off: an episode over may still run
-        self._step_games(live, lambda s, rows, local: a[rows])
+        if self._fused_ready():
+            self._check_learner(a, live)
+            self._pending[live] = a[live]
+        else:
+            self._step_games(live, lambda s, rows, local: a[rows])
         self._play_opponents()
         settled = self._settled()
         done = st.done | settled
@@ -338,6 +434,15 @@ class BluffsimVectorEnv(VectorEnv):
             if ended.size:
                 info.update(placement=placement, _placement=done)
         return obs, reward, terminated, truncated, info
+
+    def _check_learner(self, a: np.ndarray, live: np.ndarray) -> None:
+        """``IllegalActionError`` (as ``step`` raises it) for an illegal learner action."""
+        st = self.state
+        ok = (a[live] >= 0) & (a[live] < self.num_actions)
+        ok &= st.legal_action_mask[live, np.clip(a[live], 0, self.num_actions - 1)]
+        if not ok.all():
+            i = int(live[np.flatnonzero(~ok)[0]])
+            raise IllegalActionError(self.game.describe_illegal(st, i, int(a[i])))
 
     def close_extras(self, **kwargs: Any) -> None:
         """Nothing to release."""

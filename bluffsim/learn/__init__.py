@@ -291,18 +291,25 @@ class MixedOpponent:
 
     def __init__(self, members: list[Any], weights: list[float]):
         self.members, self.weights = list(members), list(weights)
+        self.version = 0  # counts ``set`` calls (the Gymnasium env's fused loop rebuilds on it)
 
     def set(self, members: list[Any], weights: list[float]) -> None:
         """Replace the mixture (e.g. after a new snapshot)."""
         self.members, self.weights = list(members), list(weights)
+        self.version += 1
+
+    def member_of(self, seeds: np.ndarray, seats: np.ndarray) -> np.ndarray:
+        """int[n]: the member playing seat ``seats[i]`` of the game with seed ``seeds[i]``."""
+        w = np.asarray(self.weights, dtype=np.float64)
+        cdf = np.cumsum(w / w.sum())
+        streams = (brng.Stream.AGENT + np.maximum(np.asarray(seats, np.int64), 0)).astype(np.uint64)
+        u = (brng.words(np.asarray(seeds, np.uint64), MIX_STREAM, streams, 0) >> np.uint64(11)
+             ).astype(np.float64) * 2.0**-53
+        return np.minimum(np.searchsorted(cdf, u, side="right"), len(self.members) - 1)
 
     def act(self, obs: dict[str, np.ndarray], legal_mask: np.ndarray, rng: AgentRNG) -> np.ndarray:
         """Each row's member acts on its rows."""
-        w = np.asarray(self.weights, dtype=np.float64)
-        cdf = np.cumsum(w / w.sum())
-        u = (brng.words(rng.seeds, MIX_STREAM, rng.streams.astype(np.uint64), 0) >> np.uint64(11)
-             ).astype(np.float64) * 2.0**-53
-        pick = np.minimum(np.searchsorted(cdf, u, side="right"), len(self.members) - 1)
+        pick = self.member_of(rng.seeds, rng.streams.astype(np.int64) - brng.Stream.AGENT)
         out = np.zeros(legal_mask.shape[0], np.int64)
         for k, member in enumerate(self.members):
             rows = np.flatnonzero(pick == k)
