@@ -5,10 +5,10 @@ For each game and agent mix (every seat played by one agent, e.g. ``random`` or
 
 - the vectorised engine at each batch size, finished games autoreset in place
   so the batch stays full: the batched Python loop (agent ``act`` + ``step`` each step);
-- for ``random`` (every engine has ``play_random``): the ``fused_*``
-  columns of its rows, the engine and the compiled random agent in one compiled
-  loop, each game advancing 20 decisions in a row per call (game-major), the same
-  games (NaN for other games and agents);
+- for every agent with a compiled policy (``agents.fused``: random, heuristic, counting,
+  learned): the ``fused_*`` columns of its rows, the engine and the compiled agent in one
+  compiled loop, each game advancing 20 decisions in a row per call (game-major), the same
+  games (``random`` through the engine's ``play_random``; NaN where there is none);
 - the scalar reference engine on one game at a time (``random`` draws uniform
   legal actions directly; other agents are asked with a batch of one);
 - when the optional ``open-spiel`` extra is installed, two peer anchors on
@@ -57,6 +57,7 @@ import pandas as pd
 
 import agents
 import bluffsim
+from agents.fused import fused_lineup
 from bluffsim.adapters.single import SingleGame
 from bluffsim.games.compiled import CompiledGame
 from bluffsim.kernel_cache import COMPILING, kernels_cold
@@ -100,8 +101,9 @@ def pin_to_one_core() -> tuple[int | None, set[int] | None]:
 class VectorisedLoop:
     """A full batch of one game under one agent, stepped with autoreset.
 
-    ``fused``: every seat ``random`` played by the engine's ``play_random`` (engine and
-    agent in one compiled loop, game-major) instead of ``act`` + ``step`` per step.
+    ``fused``: every seat played in one compiled loop with the engine, game-major, instead of
+    ``act`` + ``step`` per step: ``random`` by the engine's ``play_random``, other agents by
+    their compiled policies (``agents.fused``).
     """
 
     def __init__(self, game_id: str, players: int, batch: int, agent_name: str,
@@ -115,8 +117,12 @@ class VectorisedLoop:
         self.refill_at = max(1, batch // REFILL_SHARE)
         self.counted = np.zeros(batch, bool)  # finished games already counted
         self.fused = fused
-        if fused and (agent_name != "random" or not hasattr(self.game, "play_random")):
-            raise ValueError(f"no fused loop for {agent_name!r} on {game_id!r}")
+        self.lineup = None
+        if fused and not (agent_name == "random" and hasattr(self.game, "play_random")):
+            self.lineup = fused_lineup(self.game, [self.agent] * players)
+            if self.lineup is None:
+                raise ValueError(f"no fused loop for {agent_name!r} on {game_id!r}")
+            self.seats = np.zeros((batch, players), np.int64)
 
     def steps(self, n: int) -> tuple[int, int, int]:
         """Run ``n`` steps; returns (decisions, rounds finished, games finished)."""
@@ -150,7 +156,10 @@ class VectorisedLoop:
         return out
 
     def play(self, n: int) -> tuple[int, int, int]:
-        """The fused loop alone: ``n`` decisions per running game (``play_random``)."""
+        """The fused loop alone: ``n`` decisions per running game (``play_random``, or the
+        agent's compiled policy in every seat)."""
+        if self.lineup is not None:
+            return self.lineup.play(self.st, self.seats, n, round_stop=False)[:3]
         return self.game.play_random(self.st, n)
 
 
@@ -321,15 +330,15 @@ def openspiel_cpp_run(seconds: float, decisions_per_game: float, seed: int = 0) 
 
 # ===================================================================== several cores
 def _core_worker(conn: Any, game_id: str, players: int, batch: int, fused: bool,
-                 first_seed: int, cpu: int | None) -> None:
+                 first_seed: int, cpu: int | None, agent_name: str = "random") -> None:
     """One ``--cores`` process: pinned to ``cpu``, it answers each ``seconds`` received with
     the counts of one timed run of its games (a fresh batch each time); None ends it."""
     if cpu is not None:
         os.sched_setaffinity(0, {cpu})
-    VectorisedLoop(game_id, players, 8, "random", fused).steps(1)  # compiled code loaded
+    VectorisedLoop(game_id, players, 8, agent_name, fused).steps(1)  # compiled code loaded
     conn.send("ready")
     while (seconds := conn.recv()) is not None:
-        r = vectorised_run(game_id, players, batch, seconds, "random", fused, first_seed)
+        r = vectorised_run(game_id, players, batch, seconds, agent_name, fused, first_seed)
         conn.send((r.decisions, r.rounds, r.games, r.seconds, r.cpu_seconds))
 
 
@@ -339,7 +348,7 @@ class CoreProcesses:
     work; ``run(seconds)`` times them together.  Use as a context manager."""
 
     def __init__(self, game_id: str, players: int, batch: int, fused: bool,
-                 cpus: list[int | None]):
+                 cpus: list[int | None], agent_name: str = "random"):
         ctx = mp.get_context("spawn")
         n = len(cpus)
         shares = [batch // n + (i < batch % n) for i in range(n)]
@@ -347,7 +356,8 @@ class CoreProcesses:
         for i, (share, cpu) in enumerate(zip(shares, cpus, strict=True)):
             here, there = ctx.Pipe()
             proc = ctx.Process(target=_core_worker, daemon=True,
-                               args=(there, game_id, players, share, fused, sum(shares[:i]), cpu))
+                               args=(there, game_id, players, share, fused, sum(shares[:i]), cpu,
+                                     agent_name))
             proc.start()
             self.conns.append(here)
             self.procs.append(proc)
@@ -431,18 +441,19 @@ class ChunkedPrangeLoop(VectorisedLoop):
 
 
 def bench_cores(game_id: str, players: int, batch: int, seconds: float, repeats: int,
-                cpus: list[int | None], via: str = "processes") -> dict[str, Any]:
-    """Random play of ``batch`` games on ``len(cpus)`` cores (``via`` "processes" or
-    "threads"), each repeat next to a one-core run of the whole batch in this process (which
-    the caller has pinned to one core): one table row, ``x_one_core`` the median (min, max)
-    of the per-repeat ratios."""
+                cpus: list[int | None], via: str = "processes",
+                agent_name: str = "random") -> dict[str, Any]:
+    """Play of ``batch`` games by ``agent_name`` in every seat (the fused loop where it has
+    one) on ``len(cpus)`` cores (``via`` "processes" or "threads", random only), each repeat
+    next to a one-core run of the whole batch in this process (which the caller has pinned to
+    one core): one table row, ``x_one_core`` the median (min, max) of the per-repeat ratios."""
     cores = len(cpus)
-    fused = hasattr(bluffsim.make(game_id, players), "play_random")
+    fused = _has_fused(game_id, players, agent_name)
     ones, many = [], []
     if via == "processes":
-        with CoreProcesses(game_id, players, batch, fused, cpus) as procs:
+        with CoreProcesses(game_id, players, batch, fused, cpus, agent_name) as procs:
             for _ in range(repeats):
-                ones.append(vectorised_run(game_id, players, batch, seconds, "random", fused))
+                ones.append(vectorised_run(game_id, players, batch, seconds, agent_name, fused))
                 many.append(procs.run(seconds))
     elif via == "threads":
         from numba import get_num_threads, set_num_threads
@@ -469,7 +480,7 @@ def bench_cores(game_id: str, players: int, batch: int, seconds: float, repeats:
                        for m, o in zip(many, ones, strict=True)])
     cpu_ratio = np.median([(m.decisions / m.cpu_seconds) / (o.decisions / o.cpu_seconds)
                            for m, o in zip(many, ones, strict=True)])
-    return {"game": game_id, "engine": f"vectorised, {cores} cores ({via})", "agents": "random",
+    return {"game": game_id, "engine": f"vectorised, {cores} cores ({via})", "agents": agent_name,
             "batch": batch, **_stats(many), "path": "fused" if fused else "stepwise",
             "cores": cores, "one_core_decisions_per_s": _stats(ones)["decisions_per_s"],
             "x_one_core": float(np.median(ratios)), "x_one_core_min": float(ratios.min()),
@@ -493,7 +504,8 @@ def bench_engines(games: list[str], players: int = 4,
                   seconds: float = 0.5, agent_names: tuple[str, ...] = ("random",),
                   anchor: bool = True, cores: int = 1,
                   cores_batches: tuple[int, ...] | list[int] = (4096,),
-                  cores_via: str = "processes",
+                  cores_via: str = "processes", env_players: tuple[int, ...] | list[int] = (),
+                  env_batch: int = 1024,
                   progress: Callable[[str], None] | None = None) -> pd.DataFrame:
     """Benchmark table: one row per (game, engine, agents, batch) — module docstring.
 
@@ -524,7 +536,8 @@ def bench_engines(games: list[str], players: int = 4,
     pyspiel = _pyspiel() if anchor else None
     anchors = 0 if pyspiel is None else 1 + hasattr(pyspiel, "MCTSBot")
     say = _Progress(progress, _planned_rows(games, players, batches, agent_names, anchors,
-                                            cores_batches if cores > 1 else ()), repeats, seconds)
+                                            cores_batches if cores > 1 else (), cores_via,
+                                            env_players), repeats, seconds)
     if progress is not None:
         if any(kernels_cold(bluffsim.make(g, players), agent_names) for g in games):
             progress(COMPILING)
@@ -551,9 +564,18 @@ def bench_engines(games: list[str], players: int = 4,
                              "decisions_per_game": per_game, "load1": os.getloadavg()[0]}))
         if cores > 1:
             for gid in games:
-                for b in cores_batches:
-                    rows.append(say(bench_cores(gid, players, b, seconds, repeats, cpus,
-                                                cores_via)))
+                for name in _cores_agents(agent_names, cores_via):
+                    for b in cores_batches:
+                        rows.append(say(bench_cores(gid, players, b, seconds, repeats, cpus,
+                                                    cores_via, name)))
+        for gid in games:
+            for p in env_players:
+                for name in agent_names:
+                    if not _plays(gid, p, name):
+                        continue
+                    for fused in (True, False):
+                        rows.append(say(bench_env(gid, p, name, env_batch, seconds, repeats,
+                                                  fused)))
     finally:
         if before is not None:
             os.sched_setaffinity(0, before)
@@ -580,20 +602,66 @@ def bench_engines(games: list[str], players: int = 4,
 
 
 def _has_fused(game_id: str, players: int, agent_name: str) -> bool:
-    return agent_name == "random" and hasattr(bluffsim.make(game_id, players), "play_random")
+    """Whether every seat of ``agent_name`` can play in one compiled loop with the engine."""
+    game = bluffsim.make(game_id, players)
+    if agent_name == "random" and hasattr(game, "play_random"):
+        return True
+    try:
+        return fused_lineup(game, [agents.make(agent_name, game)] * players) is not None
+    except bluffsim.BluffsimError:  # e.g. learned without shipped weights for this table
+        return False
 
 
 def _planned_rows(games: list[str], players: int, batches: tuple[int, ...] | list[int],
                   agent_names: tuple[str, ...], anchors: int,
-                  cores_batches: tuple[int, ...] | list[int]) -> list[int]:
+                  cores_batches: tuple[int, ...] | list[int], cores_via: str = "processes",
+                  env_players: tuple[int, ...] | list[int] = ()) -> list[int]:
     """Timed runs per repeat of each row ``bench_engines`` will measure, in its order (a fused
-    row and a cores row time two runs per repeat; ``anchors`` rows one)."""
+    row and a cores row time two runs per repeat; ``anchors`` and env rows one)."""
     rows = []
     for gid in games:
         for name in agent_names:
             rows += [1] + [1 + _has_fused(gid, players, name) for _ in batches]
     rows += [1] * anchors
-    return rows + [2] * (len(games) * len(cores_batches))
+    rows += [2] * (len(games) * len(cores_batches) * len(_cores_agents(agent_names, cores_via)))
+    return rows + [1, 1] * sum(_plays(g, p, name) for g in games for p in env_players
+                               for name in agent_names)
+
+
+def _plays(game_id: str, players: int, agent_name: str) -> bool:
+    """Whether ``agent_name`` can be made for the table (``learned`` needs shipped weights)."""
+    try:
+        agents.make(agent_name, bluffsim.make(game_id, players))
+    except bluffsim.BluffsimError:
+        return False
+    return True
+
+
+def _cores_agents(agent_names: tuple[str, ...], via: str) -> tuple[str, ...]:
+    """The agents of the ``--cores`` rows: each, with processes; random alone with threads (a
+    ``prange`` over ``play_random``)."""
+    return agent_names if via == "processes" else ("random",)
+
+
+def bench_env(game_id: str, players: int, opponent: str, num_envs: int, seconds: float,
+              repeats: int, fused: bool = True) -> dict[str, Any]:
+    """Learner steps per second of the Gymnasium vector env (``num_envs`` games, random legal
+    learner actions, every other seat ``opponent``), the opponents in the fused loop or
+    stepped (``use_fused=False``): one table row, ``decisions_per_s`` = learner steps/s."""
+    from bluffsim.adapters.gymnasium import throughput
+
+    def run(clock_cpu: bool) -> float:
+        return throughput(game_id, num_envs, opponents=opponent, num_players=players,
+                          seconds=seconds, cpu=clock_cpu, use_fused=fused)
+
+    wall = [run(False) for _ in range(repeats)]
+    cpu = [run(True) for _ in range(repeats)]
+    path = "fused" if fused else "stepwise"
+    return {"game": game_id, "engine": f"vector env, {players} players, {path}",
+            "agents": f"{opponent} opponents", "batch": num_envs,
+            "decisions_per_s": float(np.median(wall)), "min": float(min(wall)),
+            "max": float(max(wall)), "cpu_decisions_per_s": float(np.median(cpu)),
+            "path": path, "load1": os.getloadavg()[0]}
 
 
 class _Progress:
@@ -704,12 +772,31 @@ def summary_lines(table: pd.DataFrame) -> list[str]:
                      f"{_x(r['x_openspiel']):>8} {_x(r['x_openspiel_cpp']):>8}  {fused:>36} "
                      f"{_x(r['fused_x_openspiel']):>8} {_x(r['fused_x_openspiel_cpp']):>8}")
     for _, r in multi.iterrows():
-        lines.append(f"  {r['game']:<8} {r['batch']:>6}  {r['engine'].removeprefix('vectorised, ')}"
+        lines.append(f"  {r['game']:<8} {r['batch']:>6}  {r['agents']}, "
+                     f"{r['engine'].removeprefix('vectorised, ')}"
                      f", {r['path']}: {_rate(r['decisions_per_s'])} decisions/s ({_rate(r['min'])}"
                      f" – {_rate(r['max'])}) = {_x(r['x_one_core'])}x one core "
                      f"({_x(r['x_one_core_min'])} – {_x(r['x_one_core_max'])}; per CPU second "
                      f"{_x(r['x_one_core_cpu'])}x), x OS py {_x(r['x_openspiel'])}, "
                      f"x OS C++ {_x(r['x_openspiel_cpp'])}")
+    agents_fused = table[(table["engine"] == "vectorised") & (table["agents"] != "random")
+                         & table["fused_decisions_per_s"].notna()]
+    if not agents_fused.empty:
+        lines.append("Agents in every seat, stepwise (act + step) and fused (compiled policies "
+                     "in the engine's loop), decisions/s per CPU second:")
+    for _, r in agents_fused.iterrows():
+        lines.append(f"  {r['game']:<8} {r['agents']:<10} batch {r['batch']:>6}: stepwise "
+                     f"{_rate(r['cpu_decisions_per_s'])}, fused "
+                     f"{_rate(r['fused_cpu_decisions_per_s'])} "
+                     f"({_x(r['fused_cpu_decisions_per_s'] / r['cpu_decisions_per_s'])}x)")
+    env = table[table["engine"].str.startswith("vector env")]
+    if not env.empty:
+        lines.append("Gymnasium vector env, learner steps/s (per CPU second):")
+    for _, r in env.iterrows():
+        lines.append(f"  {r['game']:<8} {r['engine'].removeprefix('vector env, '):<22} "
+                     f"{r['agents']:<22} {r['batch']:>6} envs: {_rate(r['decisions_per_s'])} "
+                     f"({_rate(r['min'])} – {_rate(r['max'])}; per CPU second "
+                     f"{_rate(r['cpu_decisions_per_s'])})")
     start, end = table.attrs.get("load", (np.nan, np.nan))
     lines.append(f"load average (1 min): {start:.2f} at the start, {end:.2f} at the end "
                  f"({table['load1'].min():.2f} – {table['load1'].max():.2f} after the rows; "
@@ -719,7 +806,8 @@ def summary_lines(table: pd.DataFrame) -> list[str]:
 
 def markdown_lines(table: pd.DataFrame) -> list[str]:
     """The table in Markdown (docs/bench.md's throughput table): medians with min – max, the ratio
-    to the reference and to both anchors, for the batched loop and the fused loop."""
+    to the reference and to both anchors, for the batched loop and the fused loop (a vector-env
+    row's decisions are the learner's steps)."""
     out = ["| game | engine | agents | batch | decisions/s | min – max | × ref | × OS py | "
            "× OS C++ | fused decisions/s | fused min – max | fused × OS py | fused × OS C++ | "
            "state B | peak MiB |",

@@ -90,6 +90,11 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--cores-via", choices=("processes", "threads"), default="processes",
                    help="processes (as run --workers) or threads (numba prange over batch "
                         "chunks, compiled games only; measured for comparison)")
+    b.add_argument("--env-players", default="",
+                   help="comma-separated player counts: also time the Gymnasium vector env "
+                        "(learner steps/s) against each --agents opponent, fused and stepped")
+    b.add_argument("--env-batch", type=int, default=1024,
+                   help="games side by side in the --env-players measure")
     b.add_argument("--markdown", action="store_true",
                    help="also print the table in Markdown (the table of docs/bench.md)")
     b.add_argument("--out", default="results/bench",
@@ -235,9 +240,11 @@ def cmd_bench(args: argparse.Namespace) -> int:
     try:
         batches = [int(x) for x in args.batches.split(",")]
         cores_batches = [int(x) for x in args.cores_batches.split(",")]
+        env_players = [int(x) for x in args.env_players.split(",") if x.strip()]
     except ValueError:
         raise BluffsimError(f"--batches {args.batches!r} / --cores-batches "
-                            f"{args.cores_batches!r}: give integers like 1,64,1024") from None
+                            f"{args.cores_batches!r} / --env-players {args.env_players!r}: give "
+                            "integers like 1,64,1024") from None
     names = tuple(a.strip() for a in args.agents.split(",") if a.strip())
     import agents as agent_registry
 
@@ -245,6 +252,14 @@ def cmd_bench(args: argparse.Namespace) -> int:
         if name not in agent_registry.list_agents():
             raise BluffsimError(f"--agents: unknown agent {name!r}; available: "
                                 f"{', '.join(agent_registry.list_agents())}")
+    for g in games:
+        low, high = bluffsim.spec(g).players[:2]
+        wrong = [p for p in env_players if not low <= p <= high]
+        if wrong:
+            raise BluffsimError(f"--env-players {args.env_players}: {g} is played by {low} to "
+                                f"{high} players")
+    if args.env_batch < 1:
+        raise BluffsimError(f"--env-batch {args.env_batch}: give at least 1 game")
     if args.repeats < 1 or args.seconds <= 0 or min(batches) < 1:
         raise BluffsimError("--repeats and --batches must be positive, --seconds above 0")
     usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
@@ -268,6 +283,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     table = bench_engines(games, args.players, batches, args.repeats, args.seconds, names,
                           anchor=not args.no_anchor, cores=args.cores,
                           cores_batches=cores_batches, cores_via=args.cores_via,
+                          env_players=env_players, env_batch=args.env_batch,
                           progress=to_stderr)
     shown = table.drop(columns=["players", "cpu"]).dropna(axis=1, how="all")
     with pd.option_context("display.width", 160, "display.max_columns", 40,

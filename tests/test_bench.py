@@ -114,7 +114,31 @@ def test_bench_cores_two_reports_the_ratio_to_one_core(capsys, tmp_path):
     assert (table.loc[table["cores"] == 1, "engine"].isin(["reference", "vectorised"])).all()
 
 
+def test_bench_agents_fused_and_the_vector_env_rows(capsys, tmp_path):
+    """Every agent with a compiled policy gets fused columns next to its stepwise ones; the
+    vector env is timed against each opponent, fused and stepped (issue 24's rows)."""
+    out = tmp_path / "b"
+    argv = ["bench", "--games", "veru", "--batches", "16", "--repeats", "1", "--seconds",
+            "0.05", "--agents", "heuristic,counting", "--no-anchor", "--env-players", "3",
+            "--env-batch", "8", "--out", str(out)]
+    assert main(argv) == 0
+    printed = capsys.readouterr().out
+    table = pd.read_parquet(out / "bench.parquet")
+    vec = table[table["engine"] == "vectorised"]
+    assert set(vec["agents"]) == {"heuristic", "counting"}
+    assert (vec["fused_decisions_per_s"] > 0).all() and (vec["decisions_per_s"] > 0).all()
+    env = table[table["engine"].str.startswith("vector env")]
+    assert sorted(env["engine"]) == sorted(["vector env, 3 players, fused"] * 2
+                                           + ["vector env, 3 players, stepwise"] * 2)
+    assert (env["decisions_per_s"] > 0).all() and set(env["batch"]) == {8}
+    assert "Gymnasium vector env, learner steps/s" in printed
+    assert "heuristic  batch     16: stepwise" in printed
+
+
 @pytest.mark.parametrize("argv, needle", [
+    (["--env-players", "9"], "--env-players 9"),
+    (["--env-players", "x"], "--env-players 'x'"),
+    (["--env-batch", "0"], "--env-batch 0"),
     (["--cores", "0"], "--cores 0"),
     (["--cores", "999"], "--cores 999"),
     (["--cores", "2", "--cores-batches", "1"], "--cores-batches 1"),
