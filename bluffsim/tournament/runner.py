@@ -126,7 +126,7 @@ def play_shard(exp: Experiment, shard: int,
         if fused is not None and fused.external.any():
             _ask_external(exp, game, lineup, fused.external, st, lineup_of[slot], active,
                           games[slot], pending, need_obs)
-    return _frame(game_rows, "game", ["game", "seat"]), _frame(round_rows, "game",
+    return _frame(game_rows, ["game", "seat"]), _frame(round_rows,
                                                                 ["game", "round"])
 
 
@@ -191,9 +191,11 @@ def _game_records(exp: Experiment, game: Any, st: Any, done: np.ndarray, game_id
     }
 
 
-def _frame(parts: list[dict[str, np.ndarray]], key: str, order: list[str]) -> pd.DataFrame:
+def _frame(parts: list[dict[str, np.ndarray]], order: list[str]) -> pd.DataFrame:
+    """The rows of ``parts`` as one DataFrame sorted by the ``order`` columns (integers): sorted
+    as numpy arrays first (``np.lexsort``, stable), so pandas never reorders its string columns."""
     if not parts:
         return pd.DataFrame()
-    cols = parts[0].keys()
-    df = pd.DataFrame({c: np.concatenate([p[c] for p in parts]) for c in cols})
-    return df.sort_values(order, kind="stable").reset_index(drop=True)
+    cols = {c: np.concatenate([p[c] for p in parts]) for c in parts[0]}
+    idx = np.lexsort([cols[c] for c in reversed(order)])
+    return pd.DataFrame({c: v[idx] for c, v in cols.items()})
