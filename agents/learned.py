@@ -73,21 +73,25 @@ def forward_row(x: np.ndarray, flat: np.ndarray, table: np.ndarray, first: int, 
     n = x.shape[0]
     for k in range(n):
         v = np.float64(x[k])
-        h[k] = -fm.log1p(-v) if v < 0.0 else fm.log1p(v)  # symlog; 0 stays 0
+        if v == 0.0:
+            h[k] = 0.0  # symlog(0) = 0 (the inputs are mostly zeros)
+        else:
+            h[k] = -fm.log1p(-v) if v < 0.0 else fm.log1p(v)
     for li in range(first, first + depth):
         n_in, n_out, wo, bo = table[li, 0], table[li, 1], table[li, 2], table[li, 3]
-        for j in range(n_out):
-            nxt[j] = 0.0
+        out = nxt[:n_out]
+        out[:] = 0.0
         for k in range(n_in):
             hk = h[k]
             if hk != 0.0:
-                row = wo + k * n_out
+                w = flat[wo + k * n_out:wo + (k + 1) * n_out]  # a view: the loop vectorises
                 for j in range(n_out):
-                    nxt[j] += hk * np.float64(flat[row + j])
+                    out[j] += hk * np.float64(w[j])
         hidden = li < first + depth - 1
+        bias = flat[bo:bo + n_out]
         for j in range(n_out):
-            z = nxt[j] + np.float64(flat[bo + j])
-            nxt[j] = fm.tanh(z) if hidden else z
+            z = out[j] + np.float64(bias[j])
+            out[j] = fm.tanh(z) if hidden else z
         h, nxt = nxt, h
     return h[:table[first + depth - 1, 1]]
 
