@@ -22,6 +22,7 @@ from numba import njit
 from bluffsim import bits_nb as bn
 from bluffsim import rng
 from bluffsim import rng_nb as rn
+from bluffsim.games import drivers as DR
 from bluffsim.games.legumes import rules as R
 from bluffsim.games.legumes.reference import RESHUFFLE_STREAM
 
@@ -525,45 +526,28 @@ def apply_rules(g, h, r, a):
 
 # ===================================================================== batch kernels
 @njit(cache=True)
+def accepts(h, r, a):
+    """Whether action ``a`` is legal in the running game ``h``."""
+    return 0 <= a < A and h.mask[a] != 0
+
+
+@njit(cache=True)
 def step_kernel(data, hot, rules, actions):
-    """One decision per game; returns the first game whose action is illegal (nothing
-    applied then), or -1.  Finished games ignore their action."""
-    r = rules[0]
-    n = data.shape[0]
-    for b in range(n):
-        h = hot[b]
-        if h.terminated or h.truncated:
-            continue
-        a = actions[b]
-        if a < 0 or a >= A or not h.mask[a]:
-            return b
-    for b in range(n):
-        g = data[b]
-        h = hot[b]
-        h.round_over = 0
-        if h.terminated or h.truncated:
-            continue
-        apply(g, h, r, actions[b])
-    return -1
+    """One decision per game (``drivers.step_loop``): the first game whose action is illegal
+    (nothing applied then), or -1.  Finished games ignore their action."""
+    return DR.step_loop(accepts, apply, data, hot, rules, actions)
 
 
 @njit(cache=True)
 def start_kernel(data, hot, rules, idx):
     """Deal games ``idx`` (fresh records holding their seeds) and set their masks."""
-    r = rules[0]
-    for i in range(idx.shape[0]):
-        g = data[idx[i]]
-        h = hot[idx[i]]
-        new_game(g, h, r)
-        update_mask(g, h, r)
+    DR.start_loop(new_game, update_mask, data, hot, rules, idx)
 
 
 @njit(cache=True)
 def mask_kernel(data, hot, rules):
     """Recompute every game's legal mask (after writing a state from outside)."""
-    r = rules[0]
-    for b in range(data.shape[0]):
-        update_mask(data[b], hot[b], r)
+    DR.mask_loop(update_mask, data, hot, rules)
 
 
 # ===================================================================== observation
@@ -597,17 +581,8 @@ OBS_SPEC = (
 
 
 def observation_table(rules: R.Rules) -> tuple[list, np.ndarray]:
-    """(per key: name, dtype, shape per game; int64[keys, 3] rows: source (0 data, 1 hot,
-    -1 computed), byte offset of the field in its record, bytes per game)."""
-    p = rules.num_players
-    keys, rows = [], []
-    for name, source, fld, dtype, shape in OBS_SPEC:
-        shape = tuple(p if d == "P" else d for d in shape)
-        nbytes = int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
-        rec = HOT_DTYPE if source == "hot" else STATE_DTYPE
-        rows.append((-1 if source is None else int(source == "hot"), rec.fields[fld][1], nbytes))
-        keys.append((name, np.dtype(dtype), shape))
-    return keys, np.asarray(rows, dtype=np.int64)
+    """``drivers.observation_table`` of ``OBS_SPEC`` for these rules."""
+    return DR.observation_table(OBS_SPEC, STATE_DTYPE, HOT_DTYPE, {"P": rules.num_players})
 
 
 @njit(cache=True)
@@ -641,22 +616,6 @@ def observe_kernel(data, hot, rules, hand, my_face_down, discard_size, draw_size
 
 
 @njit(cache=True)
-def _one_hot(x, o, value, n):
-    """Set ``x[o + value]`` (when 0 <= value < n); returns the next offset."""
-    if 0 <= value < n:
-        x[o + value] = 1.0
-    return o + n
-
-
-@njit(cache=True)
-def _rel_seat(x, o, seat, me, p):
-    """One-hot relative position of an absolute seat (zeros for -1); next offset."""
-    if seat >= 0:
-        x[o + (seat - me) % p] = 1.0
-    return o + p
-
-
-@njit(cache=True)
 def tensor_row(g, h, r, x):
     """The flat observation tensor of one game (records ``g``, ``h``) into the zeroed
     float32 row ``x``; layout ``observe.tensor_layout``, the same values as
@@ -665,19 +624,19 @@ def tensor_row(g, h, r, x):
     seat = np.int64(h.current_player)
     me = max(seat, 0)
     mine = seat >= 0
-    o = _one_hot(x, 0, np.int64(h.phase), 3)
+    o = DR.one_hot(x, 0, np.int64(h.phase), 3)
     for t in range(T):
         x[o + t] = g.hands[seat, t] if mine else 0
     o += T
     for j in range(p):
         x[o + j] = g.hand_sizes[(me + j) % p]
     o += p
-    o = _one_hot(x, o, np.int64(g.called), V)
+    o = DR.one_hot(x, o, np.int64(g.called), V)
     x[o] = g.direction
     x[o + 1] = g.fd_count
     o += 2
-    o = _rel_seat(x, o, np.int64(g.last_owner), me, p)
-    o = _one_hot(x, o, np.int64(g.last_called), V)
+    o = DR.rel_seat(x, o, np.int64(g.last_owner), me, p)
+    o = DR.one_hot(x, o, np.int64(g.last_called), V)
     for t in range(T):
         x[o + t] = g.fd_by_owner[seat, t] if mine else 0
         x[o + T + t] = g.face_up[t]
@@ -697,7 +656,7 @@ def tensor_row(g, h, r, x):
     for t in range(T):
         x[o + t] = g.revealed_total[t]
     o += T
-    o = _rel_seat(x, o, np.int64(g.pending), me, p)
+    o = DR.rel_seat(x, o, np.int64(g.pending), me, p)
     x[o] = h.num_rounds
     o += 1
     for t in range(T):
@@ -735,9 +694,7 @@ def tensor_row(g, h, r, x):
 def tensor_kernel(data, hot, rules, out):
     """The flat observation tensor of every game into ``out`` (zeroed float32[B, D]),
     row by row with ``tensor_row``."""
-    r = rules[0]
-    for b in range(data.shape[0]):
-        tensor_row(data[b], hot[b], r, out[b])
+    DR.tensor_loop(tensor_row, data, hot, rules, out)
 
 
 # ===================================================================== fused random play
@@ -837,37 +794,21 @@ def random_action(g, h, r, seat_key):
 
 
 @njit(cache=True)
+def prefetch(data, hot, r, b):
+    """Ask the CPU for game ``b``'s hot record and the fields a decision reads
+    (``play_random_kernel``)."""
+    bn.prefetch_record(hot, b, 0, HOT_BYTES)
+    bn.prefetch_record(data, b, 0, PREFETCH_END)
+    bn.prefetch_record(data, b, DRAW_AT, STATE_BYTES)
+
+
+@njit(cache=True)
 def play_random_kernel(data, hot, rules, decisions, counts):
-    """Every seat ``random``, game-major: each running game advances up to ``decisions``
-    decisions in a row (stopping when over), exactly as ``decisions`` calls of ``step`` with
-    the random agent would; the legal mask is written once, after a game's last decision.
-    ``counts`` gets (decisions made, rounds finished, games ended); ``round_over`` is left
-    set on games whose last round ended during the call."""
-    r = rules[0]
-    made = 0
-    rounds = 0
-    ended = 0
-    keys = np.empty(P_MAX, np.uint64)  # each seat's agent stream key in the current game
-    for b in range(data.shape[0]):
-        g = data[b]
-        h = hot[b]
-        bn.prefetch_record(hot, b + 1, 0, HOT_BYTES)
-        bn.prefetch_record(data, b + 1, 0, PREFETCH_END)
-        bn.prefetch_record(data, b + 1, DRAW_AT, STATE_BYTES)
-        h.round_over = 0
-        if h.terminated or h.truncated:
-            continue
-        for s in range(r.num_players):
-            keys[s] = rn.agent_key(h.seed, s)
-        start_rounds = h.num_rounds
-        for _ in range(decisions):
-            apply_rules(g, h, r, random_action(g, h, r, keys[np.int64(h.current_player)]))
-            made += 1
-            if h.terminated or h.truncated:
-                ended += 1
-                break
-        update_mask(g, h, r)
-        rounds += h.num_rounds - start_rounds
-    counts[0] = made
-    counts[1] = rounds
-    counts[2] = ended
+    """Every seat ``random``, game-major (``drivers.play_random_loop``): each running game
+    advances up to ``decisions`` decisions in a row (stopping when over), exactly as
+    ``decisions`` calls of ``step`` with the random agent would.  ``counts`` gets (decisions
+    made, rounds finished, games ended); ``round_over`` is left set on games whose last round
+    ended during the call."""
+    DR.play_random_loop(random_action, apply_rules, update_mask, prefetch, data, hot,
+                        rules, decisions, counts)
+

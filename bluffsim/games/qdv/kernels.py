@@ -24,6 +24,7 @@ from numba import njit
 from bluffsim import bits_nb as bn
 from bluffsim import rng
 from bluffsim import rng_nb as rn
+from bluffsim.games import drivers as DR
 from bluffsim.games.qdv import rules as R
 
 # maximum sizes over every valid option set (rules.py): seats, bid history, deck, challenge
@@ -683,47 +684,34 @@ def apply(g, h, r, a):
 
 # ===================================================================== batch kernels
 @njit(cache=True)
+def accepts(h, r, a):
+    """Whether action ``a`` is legal in the running game ``h``."""
+    return 0 <= a < r.num_actions and h.mask[a] != 0
+
+
+@njit(cache=True)
+def random_choice(g, h, r, seat_key):
+    """``random_action`` in the drivers' form (it finds the seat's stream itself)."""
+    return random_action(g, h, r)
+
+
+@njit(cache=True)
 def step_kernel(data, hot, rules, actions):
-    """One decision per game; returns the first game whose action is illegal (nothing
-    applied then), or -1.  Finished games ignore their action."""
-    r = rules[0]
-    n = data.shape[0]
-    na = r.num_actions
-    for b in range(n):
-        g = data[b]
-        h = hot[b]
-        if h.terminated or h.truncated:
-            continue
-        a = actions[b]
-        if a < 0 or a >= na or not h.mask[a]:
-            return b
-    for b in range(n):
-        g = data[b]
-        h = hot[b]
-        h.round_over = 0
-        if h.terminated or h.truncated:
-            continue
-        apply(g, h, r, actions[b])
-    return -1
+    """One decision per game (``drivers.step_loop``): the first game whose action is illegal
+    (nothing applied then), or -1.  Finished games ignore their action."""
+    return DR.step_loop(accepts, apply, data, hot, rules, actions)
 
 
 @njit(cache=True)
 def start_kernel(data, hot, rules, idx):
-    """Deal the first round of games ``idx`` (fresh records holding their seeds)."""
-    r = rules[0]
-    for i in range(idx.shape[0]):
-        g = data[idx[i]]
-        h = hot[idx[i]]
-        start_round(g, h, r)
-        update_mask(g, h, r)
+    """Deal games ``idx`` (fresh records holding their seeds) and set their masks."""
+    DR.start_loop(start_round, update_mask, data, hot, rules, idx)
 
 
 @njit(cache=True)
 def mask_kernel(data, hot, rules):
     """Recompute every game's legal mask (after writing a state from outside)."""
-    r = rules[0]
-    for b in range(data.shape[0]):
-        update_mask(data[b], hot[b], r)
+    DR.mask_loop(update_mask, data, hot, rules)
 
 
 # ===================================================================== observation
@@ -756,17 +744,9 @@ OBS_SPEC = (
 
 
 def observation_table(rules: R.Rules) -> tuple[list, np.ndarray]:
-    """(per key: name, dtype, shape per game; int64[keys, 3] rows: source (0 data, 1 hot,
-    -1 computed), byte offset of the field in its record, bytes per game)."""
-    p, h = rules.num_players, rules.history_len
-    keys, rows = [], []
-    for name, source, fld, dtype, shape in OBS_SPEC:
-        shape = tuple(p if d == "P" else h if d == "H" else d for d in shape)
-        nbytes = int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
-        rec = HOT_DTYPE if source == "hot" else STATE_DTYPE
-        rows.append((-1 if source is None else int(source == "hot"), rec.fields[fld][1], nbytes))
-        keys.append((name, np.dtype(dtype), shape))
-    return keys, np.asarray(rows, dtype=np.int64)
+    """``drivers.observation_table`` of ``OBS_SPEC`` for these rules."""
+    return DR.observation_table(OBS_SPEC, STATE_DTYPE, HOT_DTYPE,
+                                {"P": rules.num_players, "H": rules.history_len})
 
 
 @njit(cache=True)
@@ -782,22 +762,6 @@ def observe_kernel(data, hot, rules, hand, challenge_left, undealt_left):
             hand[b, i] = g.hands[me, i] if me >= 0 else 0
         challenge_left[b] = r.chal_size - g.chal_ptr
         undealt_left[b] = r.deck_size - g.deck_ptr
-
-
-@njit(cache=True)
-def _one_hot(x, o, value, n):
-    """Set ``x[o + value]`` (when 0 <= value < n); returns the next offset."""
-    if 0 <= value < n:
-        x[o + value] = 1.0
-    return o + n
-
-
-@njit(cache=True)
-def _rel_seat(x, o, seat, me, p):
-    """One-hot relative position of an absolute seat (zeros for -1); next offset."""
-    if seat >= 0:
-        x[o + (seat - me) % p] = 1.0
-    return o + p
 
 
 @njit(cache=True)
@@ -822,7 +786,7 @@ def tensor_row(g, h, r, x):
     p = r.num_players
     seat = np.int64(h.current_player)
     me = max(seat, 0)
-    o = _one_hot(x, 0, np.int64(h.phase), 5)
+    o = DR.one_hot(x, 0, np.int64(h.phase), 5)
     for k in range(K):
         x[o + k] = g.hands[seat, k] if seat >= 0 else 0
     o += K
@@ -831,15 +795,15 @@ def tensor_row(g, h, r, x):
         x[o + p + j] = g.tokens[(me + j) % p]
         x[o + 2 * p + j] = g.in_round[(me + j) % p]
     o += 3 * p
-    o = _rel_seat(x, o, np.int64(g.dealer), me, p)
+    o = DR.rel_seat(x, o, np.int64(g.dealer), me, p)
     x[o] = g.direction
     o += 1
-    o = _one_hot(x, o, np.int64(g.centre), K)
-    o = _one_hot(x, o, np.int64(g.start), F)
+    o = DR.one_hot(x, o, np.int64(g.centre), K)
+    o = DR.one_hot(x, o, np.int64(g.start), F)
     x[o] = g.bid_count
     o += 1
-    o = _one_hot(x, o, np.int64(g.bid_fruit), F)
-    o = _rel_seat(x, o, np.int64(g.bidder), me, p)
+    o = DR.one_hot(x, o, np.int64(g.bid_fruit), F)
+    o = DR.rel_seat(x, o, np.int64(g.bidder), me, p)
     x[o] = g.num_bids
     o += 1
     o = _bid_table(x, o, g.bid_history, r.history_len, me, p)
@@ -858,8 +822,8 @@ def tensor_row(g, h, r, x):
     x[o] = r.chal_size - g.chal_ptr
     x[o + 1] = r.deck_size - g.deck_ptr
     o += 2
-    o = _one_hot(x, o, np.int64(g.call), 2)
-    o = _rel_seat(x, o, np.int64(g.caller), me, p)
+    o = DR.one_hot(x, o, np.int64(g.call), 2)
+    o = DR.rel_seat(x, o, np.int64(g.caller), me, p)
     for j in range(p):
         s = (me + j) % p
         for k in range(K):
@@ -872,18 +836,18 @@ def tensor_row(g, h, r, x):
     x[o + 1] = h.num_rounds
     o += 2
     lr = g.last_round
-    o = _one_hot(x, o, np.int64(lr[LR_CALL]), 2)
-    o = _rel_seat(x, o, np.int64(lr[LR_CALLER]), me, p)
-    o = _rel_seat(x, o, np.int64(lr[LR_BIDDER]), me, p)
+    o = DR.one_hot(x, o, np.int64(lr[LR_CALL]), 2)
+    o = DR.rel_seat(x, o, np.int64(lr[LR_CALLER]), me, p)
+    o = DR.rel_seat(x, o, np.int64(lr[LR_BIDDER]), me, p)
     x[o] = max(np.int64(lr[LR_COUNT]), 0)
     o += 1
-    o = _one_hot(x, o, np.int64(lr[LR_FRUIT]), F)
+    o = DR.one_hot(x, o, np.int64(lr[LR_FRUIT]), F)
     x[o] = max(np.int64(lr[LR_TRUE]), 0)
     o += 1
-    o = _rel_seat(x, o, np.int64(lr[LR_LOSER]), me, p)
+    o = DR.rel_seat(x, o, np.int64(lr[LR_LOSER]), me, p)
     x[o] = max(np.int64(lr[LR_AMOUNT]), 0)
     o += 1
-    o = _rel_seat(x, o, np.int64(lr[LR_GAINER]), me, p)
+    o = DR.rel_seat(x, o, np.int64(lr[LR_GAINER]), me, p)
     x[o] = max(np.int64(lr[LR_CENTRE]), 0)
     o += 1
     o = _bid_table(x, o, g.last_bid_history, r.history_len, me, p)
@@ -908,9 +872,7 @@ def tensor_row(g, h, r, x):
 def tensor_kernel(data, hot, rules, out):
     """The flat observation tensor of every game into ``out`` (zeroed float32[B, D]),
     row by row with ``tensor_row``."""
-    r = rules[0]
-    for b in range(data.shape[0]):
-        tensor_row(data[b], hot[b], r, out[b])
+    DR.tensor_loop(tensor_row, data, hot, rules, out)
 
 
 # ===================================================================== fused random play
@@ -927,28 +889,11 @@ def random_action(g, h, r):
 
 @njit(cache=True)
 def play_random_kernel(data, hot, rules, decisions, counts):
-    """Every seat ``random``, game-major: each running game advances up to ``decisions``
-    decisions in a row (stopping when over), exactly as ``decisions`` calls of ``step`` with
-    the random agent would.  ``counts`` gets (decisions made, rounds finished, games ended);
-    ``round_over`` is left set on games whose last round ended during the call."""
-    r = rules[0]
-    made = 0
-    rounds = 0
-    ended = 0
-    for b in range(data.shape[0]):
-        g = data[b]
-        h = hot[b]
-        h.round_over = 0
-        if h.terminated or h.truncated:
-            continue
-        start_rounds = h.num_rounds
-        for _ in range(decisions):
-            apply(g, h, r, random_action(g, h, r))
-            made += 1
-            if h.terminated or h.truncated:
-                ended += 1
-                break
-        rounds += h.num_rounds - start_rounds
-    counts[0] = made
-    counts[1] = rounds
-    counts[2] = ended
+    """Every seat ``random``, game-major (``drivers.play_random_loop``): each running game
+    advances up to ``decisions`` decisions in a row (stopping when over), exactly as
+    ``decisions`` calls of ``step`` with the random agent would.  ``counts`` gets (decisions
+    made, rounds finished, games ended); ``round_over`` is left set on games whose last round
+    ended during the call."""
+    DR.play_random_loop(random_choice, apply, DR.no_finish, DR.no_prefetch, data, hot,
+                        rules, decisions, counts)
+

@@ -24,6 +24,7 @@ from numba import njit
 from bluffsim import bits_nb as bn
 from bluffsim import rng
 from bluffsim import rng_nb as rn
+from bluffsim.games import drivers as DR
 from bluffsim.games.veru import rules as R
 
 P_MAX = 6
@@ -598,38 +599,23 @@ def finish(g, h, r, truncated):
 
 # ===================================================================== batch kernels
 @njit(cache=True)
+def accepts(h, r, a):
+    """Whether action ``a`` may be applied: legal, or ``timeout`` (runner only, never in the
+    mask), which every running game accepts."""
+    return 0 <= a < A and (a == TIMEOUT or h.mask[a] != 0)
+
+
+@njit(cache=True)
 def step_kernel(data, hot, rules, actions):
-    """One decision per game; returns the first game whose action is illegal (nothing
-    applied then), or -1.  Finished games ignore their action; ``timeout`` (runner only,
-    never in the mask) is accepted in every running game."""
-    r = rules[0]
-    n = data.shape[0]
-    for b in range(n):
-        h = hot[b]
-        if h.terminated or h.truncated:
-            continue
-        a = actions[b]
-        if a < 0 or a >= A or (a != TIMEOUT and not h.mask[a]):
-            return b
-    for b in range(n):
-        g = data[b]
-        h = hot[b]
-        h.round_over = 0
-        if h.terminated or h.truncated:
-            continue
-        apply(g, h, r, actions[b])
-    return -1
+    """One decision per game (``drivers.step_loop``): the first game whose action is illegal
+    (nothing applied then), or -1.  Finished games ignore their action."""
+    return DR.step_loop(accepts, apply, data, hot, rules, actions)
 
 
 @njit(cache=True)
 def start_kernel(data, hot, rules, idx):
     """Deal games ``idx`` (fresh records holding their seeds) and set their masks."""
-    r = rules[0]
-    for i in range(idx.shape[0]):
-        g = data[idx[i]]
-        h = hot[idx[i]]
-        new_game(g, h, r)
-        update_mask(g, h, r)
+    DR.start_loop(new_game, update_mask, data, hot, rules, idx)
 
 
 @njit(cache=True)
@@ -648,9 +634,7 @@ def deal_kernel(data, hot, rules, idx, orders):
 @njit(cache=True)
 def mask_kernel(data, hot, rules):
     """Recompute every game's legal mask (after writing a state from outside)."""
-    r = rules[0]
-    for b in range(data.shape[0]):
-        update_mask(data[b], hot[b], r)
+    DR.mask_loop(update_mask, data, hot, rules)
 
 
 # ===================================================================== observation
@@ -683,17 +667,9 @@ OBS_SPEC = (
 
 
 def observation_table(rules: R.Rules) -> tuple[list, np.ndarray]:
-    """(per key: name, dtype, shape per game; int64[keys, 3] rows: source (0 data, 1 hot,
-    -1 computed), byte offset of the field in its record, bytes per game)."""
-    p = rules.num_players
-    keys, rows = [], []
-    for name, source, fld, dtype, shape in OBS_SPEC:
-        shape = tuple(p if d == "P" else p + 3 if d == "P+3" else d for d in shape)
-        nbytes = int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
-        rec = HOT_DTYPE if source == "hot" else STATE_DTYPE
-        rows.append((-1 if source is None else int(source == "hot"), rec.fields[fld][1], nbytes))
-        keys.append((name, np.dtype(dtype), shape))
-    return keys, np.asarray(rows, dtype=np.int64)
+    """``drivers.observation_table`` of ``OBS_SPEC`` for these rules."""
+    return DR.observation_table(OBS_SPEC, STATE_DTYPE, HOT_DTYPE, {"P": rules.num_players,
+                                 "P+3": rules.num_players + 3})
 
 
 @njit(cache=True)
@@ -759,22 +735,6 @@ def observe_kernel(data, hot, rules, hand, my_table, bank_sizes, my_bank, discar
 
 
 @njit(cache=True)
-def _one_hot(x, o, value, n):
-    """Set ``x[o + value]`` (when 0 <= value < n); returns the next offset."""
-    if 0 <= value < n:
-        x[o + value] = 1.0
-    return o + n
-
-
-@njit(cache=True)
-def _rel_seat(x, o, seat, me, p):
-    """One-hot relative position of an absolute seat (zeros for -1); next offset."""
-    if seat >= 0:
-        x[o + (seat - me) % p] = 1.0
-    return o + p
-
-
-@njit(cache=True)
 def tensor_row(g, h, r, x):
     """The flat observation tensor of one game (records ``g``, ``h``) into the zeroed
     float32 row ``x``; layout ``observe.tensor_layout``, the same values as
@@ -783,7 +743,7 @@ def tensor_row(g, h, r, x):
     seat = np.int64(h.current_player)
     mine = seat >= 0
     me = max(seat, 0)
-    o = _one_hot(x, 0, np.int64(h.phase), 4)
+    o = DR.one_hot(x, 0, np.int64(h.phase), 4)
     for t in range(T):
         x[o + t] = g.hands[me, t] if mine else 0
     o += T
@@ -792,9 +752,9 @@ def tensor_row(g, h, r, x):
         x[o + j] = g.hand_sizes[s]
         x[o + p + j] = g.out[s]
     o += 2 * p
-    o = _rel_seat(x, o, np.int64(g.opener), me, p)
-    o = _rel_seat(x, o, np.int64(g.claimant), me, p)
-    o = _one_hot(x, o, np.int64(g.claim_rank), N)
+    o = DR.rel_seat(x, o, np.int64(g.opener), me, p)
+    o = DR.rel_seat(x, o, np.int64(g.claimant), me, p)
+    o = DR.one_hot(x, o, np.int64(g.claim_rank), N)
     x[o] = g.table_n
     x[o + 1] = g.put_count
     o += 2
@@ -832,7 +792,7 @@ def tensor_row(g, h, r, x):
                 x[o + j * T + t] = g.seen_taken[me, s, t]
     o += p * T
     lc = g.last_check
-    o = _one_hot(x, o, np.int64(lc[LC_KIND]), 3)
+    o = DR.one_hot(x, o, np.int64(lc[LC_KIND]), 3)
     x[o] = 1.0 if lc[LC_TRUTH] == 1 else 0.0
     o += 1
     if saw_last_check(g, r, seat):
@@ -854,9 +814,9 @@ def tensor_row(g, h, r, x):
     x[o] = r.endgame_limit - g.endgame_count if g.endgame_count >= 0 else -1
     x[o + 1] = h.num_rounds
     o += 2
-    o = _rel_seat(x, o, np.int64(lc[LC_CHECKER]), me, p)
-    o = _rel_seat(x, o, np.int64(lc[LC_CLAIMANT]), me, p)
-    o = _rel_seat(x, o, np.int64(lc[LC_TAKER]), me, p)
+    o = DR.rel_seat(x, o, np.int64(lc[LC_CHECKER]), me, p)
+    o = DR.rel_seat(x, o, np.int64(lc[LC_CLAIMANT]), me, p)
+    o = DR.rel_seat(x, o, np.int64(lc[LC_TAKER]), me, p)
     for t in range(T):
         x[o + t] = g.hidden_out[me, t] if mine else 0
     o += T
@@ -895,9 +855,7 @@ def tensor_row(g, h, r, x):
 def tensor_kernel(data, hot, rules, out):
     """The flat observation tensor of every game into ``out`` (zeroed float32[B, D]),
     row by row with ``tensor_row``."""
-    r = rules[0]
-    for b in range(data.shape[0]):
-        tensor_row(data[b], hot[b], r, out[b])
+    DR.tensor_loop(tensor_row, data, hot, rules, out)
 
 
 # ===================================================================== fused random play
@@ -984,39 +942,23 @@ def random_action(g, h, r, seat_key):
 
 
 @njit(cache=True)
+def prefetch(data, hot, r, b):
+    """Ask the CPU for game ``b``'s hot record, the fields a decision reads first and the
+    ``seen_taken`` rows of the seats at the table (``play_random_kernel``)."""
+    bn.prefetch_record(hot, b, 0, HOT_BYTES)
+    bn.prefetch_record(data, b, 0, PREFETCH_END)
+    for o in range(r.num_players):
+        at = PREFETCH_END + o * SEEN_ROW
+        bn.prefetch_record(data, b, at, at + r.num_players * SEEN_ROW // P_MAX)
+
+
+@njit(cache=True)
 def play_random_kernel(data, hot, rules, decisions, counts):
-    """Every seat ``random``, game-major: each running game advances up to ``decisions``
-    decisions in a row (stopping when over), exactly as ``decisions`` calls of ``step`` with
-    the random agent would; the legal mask is written once, after a game's last decision.
-    ``counts`` gets (decisions made, rounds finished, games ended); ``round_over`` is left
-    set on games whose last round ended during the call."""
-    r = rules[0]
-    made = 0
-    rounds = 0
-    ended = 0
-    keys = np.empty(P_MAX, np.uint64)  # each seat's agent stream key in the current game
-    for b in range(data.shape[0]):
-        g = data[b]
-        h = hot[b]
-        bn.prefetch_record(hot, b + 1, 0, HOT_BYTES)
-        bn.prefetch_record(data, b + 1, 0, PREFETCH_END)
-        for o in range(r.num_players):  # and the seen_taken rows of the seats at the table
-            at = PREFETCH_END + o * SEEN_ROW
-            bn.prefetch_record(data, b + 1, at, at + r.num_players * SEEN_ROW // P_MAX)
-        h.round_over = 0
-        if h.terminated or h.truncated:
-            continue
-        for s in range(r.num_players):
-            keys[s] = rn.agent_key(h.seed, s)
-        start_rounds = h.num_rounds
-        for _ in range(decisions):
-            apply_rules(g, h, r, random_action(g, h, r, keys[np.int64(h.current_player)]))
-            made += 1
-            if h.terminated or h.truncated:
-                ended += 1
-                break
-        update_mask(g, h, r)
-        rounds += h.num_rounds - start_rounds
-    counts[0] = made
-    counts[1] = rounds
-    counts[2] = ended
+    """Every seat ``random``, game-major (``drivers.play_random_loop``): each running game
+    advances up to ``decisions`` decisions in a row (stopping when over), exactly as
+    ``decisions`` calls of ``step`` with the random agent would.  ``counts`` gets (decisions
+    made, rounds finished, games ended); ``round_over`` is left set on games whose last round
+    ended during the call."""
+    DR.play_random_loop(random_action, apply_rules, update_mask, prefetch, data, hot,
+                        rules, decisions, counts)
+

@@ -1,0 +1,160 @@
+"""The compiled drivers every game's engine shares, written once: a game's ``kernels.py`` holds
+its rules (``apply``, ``update_mask``, ``random_action``, ``tensor_row``, ...) and makes each
+batch kernel a cached one-line call of a loop here, passing its own rule functions.
+
+| loop here | the game's kernel | what it does |
+|---|---|---|
+| ``step_loop`` | ``step_kernel`` | check every running game's action, then apply them |
+| ``start_loop`` | ``start_kernel`` | deal fresh games and set their masks |
+| ``mask_loop`` | ``mask_kernel`` | recompute every legal mask |
+| ``tensor_loop`` | ``tensor_kernel`` | the flat observation tensor, row by row |
+| ``play_random_loop`` | ``play_random_kernel`` | every seat ``random``, game-major |
+
+The loops are ``inline="always"``: numba compiles each into the game's cached kernel with the
+game's functions called directly (a function passed to a cached kernel as a value would make
+it uncacheable, and counting references on every call made fused play 4x slower, measured
+in ``agents.fused``).  numba's cache keys a kernel on its own file only: after editing this
+module, delete the games' ``__pycache__/*.nb[ic]``.  ``one_hot``/``rel_seat`` are the tensor
+encodings every game uses; ``observation_table`` reads a game's ``OBS_SPEC``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from bluffsim import rng_nb as rn
+
+
+@njit(inline="always")
+def step_loop(accepts, apply, data, hot, rules, actions):
+    """One decision per game: returns the first running game whose action ``accepts(h, r, a)``
+    refuses (nothing applied then), or -1 after applying every running game's action
+    (``round_over`` cleared first).  Finished games ignore their action."""
+    r = rules[0]
+    n = data.shape[0]
+    for b in range(n):
+        h = hot[b]
+        if h.terminated or h.truncated:
+            continue
+        if not accepts(h, r, actions[b]):
+            return b
+    for b in range(n):
+        g = data[b]
+        h = hot[b]
+        h.round_over = 0
+        if h.terminated or h.truncated:
+            continue
+        apply(g, h, r, actions[b])
+    return -1
+
+
+@njit(inline="always")
+def start_loop(deal, update_mask, data, hot, rules, idx):
+    """Deal games ``idx`` (fresh records holding their seeds) with ``deal`` and set their masks."""
+    r = rules[0]
+    for i in range(idx.shape[0]):
+        g = data[idx[i]]
+        h = hot[idx[i]]
+        deal(g, h, r)
+        update_mask(g, h, r)
+
+
+@njit(inline="always")
+def mask_loop(update_mask, data, hot, rules):
+    """Recompute every game's legal mask (after writing a state from outside)."""
+    r = rules[0]
+    for b in range(data.shape[0]):
+        update_mask(data[b], hot[b], r)
+
+
+@njit(inline="always")
+def tensor_loop(tensor_row, data, hot, rules, out):
+    """The flat observation tensor of every game into ``out`` (zeroed float32[B, D]), row by
+    row with the game's ``tensor_row``."""
+    r = rules[0]
+    for b in range(data.shape[0]):
+        tensor_row(data[b], hot[b], r, out[b])
+
+
+@njit(inline="always")
+def play_random_loop(random_action, apply_rules, finish, prefetch, data, hot, rules, decisions,
+                     counts):
+    """Every seat ``random``, game-major: each running game advances up to ``decisions``
+    decisions in a row (stopping when over), exactly as ``decisions`` calls of ``step`` with the
+    random agent would: ``random_action(g, h, r, seat_key)`` then ``apply_rules``; ``finish(g,
+    h, r)`` once after a game's last decision of the call (a game whose ``apply_rules`` leaves
+    the mask stale writes it there); ``prefetch(data, hot, r, b)`` before game ``b - 1``'s
+    turn.  ``counts`` gets (decisions made, rounds finished, games ended); ``round_over`` is
+    left set on games whose last round ended during the call."""
+    r = rules[0]
+    p = r.num_players
+    made = 0
+    rounds = 0
+    ended = 0
+    keys = np.empty(p, np.uint64)  # each seat's agent stream key in the current game
+    for b in range(data.shape[0]):
+        g = data[b]
+        h = hot[b]
+        prefetch(data, hot, r, b + 1)
+        h.round_over = 0
+        if h.terminated or h.truncated:
+            continue
+        for s in range(p):
+            keys[s] = rn.agent_key(h.seed, s)
+        start_rounds = h.num_rounds
+        for _ in range(decisions):
+            apply_rules(g, h, r, random_action(g, h, r, keys[np.int64(h.current_player)]))
+            made += 1
+            if h.terminated or h.truncated:
+                ended += 1
+                break
+        finish(g, h, r)
+        rounds += h.num_rounds - start_rounds
+    counts[0] = made
+    counts[1] = rounds
+    counts[2] = ended
+
+
+@njit(cache=True)
+def no_prefetch(data, hot, r, b):
+    """A ``prefetch`` that does nothing."""
+
+
+@njit(cache=True)
+def no_finish(g, h, r):
+    """A ``finish`` that does nothing (the game's ``apply_rules`` keeps its mask current)."""
+
+
+@njit(cache=True)
+def one_hot(x, o, value, n):
+    """Set ``x[o + value]`` (when 0 <= value < n); returns the next offset."""
+    if 0 <= value < n:
+        x[o + value] = 1.0
+    return o + n
+
+
+@njit(cache=True)
+def rel_seat(x, o, seat, me, p):
+    """One-hot relative position of an absolute seat (zeros for -1); next offset."""
+    if seat >= 0:
+        x[o + (seat - me) % p] = 1.0
+    return o + p
+
+
+def observation_table(spec: tuple, state_dtype: np.dtype, hot_dtype: np.dtype,
+                      dims: dict[str, int]) -> tuple[list, np.ndarray]:
+    """(per key of ``spec``, a game's ``OBS_SPEC`` rows ``(name, source, field, dtype,
+    shape)``: name, dtype, shape per game with its named dimensions (``"P"``, ...) read from
+    ``dims``; int64[keys, 3] rows: source (0 data, 1 hot, -1 computed), byte offset of the
+    field in its record, bytes per game)."""
+    keys, rows = [], []
+    for name, source, fld, dtype, shape in spec:
+        shape = tuple(dims[d] if isinstance(d, str) else d for d in shape)
+        nbytes = int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
+        rec: Any = hot_dtype if source == "hot" else state_dtype
+        rows.append((-1 if source is None else int(source == "hot"), rec.fields[fld][1], nbytes))
+        keys.append((name, np.dtype(dtype), shape))
+    return keys, np.asarray(rows, dtype=np.int64)
