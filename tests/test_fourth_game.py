@@ -55,8 +55,8 @@ def test_nothing_outside_its_package_names_it() -> None:
 
 
 def test_a_tournament_and_its_report_from_the_command_line(tmp_path, capsys) -> None:
-    """``bluffsim run`` (two workers) with random agents, then ``bluffsim report`` in a fresh
-    process: results, per-seat round columns, the bluff table and plots."""
+    """``bluffsim run`` (two workers, no plots) with random agents, then ``bluffsim report`` in a
+    fresh process: results, per-seat round columns, the bluff table, the plots."""
     conf = tmp_path / "ld.toml"
     conf.write_text(f"""
 [experiment]
@@ -75,6 +75,7 @@ agent = "random"
 batch = 16
 shard_games = 20
 workers = 2
+plots = false
 """)
     out = tmp_path / "res"
     assert main(["run", str(conf), "--out", str(out), "--quiet"]) == 0
@@ -87,8 +88,10 @@ workers = 2
     # each round (call) costs one die of the 3 x 2 until one seat is left: the winner's dice
     assert len(rounds) == (6 - games.groupby("game")["score"].sum()).sum()
     assert rounds["call_right"].any() and not rounds["call_right"].all()
-    rebuilt = [out / "summary.csv", out / "bluff.csv", out / "plots" / "call_accuracy.png"]
-    for f in rebuilt:
+    rebuilt = [out / "summary.csv", out / "bluff.csv", out / "plots" / "call_accuracy.png",
+               out / "plots" / "win_rates.png"]
+    assert not any(f.is_file() for f in rebuilt[2:])  # the run drew no plots: the report does
+    for f in rebuilt[:2]:
         f.unlink()
     proc = subprocess.run([sys.executable, "-m", "bluffsim.cli", "report", str(out)],
                           capture_output=True, text=True)
