@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pytest
 
 import bluffsim
 from bluffsim.cli import main
@@ -124,3 +125,26 @@ def test_the_fused_random_loop_is_what_bench_measures() -> None:
     made, rounds, ended = game.play_random(st, 10_000)
     assert ended == 64 and made == int(st.num_decisions.sum())
     assert rounds == int(st.num_rounds.sum()) == 64 * 12 - int(st.dice_left.sum())
+
+
+def test_the_gymnasium_envs_play_it() -> None:
+    """Gymnasium's own checker on the single env; the vector env (record-backed autoreset) plays
+    whole games against ``random`` with zero-sum placement rewards."""
+    pytest.importorskip("gymnasium", reason="needs the 'adapters' extra")
+    from gymnasium.utils.env_checker import check_env
+
+    from bluffsim.adapters.gymnasium import env, vector_env
+
+    check_env(env(GAME, num_players=3), skip_render_check=True)
+    v = vector_env(GAME, 16, seat="rotate", num_players=3)
+    obs, info = v.reset(seed=2)
+    pick = np.random.default_rng(0)
+    ended, total = 0, 0.0
+    for _ in range(300):
+        mask = info["action_mask"]
+        a = np.array([pick.choice(np.flatnonzero(m)) for m in mask])
+        obs, r, term, trunc, info = v.step(a)
+        assert obs.shape == (16, v.obs_size) and np.isfinite(obs).all()
+        ended += int((term | trunc).sum())
+        total += float(r[term | trunc].sum())
+    assert ended > 16 and abs(total) <= ended
