@@ -5,12 +5,21 @@
 (``bluffsim.games.spec.GameSpec``).  A game is a subpackage of ``bluffsim.games``
 that defines ``SPEC``: nothing else lists the games.  See ``bluffsim.api`` for the
 engine contract.
+
+Games outside the installed package: the directories listed in the environment variable
+``BLUFFSIM_GAMES_PATH`` (``os.pathsep``-separated) are appended to ``bluffsim.games.__path__``
+(the standard namespace extension of a package's ``__path__``), so every game package in them
+is ``bluffsim.games.<id>`` and is found exactly as a built-in game is.  The variable is read
+once per process, at the first listing; child processes (``bluffsim run`` workers, CLI calls)
+inherit it.  The test suite registers its worked-example game this way
+(``tests/extra_games/``, ``docs/adding_a_game.md``).
 """
 
 from __future__ import annotations
 
 import functools
 import importlib
+import os
 import pkgutil
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
@@ -29,6 +38,9 @@ if TYPE_CHECKING:
 
 __version__ = "0.1.0"
 
+# directories of extra game packages (module docstring)
+GAMES_PATH_VARIABLE = "BLUFFSIM_GAMES_PATH"
+
 
 __all__ = [
     "BluffsimError", "Game", "IllegalActionError", "RulesError", "SeedError", "State",
@@ -40,6 +52,10 @@ __all__ = [
 def _game_ids() -> tuple[str, ...]:
     import bluffsim.games
 
+    for extra in os.environ.get(GAMES_PATH_VARIABLE, "").split(os.pathsep):
+        path = os.path.abspath(extra) if extra else ""
+        if path and path not in bluffsim.games.__path__:
+            bluffsim.games.__path__.append(path)
     return tuple(sorted(m.name for m in pkgutil.iter_modules(bluffsim.games.__path__) if m.ispkg))
 
 

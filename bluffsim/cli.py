@@ -424,9 +424,9 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
 def cmd_games(args: argparse.Namespace) -> int:
     """``bluffsim games``: every game with its options and defaults."""
     for gid in bluffsim.list_games():
-        mod = bluffsim.game_module(gid)
-        print(f"{gid}: {mod.NAME} — {mod.SUMMARY}")
-        for name, default, allowed in mod.Rules.describe():
+        spec = bluffsim.spec(gid)
+        print(f"{gid}: {spec.name} — {spec.summary}")
+        for name, default, allowed in spec.rules.describe():
             if name == "num_players":
                 allowed += " (experiment.players in a config, --seats in play; not [rules])"
             print(f"    {name:<22} default {default:<40} allowed {allowed}")

@@ -1,12 +1,24 @@
-"""Shared test set-up: a deterministic, bounded hypothesis profile and the Agg backend."""
+"""Shared test set-up: the worked-example game registered, a deterministic, bounded hypothesis
+profile and the Agg backend."""
 
 import os
+from pathlib import Path
 
 import matplotlib
 import pytest
 from hypothesis import HealthCheck, settings
 
 matplotlib.use("Agg")
+
+# The fourth game (tests/extra_games/liarsdice, docs/adding_a_game.md) joins through the public
+# discovery: its directory in BLUFFSIM_GAMES_PATH, read by bluffsim.list_games() in this process,
+# in every xdist worker (each imports this file) and in every child process (CLI calls, pools).
+os.environ["BLUFFSIM_GAMES_PATH"] = os.pathsep.join(
+    p for p in (os.environ.get("BLUFFSIM_GAMES_PATH", ""), str(Path(__file__).parent / "extra_games"))
+    if p)
+import bluffsim  # noqa: E402
+
+bluffsim._game_ids.cache_clear()  # in case a plugin listed the games before this file ran
 
 settings.register_profile(
     "ci",

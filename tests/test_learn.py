@@ -289,7 +289,10 @@ def test_envs_without_a_player_count_play_the_games_default_count(game_id):
     v = vector_env(game_id, 4)
     obs, info = v.reset(seed=1)
     assert v.num_players == default and obs.shape == (4, v.obs_size)
-    e = env(game_id, opponents="heuristic")
+    # one opponent name other than the default when the game has one (a game need not have
+    # heuristic agents: which agents play it is the registry's answer)
+    name = "heuristic" if game_id in agents.REGISTRY.get("heuristic", {}) else "random"
+    e = env(game_id, opponents=name)
     obs, info = e.reset(seed=1)
     assert e.venv.num_players == default and info["action_mask"].any()
     low = bluffsim.spec(game_id).players[0]

@@ -1,5 +1,6 @@
-"""The project's rules document ``docs/rules.md``: a section per game, every declared option
-named, and nothing in the repository still pointing at the rules spec outside it."""
+"""The project's rules document ``docs/rules.md``: a section per game (in the document its spec's
+``rules_doc`` names: ``docs/rules.md`` for the built-in games), every declared option named, and
+nothing in the repository still pointing at the rules spec outside it."""
 
 from __future__ import annotations
 
@@ -17,9 +18,11 @@ DOC = ROOT / "docs" / "rules.md"
 OLD_SPEC = "shared/" + "RULES.md"  # split so this file does not match its own check
 
 
-def doc_text() -> str:
-    assert DOC.is_file(), "docs/rules.md is missing"
-    return DOC.read_text(encoding="utf-8")
+def doc_text(game_id: str | None = None) -> str:
+    """The rules document (``game_id``: the one its spec names, relative to the repository)."""
+    doc = DOC if game_id is None else ROOT / bluffsim.spec(game_id).rules_doc
+    assert doc.is_file(), f"{doc} is missing"
+    return doc.read_text(encoding="utf-8")
 
 
 def game_sections(text: str) -> dict[str, str]:
@@ -39,16 +42,17 @@ def test_the_rules_document_exists() -> None:
 
 @pytest.mark.parametrize("game_id", bluffsim.list_games())
 def test_every_game_has_a_section(game_id: str) -> None:
-    assert game_id in game_sections(doc_text()), f"no '## ... `{game_id}` ...' section in docs/rules.md"
+    doc = bluffsim.spec(game_id).rules_doc
+    assert game_id in game_sections(doc_text(game_id)), f"no '## ... `{game_id}` ...' section in {doc}"
 
 
 @pytest.mark.parametrize("game_id", bluffsim.list_games())
 def test_every_declared_option_is_in_the_games_section(game_id: str) -> None:
-    section = game_sections(doc_text()).get(game_id, "")
+    section = game_sections(doc_text(game_id)).get(game_id, "")
     names = [o.name for o in bluffsim.spec(game_id).rules.OPTIONS]
     assert names, game_id
     missing = [n for n in names if f"`{n}`" not in section]
-    assert not missing, f"{game_id} options missing from docs/rules.md: {missing}"
+    assert not missing, f"{game_id} options missing from {bluffsim.spec(game_id).rules_doc}: {missing}"
 
 
 def test_no_tracked_file_points_at_the_spec_outside_the_repository() -> None:

@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import bluffsim
 from bluffsim.analysis import stats
 from bluffsim.cli import main
 from bluffsim.tournament import ConfigError, parse_config, play_shard, run_experiment
@@ -36,7 +37,8 @@ def cfg(**changes):
 
 # ------------------------------------------------------------------ config validation
 @pytest.mark.parametrize("changes, message", [
-    ({"experiment__game": "poker"}, r"experiment.game = 'poker' is invalid; allowed: legumes \| qdv \| veru"),
+    ({"experiment__game": "poker"},
+     r"experiment.game = 'poker' is invalid; allowed: " + r" \| ".join(bluffsim.list_games())),
     ({"experiment__games": 0}, r"experiment.games = 0 is invalid"),
     ({"experiment__colour": 1}, r"unknown key in \[experiment\] 'colour'"),
     ({"run__executor": "slurm"}, r"run.executor = 'slurm' is invalid; allowed: local \| dask"),

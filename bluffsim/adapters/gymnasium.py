@@ -587,10 +587,13 @@ if __name__ == "__main__":  # python -m bluffsim.adapters.gymnasium [game] [play
     for backend in ("reference", "fast"):
         print(f"  PettingZoo AEC, {backend} backend, all seats: "
               f"{aec_throughput(gid, players, backend, cpu=per_cpu):,.0f}")
-    for opp in ("random", "heuristic", "counting"):
+    import agents
+
+    opponents = [a for a in ("random", "heuristic", "counting") if gid in agents.REGISTRY.get(a, {})]
+    for opp in opponents:
         print(f"  vector env, {n} games, learner vs {opp}: "
               f"{throughput(gid, n, opp, num_players=players, cpu=per_cpu):,.0f}")
     if bluffsim.spec(gid).settled is not None and players > 2:
-        for opp in ("random", "heuristic", "counting"):
+        for opp in opponents:
             print(f"  vector env, {n} games, learner vs {opp}, end_when_out: "
                   f"{throughput(gid, n, opp, num_players=players, cpu=per_cpu, end_when_out=True):,.0f}")

@@ -34,6 +34,9 @@ docs/adding_a_game.md.
 |                   | the Gymnasium env's `end_when_out` (None: the game has none)              |
 | `potential`       | (state, rows, seats) -> float32[n], the Gymnasium env's `shaping`         |
 |                   | potential (None: the game has none)                                       |
+| `rules_doc`       | the markdown file holding the game's rules: a `## ` section whose heading |
+|                   | names the id in backticks and names every option (`tests/test_rules_doc.py`); |
+|                   | relative to the repository root (default `docs/rules.md`) or absolute      |
 | `exploit_presets` | (name, preset) pairs for `bluffsim exploit`: rules small enough for CFR   |
 |                   | (`players`, `deals`, `options`, optional `learned` weights file and       |
 |                   | `default` for the CLI's default preset)                                   |
@@ -88,6 +91,7 @@ class GameSpec:
     watch_seats: str = ""
     settled: Callable[..., Any] | None = None
     potential: Callable[..., Any] | None = None
+    rules_doc: str = "docs/rules.md"
     exploit_presets: tuple[tuple[str, dict[str, Any]], ...] = field(default=(), hash=False)
 
     def terminal_seats(self, watch: bool = False) -> str:

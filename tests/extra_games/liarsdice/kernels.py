@@ -1,0 +1,285 @@
+"""Compiled (numba) kernels of ``liarsdice``: the ``CompiledGame`` contract
+(``bluffsim/games/compiled.py``) in its smallest form.
+
+``hot[B]`` (``HOT_DTYPE``) holds what every decision reads: the seed (required: ``init`` writes
+it there), counters, current player, phase, end flags, ``round_over`` and the legal mask (a
+column named ``mask``, sized for the largest action space); ``data[B]`` (``STATE_DTYPE``) the
+rest, every per-seat array seat axis first and sized for the largest table (``P_MAX``).
+Rule functions take one game's records (``g``, ``h``) and the rules record ``r`` and read like
+``reference.py``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from bluffsim import rng
+from bluffsim import rng_nb as rn
+from bluffsim.games.liarsdice import rules as R
+from bluffsim.games.liarsdice.reference import D_MAX
+
+P_MAX = 4
+F = R.FACES
+A_MAX = P_MAX * D_MAX * F + 1
+PH_BID, PH_OVER = R.PHASE_BID, R.PHASE_OVER
+DEAL = rng.Stream.DEAL
+
+I1, U1 = np.int8, np.uint8
+HOT_DTYPE = np.dtype([
+    ("seed", np.uint64), ("num_decisions", np.int32), ("num_rounds", np.int32),
+    ("current_player", I1), ("phase", I1), ("terminated", U1), ("truncated", U1),
+    ("round_over", U1), ("mask", U1, (A_MAX,)),
+], align=True)
+STATE_DTYPE = np.dtype([
+    ("placements", I1, (P_MAX,)), ("hands", I1, (P_MAX, F)), ("dice_left", I1, (P_MAX,)),
+    ("bid_quantity", I1), ("bid_face", I1), ("bidder", I1), ("eliminated", I1),
+    ("last_reveal", I1, (6,)),
+], align=True)
+RULES_DTYPE = np.dtype([("num_players", np.int64), ("dice", np.int64), ("liar", np.int64)])
+
+
+def rules_record(rules: R.Rules) -> np.ndarray:
+    """A one-element ``RULES_DTYPE`` array holding ``rules``."""
+    r = np.zeros(1, RULES_DTYPE)
+    r["num_players"], r["dice"], r["liar"] = rules.num_players, rules.dice, rules.liar
+    return r
+
+
+def blank_hot(rules: R.Rules) -> np.ndarray:
+    """A 0-d ``HOT_DTYPE`` record of a new game before its roll."""
+    return np.zeros((), HOT_DTYPE)
+
+
+def blank_record(rules: R.Rules) -> np.ndarray:
+    """A 0-d ``STATE_DTYPE`` record of a new game before its roll."""
+    g = np.zeros((), STATE_DTYPE)
+    g["dice_left"][:rules.num_players] = rules.dice
+    g["bid_quantity"] = g["bid_face"] = g["bidder"] = -1
+    g["last_reveal"][:] = -1
+    return g
+
+
+# ===================================================================== rules
+@njit(cache=True)
+def roll_all(g, h, r):
+    """Every seat still in rolls its dice (``reference.roll``)."""
+    for s in range(r.num_players):
+        for f in range(F):
+            g.hands[s, f] = 0
+        for die in range(g.dice_left[s]):
+            g.hands[s, rn.below(rn.word(h.seed, DEAL, h.num_rounds, s * D_MAX + die), F)] += 1
+
+
+@njit(cache=True)
+def next_in(g, r, seat):
+    """The first seat after ``seat`` that still has dice."""
+    p = r.num_players
+    for k in range(1, p + 1):
+        if g.dice_left[(seat + k) % p] > 0:
+            return (seat + k) % p
+    return seat
+
+
+@njit(cache=True)
+def bid(g, h, r, a):
+    """A higher bid; the next seat in decides."""
+    g.bid_quantity = a // F + 1
+    g.bid_face = a % F
+    g.bidder = h.current_player
+    h.current_player = next_in(g, r, np.int64(h.current_player))
+
+
+@njit(cache=True)
+def call(g, h, r):
+    """``liar``: count the bid face on the table; the wrong side loses a die."""
+    me = np.int64(h.current_player)
+    face = np.int64(g.bid_face)
+    count = 0
+    for s in range(r.num_players):
+        count += g.hands[s, face]
+    loser = me if count >= g.bid_quantity else np.int64(g.bidder)
+    lr = g.last_reveal
+    lr[0], lr[1], lr[2], lr[3], lr[4], lr[5] = me, g.bidder, g.bid_quantity, face, count, loser
+    h.num_rounds += 1
+    h.round_over = 1
+    g.dice_left[loser] -= 1
+    if g.dice_left[loser] == 0:
+        g.placements[loser] = r.num_players - g.eliminated
+        g.eliminated += 1
+    if g.eliminated == r.num_players - 1:
+        for s in range(r.num_players):
+            if g.dice_left[s] > 0:
+                g.placements[s] = 1
+        h.terminated = 1
+        h.phase = PH_OVER
+        h.current_player = -1
+        return
+    g.bid_quantity = g.bid_face = g.bidder = -1
+    h.current_player = loser if g.dice_left[loser] > 0 else next_in(g, r, loser)
+    roll_all(g, h, r)
+
+
+@njit(cache=True)
+def apply_rules(g, h, r, a):
+    """One legal decision of the current player, without the legal mask."""
+    h.num_decisions += 1
+    if a == r.liar:
+        call(g, h, r)
+    else:
+        bid(g, h, r, a)
+
+
+# ===================================================================== legality
+@njit(cache=True)
+def legal_range(g, h):
+    """(first, end, liar_ok): the legal bids are ids first..end-1, then ``liar`` if liar_ok."""
+    if h.phase == PH_OVER:
+        return 0, 0, False
+    first = 0 if g.bid_quantity < 0 else (g.bid_quantity - 1) * F + g.bid_face + 1
+    in_play = 0
+    for s in range(g.dice_left.shape[0]):
+        in_play += g.dice_left[s]
+    return first, max(first, in_play * F), g.bid_quantity >= 0
+
+
+@njit(cache=True)
+def update_mask(g, h, r):
+    """The legal actions of the current player (none once over)."""
+    m = h.mask
+    for a in range(A_MAX):
+        m[a] = 0
+    first, end, liar_ok = legal_range(g, h)
+    for a in range(first, end):
+        m[a] = 1
+    if liar_ok:
+        m[r.liar] = 1
+
+
+@njit(cache=True)
+def random_action(g, h, r, seat_key):
+    """The ``random`` agent's choice (``agents.random``): the n-th legal action in id order,
+    n = below(the decision's first agent word, the number of legal actions)."""
+    first, end, liar_ok = legal_range(g, h)
+    count = end - first + (1 if liar_ok else 0)
+    if count == 0:
+        return 0
+    k = rn.below(rn.minor_word(rn.major_key(seat_key, np.int64(h.num_decisions)), 0), count)
+    return first + k if k < end - first else r.liar
+
+
+# ===================================================================== batch kernels
+@njit(cache=True)
+def start_kernel(data, hot, rules, idx):
+    """Roll games ``idx`` (fresh records holding their seeds) and set their masks."""
+    r = rules[0]
+    for i in range(idx.shape[0]):
+        roll_all(data[idx[i]], hot[idx[i]], r)
+        update_mask(data[idx[i]], hot[idx[i]], r)
+
+
+@njit(cache=True)
+def step_kernel(data, hot, rules, actions):
+    """One decision per game; the first game whose action is illegal (nothing applied), or -1.
+    ``round_over`` is reset on every game first: it says a round ended in *this* step."""
+    r = rules[0]
+    for b in range(data.shape[0]):
+        h = hot[b]
+        if not (h.terminated or h.truncated):
+            a = actions[b]
+            if a < 0 or a > r.liar or not h.mask[a]:
+                return b
+    for b in range(data.shape[0]):
+        h = hot[b]
+        h.round_over = 0
+        if not (h.terminated or h.truncated):
+            apply_rules(data[b], h, r, actions[b])
+            update_mask(data[b], h, r)
+    return -1
+
+
+@njit(cache=True)
+def mask_kernel(data, hot, rules):
+    """Recompute every legal mask."""
+    for b in range(data.shape[0]):
+        update_mask(data[b], hot[b], rules[0])
+
+
+@njit(cache=True)
+def play_random_kernel(data, hot, rules, decisions, counts):
+    """Every seat ``random``: each running game plays up to ``decisions`` decisions, exactly as
+    that many ``step`` calls with the random agent; counts = (decisions, rounds, games ended)."""
+    r = rules[0]
+    keys = np.empty(P_MAX, np.uint64)
+    for b in range(data.shape[0]):
+        g, h = data[b], hot[b]
+        h.round_over = 0
+        if h.terminated or h.truncated:
+            continue
+        for s in range(r.num_players):
+            keys[s] = rn.agent_key(h.seed, s)
+        start = h.num_rounds
+        for _ in range(decisions):
+            apply_rules(g, h, r, random_action(g, h, r, keys[np.int64(h.current_player)]))
+            counts[0] += 1
+            if h.terminated:
+                counts[2] += 1
+                break
+        update_mask(g, h, r)
+        counts[1] += h.num_rounds - start
+
+
+# ===================================================================== observation
+OBS_SPEC = (  # key, source record (None: computed), field, dtype, shape ("P": seats)
+    ("seat", "hot", "current_player", I1, ()), ("phase", "hot", "phase", I1, ()),
+    ("hand", None, "hands", I1, (F,)), ("dice_left", "data", "dice_left", I1, ("P",)),
+    ("bid_quantity", "data", "bid_quantity", I1, ()), ("bid_face", "data", "bid_face", I1, ()),
+    ("bidder", "data", "bidder", I1, ()), ("num_rounds", "hot", "num_rounds", np.int32, ()),
+    ("last_reveal", "data", "last_reveal", I1, (6,)),
+)
+
+
+def observation_table(rules: R.Rules) -> tuple[list, np.ndarray]:
+    """Per key (name, dtype, shape); rows (source: 0 data, 1 hot, -1 computed; byte offset;
+    bytes per game)."""
+    keys, rows = [], []
+    for name, source, fld, dtype, shape in OBS_SPEC:
+        shape = tuple(rules.num_players if d == "P" else d for d in shape)
+        nbytes = int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
+        rec = HOT_DTYPE if source == "hot" else STATE_DTYPE
+        rows.append((-1 if source is None else int(source == "hot"), rec.fields[fld][1], nbytes))
+        keys.append((name, np.dtype(dtype), shape))
+    return keys, np.asarray(rows, dtype=np.int64)
+
+
+@njit(cache=True)
+def observe_kernel(data, hot, rules, hand):
+    """The computed key: the current player's dice (zeros once over)."""
+    for b in range(data.shape[0]):
+        me = np.int64(hot[b].current_player)
+        for f in range(F):
+            hand[b, f] = data[b].hands[me, f] if me >= 0 else 0
+
+
+@njit(cache=True)
+def tensor_kernel(data, hot, rules, out):
+    """The flat tensor (``observe.tensor_layout``), equal to ``observe.to_tensor``."""
+    p = rules[0].num_players
+    for b in range(data.shape[0]):
+        g, h, x = data[b], hot[b], out[b]
+        seat = np.int64(h.current_player)
+        me = max(seat, 0)
+        x[np.int64(h.phase)] = 1.0
+        for f in range(F):
+            x[2 + f] = g.hands[seat, f] if seat >= 0 else 0
+        o = 2 + F
+        for j in range(p):
+            x[o + j] = g.dice_left[(me + j) % p]
+        o += p
+        x[o] = g.bid_quantity
+        if g.bid_face >= 0:
+            x[o + 1 + g.bid_face] = 1.0
+        o += 1 + F
+        if g.bidder >= 0:
+            x[o + (g.bidder - me) % p] = 1.0
+        x[o + p] = h.num_rounds

@@ -1,0 +1,86 @@
+"""What one ``liarsdice`` seat may see: a structured information set and a flat float32 tensor.
+
+Structured observation (batch-first in ``LiarsDiceGame.observe``; the reference engine returns
+the same keys without the batch axis).  ``P`` seats, ``F = 6`` faces.
+
+{fields}
+
+The flat tensor uses relative seats (index 0 = me); ``tensor_layout(rules)`` gives its table.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from bluffsim.games.encoding import one_hot
+from bluffsim.games.liarsdice import rules as R
+from bluffsim.games.obsspec import Block, Field, ObservationSpec
+
+FIELDS = (
+    Field("seat", "int8", (), "observing seat (current player; -1 once over)"),
+    Field("phase", "int8", (), "0 bidding, 1 over"),
+    Field("hand", "int8", ("F",), "my dice per face"),
+    Field("dice_left", "int8", ("P",), "dice per seat (0: out)"),
+    Field("bid_quantity", "int8", (), "the current bid's quantity (-1 before the first bid)"),
+    Field("bid_face", "int8", (), "the current bid's face, 0-based (-1 before the first bid)"),
+    Field("bidder", "int8", (), "who made the current bid (-1 none)"),
+    Field("num_rounds", "int32", (), "rounds (calls) so far"),
+    Field("last_reveal", "int8", (6,), "last call: caller, bidder, quantity, face, count, loser"),
+)
+
+
+def observation_fields(rules: Any, s: Any, seat: int) -> dict[str, np.ndarray]:
+    """Structured observation of ``seat`` in a reference state (read by attribute)."""
+    i8 = np.int8
+    return {
+        "seat": np.asarray(seat, i8),
+        "phase": np.asarray(s.phase, i8),
+        "hand": np.asarray(s.hand_counts[seat] if seat >= 0 else [0] * R.FACES, i8),
+        "dice_left": np.asarray(s.dice_left, i8),
+        "bid_quantity": np.asarray(s.bid_quantity, i8),
+        "bid_face": np.asarray(s.bid_face, i8),
+        "bidder": np.asarray(s.bidder, i8),
+        "num_rounds": np.asarray(s.num_rounds, np.int32),
+        "last_reveal": np.asarray(s.last_reveal, i8),
+    }
+
+
+def sizes(rules: Any) -> dict[str, int]:
+    """The named sizes: P seats, F faces."""
+    return {"P": rules.num_players, "F": R.FACES}
+
+
+BLOCKS = (
+    Block("phase", (2,), "one-hot phase: bidding, over",
+          lambda c: one_hot(c.obs["phase"].astype(np.int64), 2)),
+    Block("hand", ("F",), "my dice per face", lambda c: c.obs["hand"]),
+    Block("dice_left", ("P",), "dice per relative seat", lambda c: c.seats(c.obs["dice_left"])),
+    Block("bid_quantity", (1,), "the current bid's quantity (-1 none)",
+          lambda c: c.col("bid_quantity")),
+    Block("bid_face", ("F",), "one-hot face of the current bid",
+          lambda c: one_hot(c.obs["bid_face"].astype(np.int64), R.FACES)),
+    Block("bidder", ("P",), "one-hot relative seat of the bidder", lambda c: c.seat(c.obs["bidder"])),
+    Block("num_rounds", (1,), "rounds so far", lambda c: c.col("num_rounds")),
+)
+
+SPEC = ObservationSpec(FIELDS, BLOCKS, sizes)
+
+
+def tensor_layout(rules: Any) -> list[tuple[str, int, int, str]]:
+    """Index / meaning table of the flat tensor: (name, first index, width, meaning)."""
+    return SPEC.tensor_layout(rules)
+
+
+def tensor_size(rules: Any) -> int:
+    """Width D of the flat observation tensor."""
+    return SPEC.tensor_size(rules)
+
+
+def to_tensor(rules: Any, obs: dict[str, np.ndarray]) -> np.ndarray:
+    """Flatten a batch of structured observations to float32[B, D] (``tensor_layout``)."""
+    return SPEC.to_tensor(rules, obs)
+
+
+__doc__ = __doc__.replace("{fields}", SPEC.field_table())
