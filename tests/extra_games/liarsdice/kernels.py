@@ -16,6 +16,7 @@ from numba import njit
 
 from bluffsim import rng
 from bluffsim import rng_nb as rn
+from bluffsim.games import drivers as DR
 from bluffsim.games.liarsdice import rules as R
 from bluffsim.games.liarsdice.reference import D_MAX
 
@@ -169,64 +170,45 @@ def random_action(g, h, r, seat_key):
 
 
 # ===================================================================== batch kernels
+# the loops are bluffsim.games.drivers'; a game passes its rule functions
+@njit(cache=True)
+def apply(g, h, r, a):
+    """Apply one legal decision, then set the next legal mask."""
+    apply_rules(g, h, r, a)
+    update_mask(g, h, r)
+
+
+@njit(cache=True)
+def accepts(h, r, a):
+    """Whether action ``a`` is legal in the running game ``h``."""
+    return 0 <= a <= r.liar and h.mask[a] != 0
+
+
 @njit(cache=True)
 def start_kernel(data, hot, rules, idx):
     """Roll games ``idx`` (fresh records holding their seeds) and set their masks."""
-    r = rules[0]
-    for i in range(idx.shape[0]):
-        roll_all(data[idx[i]], hot[idx[i]], r)
-        update_mask(data[idx[i]], hot[idx[i]], r)
+    DR.start_loop(roll_all, update_mask, data, hot, rules, idx)
 
 
 @njit(cache=True)
 def step_kernel(data, hot, rules, actions):
     """One decision per game; the first game whose action is illegal (nothing applied), or -1.
     ``round_over`` is reset on every game first: it says a round ended in *this* step."""
-    r = rules[0]
-    for b in range(data.shape[0]):
-        h = hot[b]
-        if not (h.terminated or h.truncated):
-            a = actions[b]
-            if a < 0 or a > r.liar or not h.mask[a]:
-                return b
-    for b in range(data.shape[0]):
-        h = hot[b]
-        h.round_over = 0
-        if not (h.terminated or h.truncated):
-            apply_rules(data[b], h, r, actions[b])
-            update_mask(data[b], h, r)
-    return -1
+    return DR.step_loop(accepts, apply, data, hot, rules, actions)
 
 
 @njit(cache=True)
 def mask_kernel(data, hot, rules):
     """Recompute every legal mask."""
-    for b in range(data.shape[0]):
-        update_mask(data[b], hot[b], rules[0])
+    DR.mask_loop(update_mask, data, hot, rules)
 
 
 @njit(cache=True)
 def play_random_kernel(data, hot, rules, decisions, counts):
     """Every seat ``random``: each running game plays up to ``decisions`` decisions, exactly as
     that many ``step`` calls with the random agent; counts = (decisions, rounds, games ended)."""
-    r = rules[0]
-    keys = np.empty(P_MAX, np.uint64)
-    for b in range(data.shape[0]):
-        g, h = data[b], hot[b]
-        h.round_over = 0
-        if h.terminated or h.truncated:
-            continue
-        for s in range(r.num_players):
-            keys[s] = rn.agent_key(h.seed, s)
-        start = h.num_rounds
-        for _ in range(decisions):
-            apply_rules(g, h, r, random_action(g, h, r, keys[np.int64(h.current_player)]))
-            counts[0] += 1
-            if h.terminated:
-                counts[2] += 1
-                break
-        update_mask(g, h, r)
-        counts[1] += h.num_rounds - start
+    DR.play_random_loop(random_action, apply_rules, update_mask, DR.no_prefetch, data, hot,
+                        rules, decisions, counts)
 
 
 # ===================================================================== observation
@@ -241,15 +223,8 @@ OBS_SPEC = (  # key, source record (None: computed), field, dtype, shape ("P": s
 
 def observation_table(rules: R.Rules) -> tuple[list, np.ndarray]:
     """Per key (name, dtype, shape); rows (source: 0 data, 1 hot, -1 computed; byte offset;
-    bytes per game)."""
-    keys, rows = [], []
-    for name, source, fld, dtype, shape in OBS_SPEC:
-        shape = tuple(rules.num_players if d == "P" else d for d in shape)
-        nbytes = int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
-        rec = HOT_DTYPE if source == "hot" else STATE_DTYPE
-        rows.append((-1 if source is None else int(source == "hot"), rec.fields[fld][1], nbytes))
-        keys.append((name, np.dtype(dtype), shape))
-    return keys, np.asarray(rows, dtype=np.int64)
+    bytes per game): ``drivers.observation_table`` of ``OBS_SPEC``."""
+    return DR.observation_table(OBS_SPEC, STATE_DTYPE, HOT_DTYPE, {"P": rules.num_players})
 
 
 @njit(cache=True)
@@ -262,24 +237,26 @@ def observe_kernel(data, hot, rules, hand):
 
 
 @njit(cache=True)
+def tensor_row(g, h, r, x):
+    """One game's flat tensor (``observe.tensor_layout``) into the zeroed row ``x``, equal to
+    ``observe.to_tensor``."""
+    p = r.num_players
+    seat = np.int64(h.current_player)
+    me = max(seat, 0)
+    o = DR.one_hot(x, 0, np.int64(h.phase), 2)
+    for f in range(F):
+        x[o + f] = g.hands[seat, f] if seat >= 0 else 0
+    o += F
+    for j in range(p):
+        x[o + j] = g.dice_left[(me + j) % p]
+    o += p
+    x[o] = g.bid_quantity
+    o = DR.one_hot(x, o + 1, np.int64(g.bid_face), F)
+    o = DR.rel_seat(x, o, np.int64(g.bidder), me, p)
+    x[o] = h.num_rounds
+
+
+@njit(cache=True)
 def tensor_kernel(data, hot, rules, out):
-    """The flat tensor (``observe.tensor_layout``), equal to ``observe.to_tensor``."""
-    p = rules[0].num_players
-    for b in range(data.shape[0]):
-        g, h, x = data[b], hot[b], out[b]
-        seat = np.int64(h.current_player)
-        me = max(seat, 0)
-        x[np.int64(h.phase)] = 1.0
-        for f in range(F):
-            x[2 + f] = g.hands[seat, f] if seat >= 0 else 0
-        o = 2 + F
-        for j in range(p):
-            x[o + j] = g.dice_left[(me + j) % p]
-        o += p
-        x[o] = g.bid_quantity
-        if g.bid_face >= 0:
-            x[o + 1 + g.bid_face] = 1.0
-        o += 1 + F
-        if g.bidder >= 0:
-            x[o + (g.bidder - me) % p] = 1.0
-        x[o + p] = h.num_rounds
+    """The flat tensor of every game, row by row (``tensor_row``)."""
+    DR.tensor_loop(tensor_row, data, hot, rules, out)
