@@ -67,14 +67,23 @@ import agents as agent_registry
 import bluffsim
 from bluffsim.api import BluffsimError
 
-GAME_PLAYERS = {"qdv": (2, 3, 4, 5, 6), "legumes": (2, 3, 4, 5, 6), "veru": (3, 4, 5, 6)}
-# both extremes of every heuristic parameter (as experiments/ladders/run.py)
-VARIANTS: dict[str, dict[str, tuple[Any, Any]]] = {
-    "qdv": {"call_margin": (0.0, 3.0), "exact_window": (0.0, 1.0), "bluff": (0.0, 0.5),
-            "switch_gain": (0.0, 3.0), "salad_weight": (0.0, 1.0)},
-    "veru": {"bluff": (0.0, 1.0), "trust": (0.0, 1.0), "joker_slack": (0, 2)},
-    "legumes": {"accuse_at": (1, 6), "double_at": (2, 8), "accuse_rate": (0.0, 0.5)},
-}
+
+def battery_players() -> dict[str, tuple[int, ...]]:
+    """Per game, the table sizes the battery plays: every size its spec allows."""
+    out = {}
+    for g in bluffsim.list_games():
+        low, high = bluffsim.spec(g).players[:2]
+        out[g] = tuple(range(low, high + 1))
+    return out
+
+
+def heuristic_extremes(game: str) -> dict[str, tuple[Any, Any]]:
+    """Both extremes of every heuristic parameter of ``game`` (its heuristic class's
+    ``EXTREMES``; none for a game without a heuristic agent)."""
+    cls = agent_registry.REGISTRY.get("heuristic", {}).get(game)
+    return dict(getattr(cls, "EXTREMES", {}))
+
+
 DESIGN_LCM = 60   # every balanced design of 2..6 players divides it (2, 6, 12, 60, 60)
 
 
@@ -166,11 +175,12 @@ def parse_subject(text: str) -> Subject:
         except (OSError, TypeError):
             source = ""
     else:
-        games = tuple(g for g in agent_registry.REGISTRY[name] if g in GAME_PLAYERS)
+        games = tuple(g for g in agent_registry.REGISTRY[name] if g in battery_players())
         source = ""
-    plays = tuple((g, GAME_PLAYERS[g]) for g in sorted(games) if g in GAME_PLAYERS)
+    tables = battery_players()
+    plays = tuple((g, tables[g]) for g in sorted(games) if g in tables)
     if not plays:
-        raise EvaluateError(f"AGENT {text!r} plays none of the games {', '.join(GAME_PLAYERS)}")
+        raise EvaluateError(f"AGENT {text!r} plays none of the games {', '.join(tables)}")
     return Subject(text, name, params, plays, _digest(name, params, source))
 
 
@@ -187,8 +197,9 @@ def _weights_subject(text: str, allowed: str) -> Subject:
         raise EvaluateError(f"AGENT {text!r}: not a learned weights file ({type(e).__name__}: "
                             f"{first}); give {allowed}") from None
     game, players = meta.get("game"), meta.get("num_players")
-    if game not in GAME_PLAYERS or players not in GAME_PLAYERS[game]:
-        has = ", ".join(f"{g} {v[0]}–{v[-1]}" for g, v in GAME_PLAYERS.items())
+    tables = battery_players()
+    if game not in tables or players not in tables[game]:
+        has = ", ".join(f"{g} {v[0]}–{v[-1]}" for g, v in tables.items())
         raise EvaluateError(f"AGENT {text!r}: weights for {game!r} with {players!r} players; "
                             f"the battery has {has} players")
     if meta.get("rules"):
@@ -224,14 +235,15 @@ class Table:
 def variant_seats(game: str) -> list[tuple[str, str, dict[str, Any]]]:
     """(agent, label, params) of every heuristic variant of ``game``."""
     return [("heuristic", f"heuristic {k}={v}", {k: v})
-            for k, ext in VARIANTS[game].items() for v in ext]
+            for k, ext in heuristic_extremes(game).items() for v in ext]
 
 
 def reference_entries(game: str, players: int) -> list[tuple[str, str, dict[str, Any]]]:
     """The reference agents of ``game`` at ``players`` seats, as (agent, label, params)."""
     from agents.learned import shipped_weights
 
-    out = [("random", "random", {}), ("heuristic", "heuristic", {}), ("counting", "counting", {})]
+    out = [(name, name, {}) for name in ("random", "heuristic", "counting")
+           if game in agent_registry.REGISTRY.get(name, {})]
     out += variant_seats(game)
     if shipped_weights(game, players).is_file():
         out.append(("learned", f"learned {players}p", {}))
@@ -325,7 +337,7 @@ def reference_pool(game: str) -> list[Any]:
     from bluffsim.tournament.schedule import balanced_seatings
 
     exps = []
-    for p in GAME_PLAYERS[game]:
+    for p in battery_players()[game]:
         seats = unique_seats(reference_entries(game, p))
         cycle = REFERENCE_LINEUPS * len(balanced_seatings(p))
         games = -(-REFERENCE_GAMES // cycle) * cycle
@@ -564,8 +576,8 @@ def plan(agent: str, budget: str = "quick", out: str | None = None, workers: int
         raise EvaluateError(f"--table-games {n!r}: allowed: a positive multiple of {DESIGN_LCM} "
                             "(every balanced seating design of 2–6 players divides it)")
     for g in games or []:
-        if g not in GAME_PLAYERS:
-            raise EvaluateError(f"--game {g!r}: allowed: {' | '.join(GAME_PLAYERS)}")
+        if g not in battery_players():
+            raise EvaluateError(f"--game {g!r}: allowed: {' | '.join(battery_players())}")
     subject = parse_subject(agent)
     tables = battery(subject, budget, games, players)
     if not tables:

@@ -23,11 +23,6 @@ ALLOWED: set[tuple[str, str]] = {
     ("bluffsim/learn/__init__.py", "qdv"),
     # `python -m bluffsim.adapters.gymnasium` with no argument measures this game
     ("bluffsim/adapters/gymnasium.py", "qdv"),
-    # bluffsim evaluate's battery (merged after this check was written): GAME_PLAYERS (its order
-    # is in tests/test_evaluate.py's messages) and VARIANTS (heuristic parameter extremes, which
-    # experiments/ladders/run.py imports); candidates for the specs / the heuristic agents
-    ("bluffsim/evaluate.py", "qdv"), ("bluffsim/evaluate.py", "legumes"),
-    ("bluffsim/evaluate.py", "veru"),
 }
 
 

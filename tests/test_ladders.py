@@ -47,7 +47,7 @@ def test_tables_cover_every_variant_extreme_and_seating(game, players):
     ts = L.tables(game, players)
     names = [t.name for t in ts]
     assert len(set(t.key for t in ts)) == len(ts)
-    for param, (lo, hi) in L.VARIANTS[game].items():
+    for param, (lo, hi) in L.heuristic_extremes(game).items():
         for v in (lo, hi):
             assert f"{param}={v}" in names and f"h/{param}={v}" in names
     assert "random" in names and "heuristic" in names and "h/random" in names

@@ -74,6 +74,9 @@ KEEP_LIE_RANK = np.asarray([-1, 2, 0, -1])
 class LegumesHeuristic(Agent):
     """Rule-of-thumb legumes player (see the module docstring)."""
 
+    # both extremes of every parameter worth varying: the variants ``bluffsim evaluate`` and
+    # the robustness ladders seat (``bluffsim.evaluate.heuristic_extremes``)
+    EXTREMES = {"accuse_at": (1, 6), "double_at": (2, 8), "accuse_rate": (0.0, 0.5)}
     name = "heuristic"
     traits = Traits(stochastic=True)
     params = {"accuse_at": 3, "double_at": 5, "accuse_rate": 0.15}

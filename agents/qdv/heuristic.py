@@ -29,6 +29,10 @@ from bluffsim.rng import AgentRNG
 class QdvHeuristic(Agent):
     """Rule-of-thumb qdv player (see the module docstring)."""
 
+    # both extremes of every parameter worth varying: the variants ``bluffsim evaluate`` and
+    # the robustness ladders seat (``bluffsim.evaluate.heuristic_extremes``)
+    EXTREMES = {"call_margin": (0.0, 3.0), "exact_window": (0.0, 1.0), "bluff": (0.0, 0.5),
+                "switch_gain": (0.0, 3.0), "salad_weight": (0.0, 1.0)}
     name = "heuristic"
     traits = Traits(stochastic=True)
     params = {"call_margin": 1.0, "exact_window": 0.3, "bluff": 0.1, "switch_gain": 1.0,

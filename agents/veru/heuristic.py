@@ -54,6 +54,9 @@ from bluffsim.rng import AgentRNG
 class VeruHeuristic(Agent):
     """Rule-of-thumb veru player (see the module docstring)."""
 
+    # both extremes of every parameter worth varying: the variants ``bluffsim evaluate`` and
+    # the robustness ladders seat (``bluffsim.evaluate.heuristic_extremes``)
+    EXTREMES = {"bluff": (0.0, 1.0), "trust": (0.0, 1.0), "joker_slack": (0, 2)}
     name = "heuristic"
     traits = Traits(stochastic=True, uses_history=True)
     params = {"bluff": 0.5, "trust": 0.6, "joker_slack": 0, "record": 2}

@@ -16,7 +16,7 @@ plays these tables (``tables``), each ``--games`` games (default 2,400):
 | `l/random`           | learned + (P−1) × random                                | rotated  |
 | `l/heuristic`        | learned + (P−1) × heuristic                             | rotated  |
 
-Both extremes of every heuristic parameter are played (``VARIANTS``).  The three
+Both extremes of every heuristic parameter are played (``heuristic_extremes``).  The three
 ``learned`` tables exist only at the player counts with a shipped ``learned`` weights file
 (``agents/weights/<game>_<P>p.npz``).
 ``rotated`` cycles the P rotations of the lineup; ``permuted`` cycles all P!
@@ -59,7 +59,7 @@ if str(ROOT) not in sys.path:
 
 from agents.learned import shipped_weights  # noqa: E402
 from bluffsim.analysis.stats import wilson_interval  # noqa: E402
-from bluffsim.evaluate import VARIANTS  # noqa: E402
+from bluffsim.evaluate import heuristic_extremes  # noqa: E402
 from bluffsim.evaluate import unique_seats as _lineup  # noqa: E402
 from bluffsim.tournament import Experiment, play_shard  # noqa: E402
 from bluffsim.tournament.config import Seat  # noqa: E402
@@ -99,7 +99,7 @@ class Table:
 def variant_seats(game: str) -> list[tuple[str, dict[str, Any]]]:
     """(label, params) of every heuristic variant of ``game``, in a fixed order."""
     out = []
-    for param, extremes in VARIANTS[game].items():
+    for param, extremes in heuristic_extremes(game).items():
         for v in extremes:
             out.append((f"heuristic {param}={v}", {param: v}))
     return out
