@@ -236,7 +236,7 @@ def test_summary_head_to_head_and_ratings_on_a_toy_table():
 def test_plots_return_figures(tmp_path):
     from matplotlib.figure import Figure
 
-    from bluffsim.analysis import plots
+    from bluffsim.analysis import plots, seats
 
     games = run_dir(tmp_path, "p")
     rounds = pd.read_parquet(tmp_path / "p" / "rounds.parquet")
@@ -244,7 +244,7 @@ def test_plots_return_figures(tmp_path):
             plots.head_to_head_heatmap(stats.head_to_head(games)),
             plots.placement_bars(stats.placement_distribution(games)),
             plots.convergence_lines(stats.convergence(games)),
-            plots.call_accuracy(stats.bluff_metrics(rounds))]
+            plots.call_accuracy(seats.bluff_table(rounds, game="qdv"))]
     assert all(isinstance(f, Figure) for f in figs)
 
 

@@ -10,12 +10,10 @@
   placement wins the pair, ties are split), fitted by the MM algorithm, with
   standard errors from the observed information; on an Elo-like scale
   (400 log10), centred on 0.
-- ``bluff_metrics`` (games whose rounds record bids and calls, e.g. qdv): how
-  often a final bid exceeded the bidder's own evidence, and how often calls
-  were right.
+Per-round statistics (checks right, claims false, each game's own round metrics) are
+``analysis.seats.bluff_table``, read from the game's spec.
 
-Every statistic is a sum over games, so ``GameTotals`` and ``RoundTotals``
-accumulate them chunk by chunk: a results dir of any size is summarised in
+Every statistic is a sum over games, so ``GameTotals`` accumulates them chunk by chunk: a results dir of any size is summarised in
 memory bounded by the chunk (``bluffsim.analysis.report.build_report``).
 The functions taking a DataFrame are the one-chunk case.
 """
@@ -341,53 +339,3 @@ def convergence(games: pd.DataFrame | Iterable[pd.DataFrame], points_per_decade:
     return tot.convergence()
 
 
-class RoundTotals:
-    """Per-agent bid and call sums over ``rounds`` chunks (any split), for ``bluff_metrics``.
-
-    Columns used: bidder, bid_count, bidder_own, bidder_agent, caller_agent, call_right.
-    """
-
-    COLUMNS = ["bidder", "bid_count", "bidder_own", "bidder_agent", "caller_agent", "call_right"]
-
-    def __init__(self) -> None:
-        self.bids = pd.DataFrame(dtype=float)
-        self.calls = pd.DataFrame(dtype=float)
-
-    def add(self, rounds: pd.DataFrame) -> RoundTotals:
-        """Add a chunk of rounds; returns self."""
-        if rounds.empty or "bidder_own" not in rounds:
-            return self
-        bids = rounds[rounds["bidder"] >= 0]
-        b = bids.assign(over=bids["bid_count"] > bids["bidder_own"]).groupby("bidder_agent")
-        bp = pd.DataFrame({"final_bids": b.size(), "over": b["over"].sum()}).astype(float)
-        c = rounds.groupby("caller_agent")
-        cp = pd.DataFrame({"calls": c.size(), "right": c["call_right"].sum()}).astype(float)
-        self.bids = bp if self.bids.empty else self.bids.add(bp, fill_value=0)
-        self.calls = cp if self.calls.empty else self.calls.add(cp, fill_value=0)
-        return self
-
-    def bluff_metrics(self) -> pd.DataFrame:
-        """See ``bluff_metrics``."""
-        if self.bids.empty and self.calls.empty:
-            return pd.DataFrame()
-        b, c = self.bids, self.calls
-        empty = pd.Series(dtype=float)
-        out = pd.DataFrame({
-            "final_bids": b["final_bids"] if not b.empty else empty,
-            "bid_above_own_evidence": b["over"] / b["final_bids"] if not b.empty else empty,
-            "calls": c["calls"] if not c.empty else empty,
-            "calls_right": c["right"] / c["calls"] if not c.empty else empty,
-        })
-        calls = out["calls"].fillna(0).to_numpy()
-        right = (out["calls_right"].fillna(0) * calls).to_numpy()
-        out["calls_right_ci_low"], out["calls_right_ci_high"] = wilson_interval(right, calls)
-        out.index.name = "agent"
-        return out
-
-
-def bluff_metrics(rounds: pd.DataFrame | Iterable[pd.DataFrame]) -> pd.DataFrame:
-    """Per agent: final bids made, share above own evidence; calls made, share right (with CIs)."""
-    tot = RoundTotals()
-    for chunk in ([rounds] if isinstance(rounds, pd.DataFrame) else rounds):
-        tot.add(chunk)
-    return tot.bluff_metrics()
