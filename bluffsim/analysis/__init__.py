@@ -4,8 +4,8 @@ Data preparation (``stats``) is kept apart from drawing (``plots``): every plot
 takes a prepared DataFrame and returns a matplotlib Figure.
 """
 
+from bluffsim.analysis.seats import bluff_table
 from bluffsim.analysis.stats import (
-    bluff_metrics,
     bradley_terry,
     convergence,
     head_to_head,
@@ -14,5 +14,5 @@ from bluffsim.analysis.stats import (
     wilson_interval,
 )
 
-__all__ = ["bluff_metrics", "bradley_terry", "convergence", "head_to_head",
+__all__ = ["bluff_table", "bradley_terry", "convergence", "head_to_head",
            "placement_distribution", "summary", "wilson_interval"]

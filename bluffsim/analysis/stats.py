@@ -13,8 +13,9 @@
 Per-round statistics (checks right, claims false, each game's own round metrics) are
 ``analysis.seats.bluff_table``, read from the game's spec.
 
-Every statistic is a sum over games, so ``GameTotals`` accumulates them chunk by chunk: a results dir of any size is summarised in
-memory bounded by the chunk (``bluffsim.analysis.report.build_report``).
+Every statistic is a sum over games, so ``GameTotals`` accumulates them chunk by chunk: a
+results dir of any size is summarised in memory bounded by the chunk
+(``bluffsim.analysis.report.build_report``).
 The functions taking a DataFrame are the one-chunk case.
 """
 
