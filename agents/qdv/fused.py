@@ -77,7 +77,7 @@ def random_action(g, h, r, seat_key):
     return KN.random_action(g, h, r)
 
 
-@njit(cache=True)
+@njit(inline="always")
 def heuristic_action(g, h, r, prow, hctx):
     """``QdvHeuristic``'s choice (``heuristic_kernel``)."""
     deck_counts, exp, scratch = hctx
