@@ -571,7 +571,7 @@ def bench_engines(games: list[str], players: int = 4,
         for gid in games:
             for p in env_players:
                 for name in agent_names:
-                    if not _plays(gid, p, name):
+                    if not _plays(gid, p, name):  # a table size or agent the game lacks
                         continue
                     for fused in (True, False):
                         rows.append(say(bench_env(gid, p, name, env_batch, seconds, repeats,
@@ -629,7 +629,11 @@ def _planned_rows(games: list[str], players: int, batches: tuple[int, ...] | lis
 
 
 def _plays(game_id: str, players: int, agent_name: str) -> bool:
-    """Whether ``agent_name`` can be made for the table (``learned`` needs shipped weights)."""
+    """Whether the game has tables of ``players`` and ``agent_name`` can be made for one
+    (``learned`` needs shipped weights)."""
+    low, high = bluffsim.spec(game_id).players[:2]
+    if not low <= players <= high:
+        return False
     try:
         agents.make(agent_name, bluffsim.make(game_id, players))
     except bluffsim.BluffsimError:

@@ -252,12 +252,12 @@ def cmd_bench(args: argparse.Namespace) -> int:
         if name not in agent_registry.list_agents():
             raise BluffsimError(f"--agents: unknown agent {name!r}; available: "
                                 f"{', '.join(agent_registry.list_agents())}")
-    for g in games:
-        low, high = bluffsim.spec(g).players[:2]
-        wrong = [p for p in env_players if not low <= p <= high]
-        if wrong:
-            raise BluffsimError(f"--env-players {args.env_players}: {g} is played by {low} to "
-                                f"{high} players")
+    ranges = {g: bluffsim.spec(g).players[:2] for g in games}
+    wrong = [p for p in env_players if not any(lo <= p <= hi for lo, hi in ranges.values())]
+    if wrong:
+        raise BluffsimError(f"--env-players {args.env_players}: no game of --games is played by "
+                            f"{wrong[0]} players (" + ", ".join(f"{g} {lo}–{hi}" for g, (lo, hi)
+                                                                in ranges.items()) + ")")
     if args.env_batch < 1:
         raise BluffsimError(f"--env-batch {args.env_batch}: give at least 1 game")
     if args.repeats < 1 or args.seconds <= 0 or min(batches) < 1:
