@@ -239,19 +239,9 @@ SPEC = ObservationSpec(FIELDS, BLOCKS, sizes)
 OBS_KEYS = SPEC.keys
 
 
-def tensor_layout(rules: Rules) -> list[tuple[str, int, int, str]]:
-    """Index / meaning table of the flat tensor: (name, first index, width, meaning)."""
-    return SPEC.tensor_layout(rules)
-
-
-def tensor_size(rules: Rules) -> int:
-    """Width D of the flat observation tensor."""
-    return SPEC.tensor_size(rules)
-
-
-def to_tensor(rules: Rules, obs: dict[str, np.ndarray]) -> np.ndarray:
-    """Flatten a batch of structured observations to float32[B, D] (see ``tensor_layout``)."""
-    return SPEC.to_tensor(rules, obs)
+# the flat tensor's functions are the spec's: tensor_layout(rules) (the index / meaning table),
+# tensor_size(rules) (its width D) and to_tensor(rules, obs) (float32[B, D])
+tensor_layout, tensor_size, to_tensor = SPEC.tensor_layout, SPEC.tensor_size, SPEC.to_tensor
 
 
 def bid_table(history: np.ndarray, num_players: int) -> np.ndarray:
