@@ -38,6 +38,10 @@ if TYPE_CHECKING:
 
 __version__ = "0.1.0"
 
+from bluffsim.kernel_cache import clear_stale_caches  # noqa: E402
+
+clear_stale_caches()  # kernels compiled from older sources of the functions they call
+
 # directories of extra game packages (module docstring)
 GAMES_PATH_VARIABLE = "BLUFFSIM_GAMES_PATH"
 

@@ -60,12 +60,14 @@ def test_the_first_run_says_it_compiles_and_the_next_one_does_not(tmp_path):
 
 
 def test_kernels_cold_follows_numbas_cache(tmp_path):
-    """In this process the engine and the random agent have run (so numba cached them): warm;
-    the counting agent's kernels are named too; an empty cache dir is cold, without compiling."""
+    """In this process the engine, the random agent and their fused loop have run (so numba
+    cached them): warm; the counting agent's kernels are named too; an empty cache dir is cold,
+    without compiling."""
     import numpy as np
 
     import agents
     import bluffsim
+    from agents.fused import fused_lineup
     from bluffsim.kernel_cache import agent_classes, entry_kernels, kernels_cold
     from bluffsim.rng import AgentRNG
 
@@ -74,6 +76,7 @@ def test_kernels_cold_follows_numbas_cache(tmp_path):
     rand = agents.make("random", game)
     game.step(st, rand.act(None, st.legal_action_mask,
                            AgentRNG(st.seed, st.current_player, st.num_decisions)))
+    fused_lineup(game, [rand] * 3).play(st, np.zeros((4, 3), np.int64), 1)  # the runner's path
     assert not kernels_cold(game, ["random"])
     names = {d.__name__ for d in entry_kernels(game, agent_classes("qdv", ["random", "counting"]))}
     assert names == {"start_kernel", "step_kernel", "random_kernel", "decide_kernel"}
