@@ -381,7 +381,7 @@ def cmd_abr(args: argparse.Namespace) -> int:
     root = Path(args.out or "results/exploit")
     if root.exists() and not root.is_dir():
         raise BluffsimError(f"--out {str(root)!r} is a file; give a directory")
-    eval_games = args.eval_games or abr.EVAL_GAMES
+    eval_games = abr.EVAL_GAMES if args.eval_games is None else args.eval_games
     if eval_games < 1:
         raise BluffsimError(f"--eval-games {eval_games}: give a positive number of games")
     plan = []
