@@ -396,6 +396,7 @@ def cmd_abr(args: argparse.Namespace) -> int:
         what = f"{preset or game} {players}p vs {target.text}, budget {label}"
         if done is not None:
             to_stderr(f"exploit {k}/{len(plan)}: {what}: reused {cell}/abr.json")
+            abr.write_curve(done, cell)
             records.append(done)
             continue
         to_stderr(f"exploit {k}/{len(plan)}: {what}: training ...")

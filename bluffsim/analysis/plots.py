@@ -327,7 +327,7 @@ def abr_curve(curve: pd.DataFrame, evals: dict[str, dict[str, float]], players: 
     win share per PPO iteration (``curve``: decisions, win_share; NaN where no game ended) and
     the evaluated win rates (``evals``: per policy kind, win_rate, ci_low, ci_high) as bands at
     the right, against the fair share 1/P."""
-    fig, ax = plt.subplots(figsize=(7, 4))
+    fig, ax = plt.subplots(figsize=(7, 4.8))
     x = curve["decisions"].to_numpy(float) if len(curve) else np.zeros(0)
     y = curve["win_share"].to_numpy(float) if len(curve) else np.zeros(0)
     ax.plot(x, y, "-o", ms=2.5, lw=1.2, color="C0", label="training: win share per iteration")
@@ -342,7 +342,7 @@ def abr_curve(curve: pd.DataFrame, evals: dict[str, dict[str, float]], players: 
     ax.set_ylim(-0.02, 1.02)
     ax.set_xlabel("learner decisions")
     ax.set_ylabel("win rate of the response")
-    ax.legend(fontsize=7, loc="lower right")
+    _legend_below(ax)
     _titled(ax, "Approximate best response", title)
     fig.tight_layout()
     return fig

@@ -248,15 +248,23 @@ def approximate_best_response(game: str, agent: str | Target, players: int | Non
         "versions": versions(),
     }
     (out / "abr.json").write_text(json.dumps(record, indent=1, default=str), encoding="utf-8")
-    from bluffsim.analysis.plots import abr_curve
+    write_curve(record, out)
+    return record
 
-    fig = abr_curve(curve_frame(record), evals, players,
-                    title=f"ABR vs {target.text}: {game} {players}p, budget {label}")
-    fig.savefig(out / "curve.png", dpi=110)
+
+def write_curve(record: dict[str, Any], out: Path) -> None:
+    """``out/curve.png``: the learning curve and the evaluated win rates of ``record``."""
     import matplotlib.pyplot as plt
 
+    from bluffsim.analysis.plots import abr_curve
+
+    evals = {k: record[k] for k in ("sampling", "greedy")}
+    where = record.get("preset") or record["game"]
+    fig = abr_curve(curve_frame(record), evals, record["players"],
+                    title=f"vs {record['agent']}: {where} {record['players']}p, budget "
+                          f"{record['budget']} ({record['decisions']:,} decisions)")
+    fig.savefig(out / "curve.png", dpi=110)
     plt.close(fig)
-    return record
 
 
 def curve_frame(record: dict[str, Any]) -> pd.DataFrame:
