@@ -472,7 +472,8 @@ def abr_cells(args: argparse.Namespace, abr: Any) -> list[tuple[Any, ...]]:
         for w in why:
             to_stderr(f"exploit: skipped: {w}")
         cells += [(g, p, rules, preset, t, b) for g, p in plays for b in budgets]
-    return cells
+    order = {g: i for i, g in enumerate(games)}   # game by game, then agent, then budget
+    return sorted(cells, key=lambda c: order[c[0]])
 
 
 def exploit_marks(iterations: int, checkpoints: str | None) -> list[int]:
