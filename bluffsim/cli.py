@@ -24,7 +24,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``bluffsim`` console script."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    if args.command in ("run", "report", "bench", "evaluate"):
+    if args.command in ("run", "report", "bench", "evaluate", "exploit"):
         _use_file_backend()
     try:
         return int(args.func(args) or 0)
