@@ -128,7 +128,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="a `learned` weights file trained on the preset's rules (default: the one "
                          "shipped for the preset, e.g. agents/weights/qdv_small_2p.npz)")
     ex.add_argument("--agent", default=None,
-                    help="approximate best response (bluffsim.learn.abr) against these agents, "
+                    help="approximate best response (bluffsim.abr) against these agents, "
                          "comma-separated, each with optional :k=v parameters, e.g. "
                          "random,heuristic:bluff=0.3,counting,learned or learned:weights=PATH")
     ex.add_argument("--game", default=None,
@@ -367,9 +367,11 @@ def cmd_exploit(args: argparse.Namespace) -> int:
 
 def cmd_abr(args: argparse.Namespace) -> int:
     """``bluffsim exploit --agent A``: an approximate best response per (game, agent, budget),
-    every input checked before anything is trained or written (``bluffsim.learn.abr``)."""
+    every input checked before anything is trained or written (``bluffsim.abr``)."""
+    from bluffsim import abr
+
     try:
-        from bluffsim.learn import abr
+        import bluffsim.learn.ppo  # noqa: F401  (JAX and optax: checked before anything runs)
     except ImportError as e:
         raise BluffsimError(f"needs the 'learn' extra (pip install -e '.[learn]'): {e}") from None
     for flag, value in (("--iterations", args.iterations), ("--checkpoints", args.checkpoints),

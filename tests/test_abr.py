@@ -1,4 +1,4 @@
-"""Approximate best response (``bluffsim.learn.abr``, ``bluffsim exploit --agent``): validated where
+"""Approximate best response (``bluffsim.abr``, ``bluffsim exploit --agent``): validated where
 the truth is known — against ``random`` it wins nearly always; on the qdv-small preset its ordering
 agrees with the exact NashConv of ``bluffsim.adapters.exploit`` — plus the CLI's one-line errors
 and the learning-curve figure."""
@@ -14,9 +14,8 @@ from matplotlib.figure import Figure
 
 pytest.importorskip("jax")
 
-from bluffsim import cli  # noqa: E402
+from bluffsim import abr, cli  # noqa: E402
 from bluffsim.analysis.plots import abr_curve  # noqa: E402
-from bluffsim.learn import abr  # noqa: E402
 
 
 def test_abr_against_random_wins_nearly_always_in_qdv_2p(tmp_path) -> None:

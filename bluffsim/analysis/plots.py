@@ -323,7 +323,7 @@ def table_win_rates(card: pd.DataFrame, title: str = "") -> Figure:
 
 def abr_curve(curve: pd.DataFrame, evals: dict[str, dict[str, float]], players: int,
               title: str = "") -> Figure:
-    """Learning curve of an approximate best response (``bluffsim.learn.abr``): the learner's
+    """Learning curve of an approximate best response (``bluffsim.abr``): the learner's
     win share per PPO iteration (``curve``: decisions, win_share; NaN where no game ended) and
     the evaluated win rates (``evals``: per policy kind, win_rate, ci_low, ci_high) as bands at
     the right, against the fair share 1/P."""
