@@ -11,6 +11,7 @@ import shutil
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -23,7 +24,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``bluffsim`` console script."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    if args.command in ("run", "report", "bench", "evaluate"):
+    if args.command in ("run", "report", "bench", "evaluate", "exploit"):
         _use_file_backend()
     try:
         return int(args.func(args) or 0)
@@ -117,18 +118,43 @@ def build_parser() -> argparse.ArgumentParser:
                     help="with --watch: pause after each decision")
     pl.set_defaults(func=cmd_play)
 
-    ex = sub.add_parser("exploit", help="NashConv of the agents and of CFR on a small preset "
-                                        "(needs the 'adapters' extra)")
+    ex = sub.add_parser("exploit", help="exploitability: NashConv of the agents and of CFR on a "
+                                        "small preset (needs the 'adapters' extra), or with "
+                                        "--agent an approximate best response (needs 'learn')")
     ex.add_argument("--preset", default=None,
                     help="a preset of a game's spec (exploit_presets; default: the one marked "
-                         "default, e.g. qdv-small)")
-    ex.add_argument("--iterations", type=int, default=300, help="CFR iterations (at least 1)")
+                         "default, e.g. qdv-small); with --agent: play its rules and players")
+    ex.add_argument("--iterations", type=int, default=None,
+                    help="CFR iterations (at least 1; default 300); not with --agent")
     ex.add_argument("--checkpoints", default=None,
                     help="also report CFR at these iteration counts, each 1..ITERATIONS "
                          "(default: those of 1,10,100 up to ITERATIONS)")
     ex.add_argument("--weights", metavar="PATH",
                     help="a `learned` weights file trained on the preset's rules (default: the one "
                          "shipped for the preset, e.g. agents/weights/qdv_small_2p.npz)")
+    ex.add_argument("--agent", default=None,
+                    help="approximate best response (bluffsim.abr) against these agents, "
+                         "comma-separated, each with optional :k=v parameters, e.g. "
+                         "random,heuristic:bluff=0.3,counting,learned or learned:weights=PATH")
+    ex.add_argument("--game", default=None,
+                    help="with --agent: game ids, comma-separated (default: the preset's game)")
+    ex.add_argument("--players", type=int, default=None,
+                    help="with --agent: seats (default: the game's smallest count, 2; veru 3)")
+    ex.add_argument("--budget", default="small",
+                    help="with --agent: small | full (40 | 200 PPO iterations of 4,096 learner "
+                         "decisions) or a number of PPO iterations; comma-separated for several")
+    ex.add_argument("--seed", type=int, default=1, help="with --agent: training seed (the "
+                                                        "evaluation's deals derive from it too)")
+    ex.add_argument("--eval-games", type=int, default=None,
+                    help="with --agent: evaluation games per policy (default 3000)")
+    ex.add_argument("--out", default=None,
+                    help="with --agent: output root (default results/exploit); one dir per "
+                         "game, agent and budget with abr.json, curve.png, weights.npz, train/")
+    ex.add_argument("--force", action="store_true",
+                    help="with --agent: replace results made with other settings (a result "
+                         "made with the same settings is reused)")
+    ex.add_argument("--markdown", action="store_true",
+                    help="with --agent: also print the table in Markdown (docs/exploit.md)")
     ex.set_defaults(func=cmd_exploit)
 
     t = sub.add_parser("train", help="train a learned agent with PPO from a TOML config "
@@ -323,8 +349,19 @@ def cmd_play(args: argparse.Namespace) -> int:
                             delay=max(args.delay, 0.0))
 
 
+ABR_ONLY = ("agent", "game", "players", "out", "eval_games", "markdown", "force")
+
+
 def cmd_exploit(args: argparse.Namespace) -> int:
-    """``bluffsim exploit``: the exploitability table of a preset."""
+    """``bluffsim exploit``: the exploitability table of a preset, or with ``--agent`` an
+    approximate best response (``cmd_abr``)."""
+    if args.agent is not None:
+        return cmd_abr(args)
+    given = [f"--{k.replace('_', '-')}" for k in ABR_ONLY if getattr(args, k) not in (None, False)]
+    given += [f"--{k}" for k, d in (("budget", "small"), ("seed", 1)) if getattr(args, k) != d]
+    if given:
+        raise BluffsimError(f"{', '.join(given)} need --agent (the approximate best response); "
+                            "without it `bluffsim exploit` computes NashConv on a preset")
     try:
         from bluffsim.adapters import exploit
     except ImportError as e:
@@ -333,7 +370,7 @@ def cmd_exploit(args: argparse.Namespace) -> int:
         args.preset = exploit.default_preset()
     if args.preset not in exploit.PRESETS:
         raise BluffsimError(f"--preset {args.preset!r}: available: {', '.join(exploit.PRESETS)}")
-    marks = exploit_marks(args.iterations, args.checkpoints)
+    marks = exploit_marks(300 if args.iterations is None else args.iterations, args.checkpoints)
     game = exploit.load_preset(args.preset)
     weights = args.weights or exploit.preset_weights(args.preset)
     if weights is not None and not Path(weights).is_file():
@@ -342,6 +379,119 @@ def cmd_exploit(args: argparse.Namespace) -> int:
     print(f"{args.preset}: {game}")
     print(pd.DataFrame(rows).to_string(index=False, float_format="{:.4f}".format))
     return 0
+
+
+def cmd_abr(args: argparse.Namespace) -> int:
+    """``bluffsim exploit --agent A``: an approximate best response per (game, agent, budget),
+    every input checked before anything is trained or written (``bluffsim.abr``)."""
+    from bluffsim import abr
+
+    try:
+        import bluffsim.learn.ppo  # noqa: F401  (JAX and optax: checked before anything runs)
+    except ImportError as e:
+        raise BluffsimError(f"needs the 'learn' extra (pip install -e '.[learn]'): {e}") from None
+    for flag, value in (("--iterations", args.iterations), ("--checkpoints", args.checkpoints),
+                        ("--weights", args.weights)):
+        if value is not None:
+            raise BluffsimError(f"{flag} is for the CFR table (without --agent); against a "
+                                "learned policy write --agent learned:weights=PATH")
+    cells = abr_cells(args, abr)
+    root = Path(args.out or "results/exploit")
+    if root.exists() and not root.is_dir():
+        raise BluffsimError(f"--out {str(root)!r} is a file; give a directory")
+    eval_games = abr.EVAL_GAMES if args.eval_games is None else args.eval_games
+    if eval_games < 1:
+        raise BluffsimError(f"--eval-games {eval_games}: give a positive number of games")
+    plan = []
+    for game, players, rules, preset, target, budget in cells:
+        label, iterations = abr.parse_budget(budget)
+        cell = abr.cell_dir(root, game, players, target, label, preset)
+        ident = abr.identity(game, players, rules, target, iterations, args.seed, eval_games)
+        done = None if args.force else abr.reusable(cell, ident)
+        plan.append((game, players, rules, preset, target, label, cell, done))
+    records = []
+    for k, (game, players, rules, preset, target, label, cell, done) in enumerate(plan, 1):
+        what = f"{preset or game} {players}p vs {target.text}, budget {label}"
+        if done is not None:
+            to_stderr(f"exploit {k}/{len(plan)}: {what}: reused {cell}/abr.json")
+            abr.write_curve(done, cell)
+            records.append(done)
+            continue
+        to_stderr(f"exploit {k}/{len(plan)}: {what}: training ...")
+        rec = abr.approximate_best_response(game, target, players, label, args.seed, cell,
+                                            rules=rules, eval_games=eval_games, preset=preset)
+        to_stderr(f"exploit {k}/{len(plan)}: {what}: win rate {rec['sampling']['win_rate']:.3f} "
+                  f"({rec['train_cpu_seconds']:.0f} CPU s of training) -> {cell}/")
+        records.append(rec)
+    table = pd.DataFrame([abr.summary_row(r) for r in records])
+    with pd.option_context("display.width", 200, "display.max_columns", 30,
+                           "display.float_format", "{:.3f}".format):
+        print(table.to_string(index=False))
+    print("win_rate: the response's outright win rate against the agent (sampling policy; "
+          "95% Wilson CI), a lower bound on what a best response wins; greedy_*: its most "
+          "probable action; decisions, cpu_s: the training budget")
+    if args.markdown:
+        md = abr.markdown_table(records)
+        print(md)
+        (root / "abr_table.md").write_text(md + "\n", encoding="utf-8")
+    print(f"results in {root}/ (per cell: abr.json, curve.png, weights.npz, train/log.csv)")
+    return 0
+
+
+def abr_cells(args: argparse.Namespace, abr: Any) -> list[tuple[Any, ...]]:
+    """(game, players, rules, preset, target, budget) of every ABR to run; one-line errors.
+
+    An agent that cannot play one of several games (``learned`` has no weights for veru 3p) is
+    skipped there with a note; an agent that plays none of them is an error."""
+    targets = [abr.parse_target(t) for t in abr.split_agents(args.agent)]
+    budgets = [b.strip() for b in str(args.budget).split(",") if b.strip()] or ["small"]
+    for b in budgets:
+        abr.parse_budget(b)
+    preset, rules = args.preset, {}
+    if preset is not None:
+        try:
+            from bluffsim.adapters.exploit import PRESETS, preset_weights
+        except ImportError as e:
+            raise BluffsimError(f"--preset needs the 'adapters' extra: {e}") from None
+        if preset not in PRESETS:
+            raise BluffsimError(f"--preset {preset!r}: available: {', '.join(PRESETS)}")
+        p = PRESETS[preset]
+        if args.game not in (None, p["game"]):
+            raise BluffsimError(f"--game {args.game!r}: preset {preset!r} is a {p['game']} preset")
+        if args.players not in (None, p["players"]):
+            raise BluffsimError(f"--players {args.players}: preset {preset!r} has "
+                                f"{p['players']} players")
+        games, rules = [p["game"]], dict(p["options"])
+        targets = [abr.Target(t.text, t.agent, {**t.params, "weights": preset_weights(preset)})
+                   if t.agent == "learned" and "weights" not in t.params and preset_weights(preset)
+                   else t for t in targets]
+    elif args.game is None:
+        raise BluffsimError("--agent needs --game (e.g. --game qdv) or --preset (e.g. "
+                            "--preset qdv-small)")
+    else:
+        games = [g.strip() for g in args.game.split(",") if g.strip()]
+        for g in games:
+            bluffsim.game_module(g)
+    if args.players is not None and args.players < 1:
+        raise BluffsimError(f"--players {args.players}: give a number of seats")
+    cells = []
+    for t in targets:
+        plays, why = [], []
+        for g in games:
+            players = args.players or (PRESETS[preset]["players"] if preset else
+                                       abr.default_players(g))
+            try:
+                abr.check_target(g, players, rules, t)
+                plays.append((g, players))
+            except BluffsimError as e:
+                why.append(str(e))
+        if not plays:
+            raise BluffsimError(why[0])
+        for w in why:
+            to_stderr(f"exploit: skipped: {w}")
+        cells += [(g, p, rules, preset, t, b) for g, p in plays for b in budgets]
+    order = {g: i for i, g in enumerate(games)}   # game by game, then agent, then budget
+    return sorted(cells, key=lambda c: order[c[0]])
 
 
 def exploit_marks(iterations: int, checkpoints: str | None) -> list[int]:

@@ -40,7 +40,7 @@ class Stream:
     """Every random-stream id of bluffsim, in one place (values are fixed: they key the results).
 
     Games draw from DEAL..RESHUFFLE, the tournament from SCHEDULE and POOL, agents
-    from ``AGENT + seat``, learning from MIX and RESEED.  A new stream takes a new id.
+    from ``AGENT + seat``, learning from MIX, RESEED and ABR_EVAL.  A new stream takes a new id.
     """
 
     DEAL = 1            # the deal (qdv: per round; legumes, veru: once)
@@ -54,6 +54,7 @@ class Stream:
     AGENT = 1000        # agents use AGENT + seat
     MIX = 4242          # learn: the mixture member of each (game, seat)
     RESEED = 4343       # learn (PPO): the env's game seed at each reset
+    ABR_EVAL = 4444     # learn (ABR): the master seed of the evaluation tournament
 
 
 # ----------------------------------------------------------------- scalar path

@@ -52,6 +52,8 @@ SLOW_TESTS = (
     "tests/test_learn.py::test_bluffsim_train_keeps_a_copy_of_the_weights_file_it_replaces",
     "tests/test_fmath.py::test_machine_code_has_no_fused_multiply_add",
     "tests/test_pool_start.py::test_a_process_with_jax_uses_a_fork_server",
+    "tests/test_abr.py::test_abr_ordering_agrees_with_cfr_nash_conv_on_qdv_small",
+    "tests/test_abr.py::test_abr_against_random_wins_nearly_always_in_qdv_2p",
 )
 
 

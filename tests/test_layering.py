@@ -60,7 +60,7 @@ LAYERS: tuple[dict[str, tuple[str, ...]], ...] = (
     {"tournament": ("bluffsim.tournament.*",)},
     {"terminal play": ("bluffsim.play",), "bench": ("bluffsim.bench",),
      "learn": ("bluffsim.learn.*",)},
-    {"evaluate": ("bluffsim.evaluate",)},
+    {"evaluate": ("bluffsim.evaluate", "bluffsim.abr")},
     {"cli": ("bluffsim.cli",)},
 )
 # (importer, imported, why) on top of the tiers: packages matched as above, external ones by name
@@ -73,7 +73,7 @@ FORBIDDEN: tuple[tuple[str, str, str], ...] = (
     ("bluffsim.games.*", "bluffsim.play", "the games sit below the terminal front end"),
 )
 # matplotlib only where plots are drawn
-MATPLOTLIB_USERS = ("bluffsim.analysis.*", "bluffsim.evaluate", "bluffsim.cli")
+MATPLOTLIB_USERS = ("bluffsim.analysis.*", "bluffsim.evaluate", "bluffsim.abr", "bluffsim.cli")
 
 
 def _module_files() -> dict[str, Path]:

@@ -319,3 +319,30 @@ def table_win_rates(card: pd.DataFrame, title: str = "") -> Figure:
     _titled(ax, "Win rate per table", title)
     fig.tight_layout()
     return fig
+
+
+def abr_curve(curve: pd.DataFrame, evals: dict[str, dict[str, float]], players: int,
+              title: str = "") -> Figure:
+    """Learning curve of an approximate best response (``bluffsim.abr``): the learner's
+    win share per PPO iteration (``curve``: decisions, win_share; NaN where no game ended) and
+    the evaluated win rates (``evals``: per policy kind, win_rate, ci_low, ci_high) as bands at
+    the right, against the fair share 1/P."""
+    fig, ax = plt.subplots(figsize=(7, 4.8))
+    x = curve["decisions"].to_numpy(float) if len(curve) else np.zeros(0)
+    y = curve["win_share"].to_numpy(float) if len(curve) else np.zeros(0)
+    ax.plot(x, y, "-o", ms=2.5, lw=1.2, color="C0", label="training: win share per iteration")
+    right = float(x.max()) if x.size else 1.0
+    for i, (kind, e) in enumerate(evals.items()):
+        lo, hi = float(e["ci_low"]), float(e["ci_high"])
+        ax.axhspan(lo, max(hi, lo + 1e-3), xmin=0.9, xmax=1.0, color=f"C{i + 1}", alpha=0.35)
+        ax.axhline(float(e["win_rate"]), xmin=0.9, xmax=1.0, color=f"C{i + 1}", lw=2,
+                   label=f"evaluation, {kind}: {float(e['win_rate']):.3f} [{lo:.3f}, {hi:.3f}]")
+    ax.axhline(1 / players, color="black", ls="--", lw=1, label=f"fair share 1/{players}")
+    ax.set_xlim(0, right * 1.12 if right > 0 else 1.0)
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_xlabel("learner decisions")
+    ax.set_ylabel("win rate of the response")
+    _legend_below(ax)
+    _titled(ax, "Approximate best response", title)
+    fig.tight_layout()
+    return fig

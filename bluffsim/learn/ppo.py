@@ -185,8 +185,12 @@ def _checkpoint_iteration(path: Path) -> int:
 
 
 def train(cfg: TrainConfig, resume: bool = False, progress: bool = True,
-          command: str = "") -> Path:
+          command: str = "", opponent_agents: list[Any] | None = None) -> Path:
     """Run PPO as configured; writes ``cfg.out`` (checkpoint.npz, log.csv) and ``cfg.weights``.
+
+    ``opponent_agents`` (agents built for ``cfg.game``, one per ``cfg.opponents`` entry) replace
+    the agents ``cfg.opponents`` names, so they may carry parameters (e.g. ``learned`` with its
+    ``weights``, ``heuristic`` with ``bluff``): the approximate best response uses it.
 
     A loss or parameter that is not finite after an iteration raises ``TrainingError`` before that
     iteration logs, checkpoints or writes weights (the last checkpoint stays valid)."""
@@ -198,7 +202,11 @@ def train(cfg: TrainConfig, resume: bool = False, progress: bool = True,
                      num_players=cfg.players, reward=cfg.reward, end_when_out=cfg.end_when_out,
                      shaping=cfg.shaping, **cfg.rules)
     game = env.game
-    base = [agent_registry.make(n, game) for n in cfg.opponents]
+    base = ([agent_registry.make(n, game) for n in cfg.opponents] if opponent_agents is None
+            else list(opponent_agents))
+    if len(base) != len(cfg.opponent_weights):
+        raise BluffsimError(f"{len(base)} opponent agents for {len(cfg.opponent_weights)} "
+                            "opponent weights; give one agent per weight")
 
     def set_mixture(snaps: list) -> None:
         snap_agents = [LearnedAgent(game, layers=s) for s in snaps]
