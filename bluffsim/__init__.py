@@ -38,7 +38,7 @@ if TYPE_CHECKING:
 
 __version__ = "0.1.0"
 
-from bluffsim.kernel_cache import clear_stale_caches  # noqa: E402
+from bluffsim.numba_sources import clear_stale_caches  # noqa: E402
 
 clear_stale_caches()  # kernels compiled from older sources of the functions they call
 

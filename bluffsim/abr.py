@@ -129,10 +129,8 @@ def parse_target(text: str) -> Target:
 
 
 def default_players(game: str) -> int:
-    """The smallest player count of ``game`` (2; veru 3)."""
-    from bluffsim.evaluate import GAME_PLAYERS
-
-    return GAME_PLAYERS[game][0]
+    """The smallest player count of ``game`` (its spec's; 2, veru 3)."""
+    return int(bluffsim.spec(game).players[0])
 
 
 def check_target(game: str, players: int, rules: dict[str, Any], target: Target) -> Any:

@@ -11,22 +11,14 @@ loop (``agents.fused``), ``start_kernel`` and the game's ``play_seats_kernel``. 
 entry is stale when the source changed; numba then compiles again, and so does this report
 cold.
 
-numba keys a cached kernel on its own file only, not on the files of the kernels it calls
-(``fmath``, ``rng_nb``, ``games.drivers``, ``agents.fused``, a game's rules): after an update
-that changes only those, it would load machine code built from the old sources.
-``clear_stale_caches`` (run when ``bluffsim`` is imported) guards against that: it keeps a
-digest of every numba source file of ``bluffsim/`` and ``agents/`` (and ``tests/``, in a
-checkout) next to the caches and,
-when the digest changes, deletes the cached kernels so that they compile again.
+numba keys a cached kernel on its own file only: ``bluffsim.numba_sources`` deletes the cached
+kernels when any numba source changed (see there).
 """
 
 from __future__ import annotations
 
-import hashlib
-import os
 import sys
 from collections.abc import Iterable
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -109,46 +101,3 @@ def note_if_cold(game: Any, agent_names: Iterable[str] = (), file: Any = None) -
     print(COMPILING, file=file or sys.stderr, flush=True)
     return True
 
-
-# the packages whose numba kernels the digest covers (``tests``: the test-suite game, in a checkout)
-PACKAGES = ("bluffsim", "agents", "tests")
-STAMP = "kernel_sources.sha256"
-
-
-def sources_digest(roots: Iterable[Path]) -> str:
-    """sha256 of every ``.py`` file under ``roots`` that uses numba (path and contents)."""
-    h = hashlib.sha256()
-    for root in roots:
-        for path in sorted(root.rglob("*.py")):
-            text = path.read_bytes()
-            if b"njit" in text:
-                h.update(str(path.relative_to(root.parent)).encode() + b"\0" + text)
-    return h.hexdigest()
-
-
-def clear_stale_caches(roots: Iterable[Path] | None = None,
-                       cache_dir: Path | None = None) -> bool:
-    """Delete the cached kernels (``*.nbi``, ``*.nbc`` under ``roots``, or under ``cache_dir``,
-    default ``NUMBA_CACHE_DIR``) when the numba sources changed since the digest stored there;
-    returns whether it did.  An unwritable install is left alone."""
-    if roots is None:
-        here = Path(__file__).resolve().parent.parent
-        roots = [here / p for p in PACKAGES if (here / p).is_dir()]
-    roots = list(roots)
-    if cache_dir is None and os.environ.get("NUMBA_CACHE_DIR"):
-        cache_dir = Path(os.environ["NUMBA_CACHE_DIR"])
-    stamp = (cache_dir or roots[0] / "__pycache__") / STAMP
-    digest = sources_digest(roots)
-    try:
-        if stamp.is_file() and stamp.read_text() == digest:
-            return False
-        for where in [cache_dir] if cache_dir is not None else roots:
-            for old in [*where.rglob("*.nbi"), *where.rglob("*.nbc")]:
-                old.unlink(missing_ok=True)
-        stamp.parent.mkdir(parents=True, exist_ok=True)
-        tmp = stamp.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(digest)
-        tmp.replace(stamp)
-    except OSError:  # a read-only install: numba's own checks are all there is
-        return False
-    return True

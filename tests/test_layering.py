@@ -47,7 +47,7 @@ def test_the_report_is_built_by_analysis() -> None:
 # included; ``importlib`` strings are not.
 LAYERS: tuple[dict[str, tuple[str, ...]], ...] = (
     {"core": ("bluffsim.api", "bluffsim.rng", "bluffsim.rng_nb", "bluffsim.bits_nb",
-              "bluffsim.fmath", "bluffsim.options")},
+              "bluffsim.fmath", "bluffsim.options", "bluffsim.numba_sources")},
     {"game base": ("bluffsim.games", "bluffsim.games.spec", "bluffsim.games.compiled",
                    "bluffsim.games.encoding", "bluffsim.games.obsspec", "bluffsim.games.records",
                    "bluffsim.games.refbase", "bluffsim.games.seating", "bluffsim.games.display",

@@ -1,4 +1,4 @@
-"""numba's cache knows only a kernel's own file: ``kernel_cache.clear_stale_caches`` deletes the
+"""numba's cache knows only a kernel's own file: ``numba_sources.clear_stale_caches`` deletes the
 cached kernels when any numba source changed, so an update that edits only a callee
 (``fmath``, ``games.drivers``, ``agents.fused``) never runs machine code of the old sources."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bluffsim.kernel_cache import STAMP, clear_stale_caches
+from bluffsim.numba_sources import STAMP, clear_stale_caches
 
 
 def tree(tmp: Path) -> tuple[Path, Path, Path]:
