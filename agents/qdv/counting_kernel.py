@@ -204,14 +204,16 @@ def memo_rehash(gkeys, buckets, new_gkeys, new_buckets):
             new_buckets[s, :] = buckets[i]
 
 
-@njit(cache=True, inline="always")
-def memo_row(gkeys, buckets, cdf, below, fill, key, cls, salad_p, lc, comp_p, comp_int, pmf,
+@njit(cache=True)
+def memo_row(gkeys, buckets, cdf, below, fill, key, cls, f, salad_p, lc, comp_p, comp_int, pmf,
              partial):
-    """The memo row of class tuple ``cls`` (int64[7]) under ``key``, computing and storing it
+    """The memo row of class tuple ``cls[f]`` (``cls`` int64[F, 7]) under ``key``, computing and storing it
     when new (``CountTable.add``); -1 when the table is full (the caller grows it).  Keys
     are grouped by all but the fruit's own classes (``CountTable``): one hash probe finds
     the group, ``buckets[slot, key % inner]`` the row.  ``comp_p`` (float64[C]),
-    ``comp_int`` (int64[2, C]), ``pmf`` and ``partial`` (float64[W]) are scratch."""
+    ``comp_int`` (int64[2, C]), ``pmf`` and ``partial`` (float64[W]) are scratch.
+    ``decide_kernel`` probes for a stored row itself (the same hash and probing) and calls
+    this only when the row is missing: a call's array arguments cost atomic reference counts."""
     inner = buckets.shape[1]
     g = key // inner
     s = group_slot(gkeys, g)
@@ -227,8 +229,8 @@ def memo_row(gkeys, buckets, cdf, below, fill, key, cls, salad_p, lc, comp_p, co
         gkeys[s] = g
         fill[1] += 1
     w = cdf.shape[1] - 1
-    hidden_value_row(lc, cls[0], cls[1], cls[2], cls[3], cls[4], cls[5], cls[6], salad_p, pmf,
-                     comp_p, comp_int[0], comp_int[1], partial)
+    hidden_value_row(lc, cls[f, 0], cls[f, 1], cls[f, 2], cls[f, 3], cls[f, 4], cls[f, 5],
+                     cls[f, 6], salad_p, pmf, comp_p, comp_int[0], comp_int[1], partial)
     cdf[r, 0] = 0.0
     below[r, 0] = 0.0
     acc = pmf[0]
@@ -266,58 +268,60 @@ def tilt_exps(tilt, w, expw):
 
 
 @njit(cache=True, inline="always")
-def tilt_row(src, tilt, want_below, cdf_out, below_out, expw, have_exps, pmf):
-    """Tilt one memo row (``src`` = its cdf, float64[W+1]) by ``exp(tilt · u)``, normalise, and
-    write its cdf (and ``below`` if ``want_below``), as ``Posterior`` does for tilted fruits.
-    ``expw`` holds the weights (``tilt_exps``) when ``have_exps``; otherwise each is computed
-    where the untilted mass is not zero (a zero mass stays 0.0 whatever its weight)."""
-    w = src.size - 1
+def tilt_row(src, srow, tilt, want_below, cdf_out, crow, below_out, brow, expw, have_exps, pmf):
+    """Tilt one memo row (``src[srow]``, its cdf, float64[W+1]) by ``exp(tilt · u)``, normalise,
+    and write its cdf to ``cdf_out[crow]`` (and ``below`` to ``below_out[brow]`` if
+    ``want_below``), as ``Posterior`` does for tilted fruits.  ``expw`` holds the weights
+    (``tilt_exps``) when ``have_exps``; otherwise each is computed where the untilted mass is
+    not zero (a zero mass stays 0.0 whatever its weight).  Rows are passed as (2-D array, row)
+    rather than as views: a view costs two atomic reference-count updates."""
+    w = src.shape[1] - 1
     if have_exps:
         for u in range(w):
-            pmf[u] = (src[u + 1] - src[u]) * expw[u]
+            pmf[u] = (src[srow, u + 1] - src[srow, u]) * expw[u]
     else:
         tmax = tilt_max(tilt, w)
         for u in range(w):
-            d = src[u + 1] - src[u]
+            d = src[srow, u + 1] - src[srow, u]
             pmf[u] = d * fm.exp(tilt * np.float64(u) - tmax) if d != 0.0 else d
     total = max(pairwise_sum(pmf, 0, w), 1e-300)
     for u in range(w):
         pmf[u] /= total
-    cdf_out[0] = 0.0
+    cdf_out[crow, 0] = 0.0
     acc = pmf[0]
-    cdf_out[1] = acc
+    cdf_out[crow, 1] = acc
     for u in range(1, w):
         acc += pmf[u]
-        cdf_out[u + 1] = acc
+        cdf_out[crow, u + 1] = acc
     if want_below:
-        below_out[0] = 0.0
+        below_out[brow, 0] = 0.0
         acc = pmf[0] * 0.0
-        below_out[1] = acc
+        below_out[brow, 1] = acc
         for u in range(1, w):
             acc += pmf[u] * np.float64(u)
-            below_out[u + 1] = acc
+            below_out[brow, u + 1] = acc
 
 
 @njit(cache=True, inline="always")
-def gather(arr, known, t):
-    """``arr[clip(t − known, 0, W)]`` (``Posterior._at`` for one row; ``t`` int or float)."""
-    w = arr.size - 1
+def gather(arr, row, known, t):
+    """``arr[row, clip(t − known, 0, W)]`` (``Posterior._at`` for one row; ``t`` int or float)."""
+    w = arr.shape[1] - 1
     u = min(max(t - known, 0), w)
-    return arr[np.int64(u)]
+    return arr[row, np.int64(u)]
 
 
 @njit(cache=True, inline="always")
-def shortfall(cdf, below, known, t):
+def shortfall(cdf, below, row, known, t):
     """E[(t − T + 1) · 1(T < t)] (``Posterior.shortfall``)."""
-    return (t + 1 - known) * gather(cdf, known, t) - gather(below, known, t)
+    return (t + 1 - known) * gather(cdf, row, known, t) - gather(below, row, known, t)
 
 
 @njit(cache=True, inline="always")
-def short_cost(cdf, below, known, t, tokens, elim_cost):
+def short_cost(cdf, below, row, known, t, tokens, elim_cost):
     """E[stake(t − T + 1, tokens) · 1(T < t)] (``Posterior.short_cost``)."""
     x = t + 1 - tokens
-    return (shortfall(cdf, below, known, t) - shortfall(cdf, below, known, x)
-            + gather(cdf, known, x) + elim_cost * gather(cdf, known, min(x + 1, t)))
+    return (shortfall(cdf, below, row, known, t) - shortfall(cdf, below, row, known, x)
+            + gather(cdf, row, known, x) + elim_cost * gather(cdf, row, known, min(x + 1, t)))
 
 
 @njit(cache=True, inline="always")
@@ -412,17 +416,17 @@ def fruit_tilts_row(b, seat_raw, seat, hand_sizes, revealed, bid_history, bid_ta
     denom = max(total, 1.0)
     for p in range(players):
         for f in range(nf):
-            bid_on[p, f] = False
+            bid_on[p, f] = 0
     for i in range(bid_history.shape[1]):
         who = np.int64(bid_history[b, i, 0])
         if who >= 0 and who != seat_raw:
-            bid_on[who, np.int64(bid_history[b, i, 2])] = True
+            bid_on[who, np.int64(bid_history[b, i, 2])] = 1
     for f in range(nf):
         tilt[f] = 0.0
     for p in range(players):
         any_bid = False
         for f in range(nf):
-            any_bid |= bid_on[p, f]
+            any_bid |= bid_on[p, f] != 0
         if not any_bid:
             continue  # numpy adds 0.0 · (a finite term) = ±0.0: no change
         bids = np.float64(bid_tally[b, p, 0])
@@ -435,7 +439,7 @@ def fruit_tilts_row(b, seat_raw, seat, hand_sizes, revealed, bid_history, bid_ta
         q = hidden[p] / denom
         per_seat = fm.log1p(q * fm.expm1(beta))
         for f in range(nf):
-            if bid_on[p, f]:
+            if bid_on[p, f] != 0:
                 tilt[f] += 1.0 * per_seat
     return total
 
@@ -480,14 +484,40 @@ def reward_row(b, seat, tokens, legal, gain_id, punish0):
     return gain_id
 
 
+def scratch_dtype(kinds: int, width: int, players: int, actions: int, max_comp: int) -> np.dtype:
+    """The record ``decide_kernel`` keeps its per-row scratch in (one record, passed as a
+    1-element array): a record is passed by pointer and its array fields carry no reference
+    count, so the helpers that read and write them cost no atomic operations (numba
+    increfs and decrefs every array it passes to a function or binds to a new name: with
+    arrays allocated per call, that and the allocations took more than half the time)."""
+    f, w = NUM_FRUITS, width
+    return np.dtype([("others_revealed", np.int64, (kinds,)), ("unseen", np.int64, (kinds,)),
+                     ("known", np.int64, (f,)), ("cls", np.int64, (f, 7)),
+                     ("keys", np.int64, (f,)), ("pcdf", np.float64, (f, w + 1)),
+                     ("pbelow", np.float64, (f, w + 1)), ("tilt", np.float64, (f,)),
+                     ("hidden", np.float64, (players,)), ("bid_on", np.uint8, (players, f)),
+                     ("expw", np.float64, (w,)), ("tmp", np.float64, (w,)),
+                     ("pmf_b", np.float64, (w,)), ("pm", np.float64, (w,)),
+                     ("cdf_k", np.float64, (1, w + 1)), ("mean", np.float64, (f,)),
+                     ("values", np.float64, (actions,)), ("comp_p", np.float64, (max_comp,)),
+                     ("comp_int", np.int64, (2, max_comp)), ("partial", np.float64, (w,)),
+                     ("fresh", np.float64, (w,))], align=True)
+
+
+def new_scratch(kinds: int, width: int, players: int, actions: int, max_comp: int) -> np.ndarray:
+    """A 1-element array of ``scratch_dtype`` for ``decide_kernel``."""
+    return np.zeros(1, scratch_dtype(kinds, width, players, actions, max_comp))
+
+
 @njit(cache=True)
 def decide_kernel(seat_a, phase, hand, hand_sizes, tokens, in_round, direction, centre, start,
                   bid_count, bid_fruit, bidder, bid_history, revealed, discarded, bid_tally,
                   call_tally, legal, deck, value, strides, lc, prm, gkeys_t, buckets_t, cdfs, belows, fills,
-                  max_comp, showdown_count, call, caller, gain_id, punish0, first_row, out):
+                  scratch, showdown_count, call, caller, gain_id, punish0, first_row, out):
     """Write ``out[b]`` for every row ``b >= first_row`` in the start-choice, bidding, salad or
     reward phase (module docstring).  Returns -1 when done, or the row where a memo table
-    ran full."""
+    ran full.  ``scratch``: ``new_scratch`` of the deck's kinds, the memo width, the players,
+    the actions and the compositions of a class tuple."""
     nb = phase.shape[0]
     nk = deck.size
     nf = NUM_FRUITS
@@ -496,29 +526,18 @@ def decide_kernel(seat_a, phase, hand, hand_sizes, tokens, in_round, direction, 
     w = cdfs[0].shape[1] - 1
     evidence = prm[P_EVIDENCE] != 0.0
     steps = prm[P_SALAD_STEPS]
-    others_revealed = np.empty(nk, np.int64)
-    unseen = np.empty(nk, np.int64)
-    known = np.empty(nf, np.int64)
-    cls = np.empty((nf, 7), np.int64)
-    keys = np.empty(nf, np.int64)
-    pcdf = np.empty((nf, w + 1))
-    pbelow = np.empty((nf, w + 1))
-    tilt = np.zeros(nf)
-    hidden = np.empty(players)
-    bid_on = np.empty((players, nf), np.bool_)
-    expw = np.empty(w)
-    tmp = np.empty(w)
-    pmf_b = np.empty(w)
-    pm = np.empty(w)
-    cdf_k = np.empty(w + 1)
-    mean = np.empty(nf)
-    values = np.empty(na)
+    sc = scratch[0]
+    others_revealed, unseen, known, cls, keys = (sc.others_revealed, sc.unseen, sc.known, sc.cls,
+                                                 sc.keys)
+    pcdf, pbelow, tilt, hidden, bid_on = sc.pcdf, sc.pbelow, sc.tilt, sc.hidden, sc.bid_on
+    expw, tmp, pmf_b, pm, cdf_k, mean, values = (sc.expw, sc.tmp, sc.pmf_b, sc.pm, sc.cdf_k,
+                                                 sc.mean, sc.values)
     # memo-fill scratch: composition probabilities, bases and salads, the pmf and a partial
-    comp_p = np.empty(max_comp)
-    comp_int = np.empty((2, max_comp), np.int64)
-    partial = np.empty(w)
-    fresh = np.empty(w)
+    comp_p, comp_int, partial, fresh = sc.comp_p, sc.comp_int, sc.partial, sc.fresh
+    for f in range(nf):
+        tilt[f] = 0.0
     gkeys0, buckets0, cdf0, below0, fill0 = gkeys_t[0], buckets_t[0], cdfs[0], belows[0], fills[0]
+    inner = buckets0.shape[1]
     for b in range(first_row, nb):
         ph = np.int64(phase[b])
         seat_raw = np.int64(seat_a[b])
@@ -562,14 +581,29 @@ def decide_kernel(seat_a, phase, hand, hand_sizes, tokens, in_round, direction, 
         # the posterior of every fruit: memo rows, tilted where the bids are evidence
         full = False
         for f in range(nf):
-            r = memo_row(gkeys0, buckets0, cdf0, below0, fill0, keys[f], cls[f], 0.0, lc,
-                         comp_p, comp_int, fresh, partial)
+            # the memo probe (``memo_row``'s first step), written out: no call on a hit
+            key = keys[f]
+            mask = gkeys0.size - 1
+            i = (np.int64((np.uint64(key // inner) * np.uint64(0x9E3779B97F4A7C15))
+                          >> np.uint64(40)) & mask)
+            r = -1
+            while True:
+                kg = gkeys0[i]
+                if kg == key // inner:
+                    r = np.int64(buckets0[i, key % inner])
+                    break
+                if kg < 0:
+                    break
+                i = (i + 1) & mask
+            if r < 0:
+                r = memo_row(gkeys0, buckets0, cdf0, below0, fill0, key, cls, f, 0.0, lc,
+                             comp_p, comp_int, fresh, partial)
             if r < 0:
                 full = True
                 break
             if evidence and tilt[f] != 0.0:
-                tilt_row(cdf0[r], tilt[f], True, pcdf[f], pbelow[f], expw, shared and f == fruit,
-                         tmp)
+                tilt_row(cdf0, r, tilt[f], True, pcdf, f, pbelow, f, expw,
+                         shared and f == fruit, tmp)
             else:
                 for u in range(w + 1):
                     pcdf[f, u] = cdf0[r, u]
@@ -606,14 +640,30 @@ def decide_kernel(seat_a, phase, hand, hand_sizes, tokens, in_round, direction, 
             share = hidden[max(who, 0)] / max(hidden_total, 1.0) if who >= 0 else 0.0
             k = np.int64(np.rint(min(max(share, 0.0), 1.0) * steps))
             cdf_called = cdfs[k]
-            r = memo_row(gkeys_t[k], buckets_t[k], cdf_called, belows[k], fills[k], keys[fruit],
-                         cls[fruit], np.float64(k) / steps, lc, comp_p, comp_int, fresh, partial)
+            gk = gkeys_t[k]
+            bk = buckets_t[k]
+            key = keys[fruit]
+            mask = gk.size - 1
+            i = (np.int64((np.uint64(key // inner) * np.uint64(0x9E3779B97F4A7C15))
+                          >> np.uint64(40)) & mask)
+            r = -1
+            while True:
+                kg = gk[i]
+                if kg == key // inner:
+                    r = np.int64(bk[i, key % inner])
+                    break
+                if kg < 0:
+                    break
+                i = (i + 1) & mask
+            if r < 0:
+                r = memo_row(gk, bk, cdf_called, belows[k], fills[k], key, cls, fruit,
+                             np.float64(k) / steps, lc, comp_p, comp_int, fresh, partial)
             if r < 0:
                 return b
             if evidence and tilt[fruit] != 0.0:
-                tilt_row(cdf_called[r], tilt[fruit], False, cdf_k, cdf_k, expw, shared, tmp)
+                tilt_row(cdf_called, r, tilt[fruit], False, cdf_k, 0, cdf_k, 0, expw, shared, tmp)
                 for u in range(w):
-                    pm[u] = cdf_k[u + 1] - cdf_k[u]
+                    pm[u] = cdf_k[0, u + 1] - cdf_k[0, u]
             else:
                 for u in range(w):
                     pm[u] = cdf_called[r, u + 1] - cdf_called[r, u]
@@ -662,8 +712,8 @@ def decide_kernel(seat_a, phase, hand, hand_sizes, tokens, in_round, direction, 
                 if not legal[b, a]:
                     continue
                 target = bid + raise_by - m
-                loss = short_cost(pcdf[f], pbelow[f], known[f], target, mine, ec)
-                p_false = gather(pcdf[f], known[f], target)
+                loss = short_cost(pcdf, pbelow, f, known[f], target, mine, ec)
+                p_false = gather(pcdf, f, known[f], target)
                 z = call_logit(1.0, logit(p_false), lrate,
                                np.float64(bid + raise_by) - seen_next,
                                prm[P_W0], prm[P_W1], prm[P_W2], prm[P_W3])

@@ -44,7 +44,7 @@ def contexts(game) -> tuple:
     """``(hctx, cctx)``: the deck's kinds and the heuristic's scratch; for counting a one-row
     observation (the dtypes and shapes of ``observe``) that ``counting_action`` fills, then the
     deck's kinds, the counting agent's constants and memo tables (fetched at each call: the
-    tables grow)."""
+    tables grow) and ``decide_kernel``'s scratch record."""
     rules = game.rules
     p, deck = game.num_players, HK.deck_counts(game._rec)
     memo = memo_tables(rules)
@@ -61,7 +61,8 @@ def contexts(game) -> tuple:
     tables = (deck, VALUE, memo[0].strides.astype(np.int64), LOG_CHOOSE,
               tuple(t.gkeys for t in memo), tuple(t.buckets for t in memo),
               tuple(t.cdf for t in memo), tuple(t.below for t in memo),
-              tuple(t.fill for t in memo), max_comp)
+              tuple(t.fill for t in memo),
+              CK.new_scratch(deck.size, memo[0].width, p, game.num_actions, max_comp))
     return (deck, np.empty(KN.F), np.empty((2, KN.F), np.int64)), ws + tables
 
 
@@ -91,7 +92,7 @@ def counting_action(g, h, r, me, prow, cctx):
     (o_seat, o_phase, o_hand, o_sizes, o_tokens, o_in, o_dir, o_centre, o_start, o_count,
      o_fruit, o_bidder, o_hist, o_rev, o_dis, o_btally, o_ctally, o_legal, o_sc, o_call,
      o_caller, o_out, deck_counts, value, strides, lc, gkeys_t, buckets_t, cdfs, belows, fills,
-     max_comp) = cctx
+     scratch) = cctx
     p = r.num_players
     na = r.num_actions
     o_seat[0] = me
@@ -127,7 +128,7 @@ def counting_action(g, h, r, me, prow, cctx):
     full = CK.decide_kernel(
         o_seat, o_phase, o_hand, o_sizes, o_tokens, o_in, o_dir, o_centre, o_start, o_count,
         o_fruit, o_bidder, o_hist, o_rev, o_dis, o_btally, o_ctally, o_legal, deck_counts, value,
-        strides, lc, prow, gkeys_t, buckets_t, cdfs, belows, fills, max_comp, o_sc, o_call,
+        strides, lc, prow, gkeys_t, buckets_t, cdfs, belows, fills, scratch, o_sc, o_call,
         o_caller, r.gain_id, r.punish0, 0, o_out)
     if full >= 0:
         return np.int64(MEMO_FULL)
