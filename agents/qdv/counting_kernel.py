@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
+from numba.typed import List
 
 from agents.combinatorics import TABLE_N
 from bluffsim import fmath as fm
@@ -541,6 +542,21 @@ def decide_kernel(seat_a, phase, hand, hand_sizes, tokens, in_round, direction, 
     (``new_scratch``), then ``decide_row``.  Returns -1 when done, or the row where a memo
     table ran full."""
     o = scratch[0]
+    gkeys_l = List()
+    buckets_l = List()
+    cdfs_l = List()
+    belows_l = List()
+    fills_l = List()
+    for a in gkeys_t:
+        gkeys_l.append(a)
+    for a in buckets_t:
+        buckets_l.append(a)
+    for a in cdfs:
+        cdfs_l.append(a)
+    for a in belows:
+        belows_l.append(a)
+    for a in fills:
+        fills_l.append(a)
     for b in range(first_row, phase.shape[0]):
         o.seat[0] = seat_a[b]
         o.phase[0] = phase[b]
@@ -571,7 +587,8 @@ def decide_kernel(seat_a, phase, hand, hand_sizes, tokens, in_round, direction, 
         o.showdown_count[0] = showdown_count[b]
         o.call[0] = call[b]
         o.caller[0] = caller[b]
-        act = decide_row(o, lc, prm, gkeys_t, buckets_t, cdfs, belows, fills, gain_id, punish0)
+        act = decide_row(o, lc, prm, gkeys_l, buckets_l, cdfs_l, belows_l, fills_l, gain_id,
+                         punish0)
         if act == -1:
             return b
         if act >= 0:
@@ -583,7 +600,8 @@ def decide_kernel(seat_a, phase, hand, hand_sizes, tokens, in_round, direction, 
 def decide_row(sc, lc, prm, gkeys_t, buckets_t, cdfs, belows, fills, gain_id, punish0):
     """The action on the observation row held in record ``sc`` (``scratch_dtype``): -1 when a
     memo table ran full (nothing decided; the caller grows the tables and asks again), -2 in a
-    phase this agent does not decide."""
+    phase this agent does not decide.  The memo tables' arrays come in typed lists (index =
+    salad step): a list is one reference-counted object where a tuple counts every array."""
     b = 0
     nk = sc.deck.size
     nf = NUM_FRUITS

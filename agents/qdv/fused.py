@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
+from numba.typed import List
 
 from agents.combinatorics import LOG_CHOOSE
 from agents.fused import COUNTING, HEURISTIC, MEMO_FULL, RANDOM, play_seats_loop
@@ -52,10 +53,25 @@ def contexts(game) -> tuple:
     max_comp = int(np.prod(memo[0].radix[:4]))
     scratch = CK.new_scratch(deck, VALUE, memo[0].strides.astype(np.int64), memo[0].width, p,
                              rules.history_len, game.num_actions, max_comp)
-    cctx = (scratch, LOG_CHOOSE, tuple(t.gkeys for t in memo), tuple(t.buckets for t in memo),
-            tuple(t.cdf for t in memo), tuple(t.below for t in memo),
-            tuple(t.fill for t in memo))
-    return (deck, np.empty(KN.F), np.empty((2, KN.F), np.int64)), cctx
+    return (deck, np.empty(KN.F), np.empty((2, KN.F), np.int64)), (scratch, LOG_CHOOSE,
+                                                                    *memo_lists(memo))
+
+
+_LISTS: dict = {}
+
+
+def memo_lists(memo: tuple) -> tuple:
+    """The memo tables' arrays as five typed lists (gkeys, buckets, cdf, below, fill; index =
+    salad step), rebuilt only when a table grew (new arrays).  Kept per set of tables: the
+    lists hold the arrays, so an array's ``id`` is not reused while its lists are cached."""
+    arrays = [[t.gkeys for t in memo], [t.buckets for t in memo], [t.cdf for t in memo],
+              [t.below for t in memo], [t.fill for t in memo]]
+    key = tuple(id(t) for t in memo)
+    ids = tuple(id(a) for group in arrays for a in group)
+    hit = _LISTS.get(key)
+    if hit is None or hit[0] != ids:
+        hit = _LISTS[key] = (ids, tuple(List(group) for group in arrays))
+    return hit[1]
 
 
 def grow(game) -> None:
