@@ -508,8 +508,10 @@ def scratch_dtype(kinds: int, width: int, players: int, history: int, actions: i
         ("discarded", np.int8, (1, p, kinds)), ("bid_tally", np.int32, (1, p, BID_TALLY)),
         ("call_tally", np.int32, (1, p, CALL_TALLY)), ("legal", np.uint8, (1, actions)),
         ("showdown_count", np.int8, (1,)), ("call", np.int8, (1,)), ("caller", np.int8, (1,)),
-        # constants: the deck's kinds, their values and the memo key strides
+        # constants: the deck's kinds, their values, the memo key strides and ``logit`` of the
+        # probabilities it clips (``logit(0.0)``, ``logit(1.0)``: same function, same bits)
         ("deck", np.int64, (kinds,)), ("value", np.int64, (kinds, f)), ("strides", np.int64, (7,)),
+        ("logit_lo", np.float64), ("logit_hi", np.float64),
         # scratch
         ("others_revealed", np.int64, (kinds,)), ("unseen", np.int64, (kinds,)),
         ("known", np.int64, (f,)), ("cls", np.int64, (f, 7)), ("keys", np.int64, (f,)),
@@ -529,6 +531,8 @@ def new_scratch(deck: np.ndarray, value: np.ndarray, strides: np.ndarray, width:
     out[0]["deck"] = deck
     out[0]["value"] = value
     out[0]["strides"] = strides
+    out[0]["logit_lo"] = logit(0.0)
+    out[0]["logit_hi"] = logit(1.0)
     return out
 
 
@@ -618,6 +622,7 @@ def decide_row(sc, lc, prm, gkeys_t, buckets_t, cdfs, belows, fills, gain_id, pu
         sc.bid_history, sc.revealed, sc.discarded, sc.bid_tally, sc.call_tally, sc.legal)
     showdown_count, call, caller = sc.showdown_count, sc.call, sc.caller
     deck, value, strides = sc.deck, sc.value, sc.strides
+    logit_lo, logit_hi = sc.logit_lo, sc.logit_hi
     others_revealed, unseen, known, cls, keys = (sc.others_revealed, sc.unseen, sc.known, sc.cls,
                                                  sc.keys)
     pcdf, pbelow, tilt, hidden, bid_on = sc.pcdf, sc.pbelow, sc.tilt, sc.hidden, sc.bid_on
@@ -800,8 +805,19 @@ def decide_row(sc, lc, prm, gkeys_t, buckets_t, cdfs, belows, fills, gain_id, pu
                 continue
             target = bid + raise_by - m
             loss = short_cost(pcdf, pbelow, f, known[f], target, mine, ec)
+            if loss == 0.0:
+                # -p_call · loss is then a zero of sign -sign(loss) for any p_call in [0, 1]
+                # (finite inputs): the same bits without the call model's log and exp
+                values[a] = -1.0 * loss - risk
+                continue
             p_false = gather(pcdf, f, known[f], target)
-            z = call_logit(1.0, logit(p_false), lrate,
+            if p_false <= 1e-4:  # logit clips it to 1e-4: its value, computed once
+                lp = logit_lo
+            elif p_false >= 1 - 1e-4:  # clipped to 1 - 1e-4
+                lp = logit_hi
+            else:
+                lp = logit(p_false)
+            z = call_logit(1.0, lp, lrate,
                            np.float64(bid + raise_by) - seen_next,
                            prm[P_W0], prm[P_W1], prm[P_W2], prm[P_W3])
             pc = 1.0 / (1.0 + fm.exp(-z))
