@@ -611,7 +611,6 @@ def decide_row(sc, lc, prm, gkeys_t, buckets_t, cdfs, belows, fills, gain_id, pu
     nf = NUM_FRUITS
     players = sc.hand_sizes.shape[1]
     na = sc.legal.shape[1]
-    w = cdfs[0].shape[1] - 1
     evidence = prm[P_EVIDENCE] != 0.0
     steps = prm[P_SALAD_STEPS]
     seat_a, phase, hand, hand_sizes, tokens, in_round = (sc.seat, sc.phase, sc.hand,
@@ -632,7 +631,9 @@ def decide_row(sc, lc, prm, gkeys_t, buckets_t, cdfs, belows, fills, gain_id, pu
     comp_p, comp_int, partial, fresh = sc.comp_p, sc.comp_int, sc.partial, sc.fresh
     for f in range(nf):
         tilt[f] = 0.0
-    gkeys0, buckets0, cdf0, below0, fill0 = gkeys_t[0], buckets_t[0], cdfs[0], belows[0], fills[0]
+    # table 0's arrays (the fill counter only on a miss: each array taken costs reference counts)
+    gkeys0, buckets0, cdf0, below0 = gkeys_t[0], buckets_t[0], cdfs[0], belows[0]
+    w = cdf0.shape[1] - 1
     inner = buckets0.shape[1]
     ph = np.int64(phase[b])
     seat_raw = np.int64(seat_a[b])
@@ -689,7 +690,7 @@ def decide_row(sc, lc, prm, gkeys_t, buckets_t, cdfs, belows, fills, gain_id, pu
                 break
             i = (i + 1) & mask
         if r < 0:
-            r = memo_row(gkeys0, buckets0, cdf0, below0, fill0, key, cls, f, 0.0, lc,
+            r = memo_row(gkeys0, buckets0, cdf0, below0, fills[0], key, cls, f, 0.0, lc,
                          comp_p, comp_int, fresh, partial)
         if r < 0:
             full = True
