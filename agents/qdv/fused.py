@@ -3,9 +3,10 @@
 ``play_seats_kernel`` plays, game after game, up to ``decisions`` decisions with the
 policy of the lineup member in the current seat: ``random`` (``kernels.random_action``,
 the same choice as ``agents.random``), ``heuristic`` (``heuristic_kernel``, the same
-choice as ``QdvHeuristic``) or ``counting`` (``counting_kernel.decide_kernel``, the very
-kernel ``QdvCounting.act`` runs, on a one-row observation copied from the records with
-the observation's dtypes and shapes, so its decisions are the agent's by construction).
+choice as ``QdvHeuristic``) or ``counting`` (``counting_kernel.decide_row``, the very
+function ``QdvCounting.act`` runs on each row, on a one-row observation copied from the
+records into its record with the observation's dtypes and shapes, so its decisions are the
+agent's by construction).
 The counting memo tables are shared by every counting agent of the same rules
 (``counting.count_table``); when one runs full the kernel stops and ``agents.fused``
 grows them and resumes.
