@@ -630,16 +630,18 @@ class QdvCounting(Agent):
         rules = self.game.rules
         *_, deck, tables, strides, max_comp = self._constants()
         prm = self.kernel_params()
+        scratch = K.new_scratch(deck, VALUE, strides, tables[0].width, obs["hand_sizes"].shape[1],
+                                obs["bid_history"].shape[1], legal_mask.shape[1], max_comp)
         row = 0
         while row >= 0:
             row = K.decide_kernel(
                 obs["seat"], obs["phase"], obs["hand"], obs["hand_sizes"], obs["tokens"],
                 obs["in_round"], obs["direction"], obs["centre"], obs["start"], obs["bid_count"],
                 obs["bid_fruit"], obs["bidder"], obs["bid_history"], obs["revealed"],
-                obs["discarded"], obs["bid_tally"], obs["call_tally"], legal_mask, deck, VALUE,
-                strides, LOG_CHOOSE, prm, tuple(t.gkeys for t in tables),
+                obs["discarded"], obs["bid_tally"], obs["call_tally"], legal_mask, LOG_CHOOSE, prm,
+                tuple(t.gkeys for t in tables),
                 tuple(t.buckets for t in tables), tuple(t.cdf for t in tables),
-                tuple(t.below for t in tables), tuple(t.fill for t in tables), max_comp,
+                tuple(t.below for t in tables), tuple(t.fill for t in tables), scratch,
                 obs["showdown_count"], obs["call"], obs["caller"], rules.gain_id, rules.punish0,
                 row, out)
             if row >= 0:  # a memo table ran full at this row

@@ -22,9 +22,11 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
+from numba.typed import List
 
 from agents.combinatorics import TABLE_N
 from bluffsim import fmath as fm
+from bluffsim.games.qdv import rules as R
 
 NUM_FRUITS, MAX_MULT, SALAD = 6, 3, 18
 VRAI, MENTEUR, START0 = 12, 13, 14
@@ -32,6 +34,7 @@ PHASE_START, PHASE_BID, PHASE_SALADS, PHASE_REWARD = 0, 1, 2, 3
 CALL_MENTEUR, SALADS0 = 1, 20
 MENTEUR_RIGHT, MENTEUR_WRONG = 2, 3
 PW_BLOCKSIZE = 128  # numpy's pairwise-summation block
+BID_TALLY, CALL_TALLY = R.BID_TALLY, R.CALL_TALLY
 
 # indices of the float parameters handed to ``decide_kernel`` (``QdvCounting.kernel_params``)
 (P_SPITE, P_ELIM, P_RISK, P_M1, P_V1, P_FIRST, P_BETA_SCALE, P_BETA_PRIOR_MASS, P_BETA_BIDS,
@@ -204,14 +207,16 @@ def memo_rehash(gkeys, buckets, new_gkeys, new_buckets):
             new_buckets[s, :] = buckets[i]
 
 
-@njit(cache=True, inline="always")
-def memo_row(gkeys, buckets, cdf, below, fill, key, cls, salad_p, lc, comp_p, comp_int, pmf,
+@njit(cache=True)
+def memo_row(gkeys, buckets, cdf, below, fill, key, cls, f, salad_p, lc, comp_p, comp_int, pmf,
              partial):
-    """The memo row of class tuple ``cls`` (int64[7]) under ``key``, computing and storing it
+    """The memo row of class tuple ``cls[f]`` (``cls`` int64[F, 7]) under ``key``, computing and storing it
     when new (``CountTable.add``); -1 when the table is full (the caller grows it).  Keys
     are grouped by all but the fruit's own classes (``CountTable``): one hash probe finds
     the group, ``buckets[slot, key % inner]`` the row.  ``comp_p`` (float64[C]),
-    ``comp_int`` (int64[2, C]), ``pmf`` and ``partial`` (float64[W]) are scratch."""
+    ``comp_int`` (int64[2, C]), ``pmf`` and ``partial`` (float64[W]) are scratch.
+    ``decide_kernel`` probes for a stored row itself (the same hash and probing) and calls
+    this only when the row is missing: a call's array arguments cost atomic reference counts."""
     inner = buckets.shape[1]
     g = key // inner
     s = group_slot(gkeys, g)
@@ -227,8 +232,8 @@ def memo_row(gkeys, buckets, cdf, below, fill, key, cls, salad_p, lc, comp_p, co
         gkeys[s] = g
         fill[1] += 1
     w = cdf.shape[1] - 1
-    hidden_value_row(lc, cls[0], cls[1], cls[2], cls[3], cls[4], cls[5], cls[6], salad_p, pmf,
-                     comp_p, comp_int[0], comp_int[1], partial)
+    hidden_value_row(lc, cls[f, 0], cls[f, 1], cls[f, 2], cls[f, 3], cls[f, 4], cls[f, 5],
+                     cls[f, 6], salad_p, pmf, comp_p, comp_int[0], comp_int[1], partial)
     cdf[r, 0] = 0.0
     below[r, 0] = 0.0
     acc = pmf[0]
@@ -266,58 +271,60 @@ def tilt_exps(tilt, w, expw):
 
 
 @njit(cache=True, inline="always")
-def tilt_row(src, tilt, want_below, cdf_out, below_out, expw, have_exps, pmf):
-    """Tilt one memo row (``src`` = its cdf, float64[W+1]) by ``exp(tilt · u)``, normalise, and
-    write its cdf (and ``below`` if ``want_below``), as ``Posterior`` does for tilted fruits.
-    ``expw`` holds the weights (``tilt_exps``) when ``have_exps``; otherwise each is computed
-    where the untilted mass is not zero (a zero mass stays 0.0 whatever its weight)."""
-    w = src.size - 1
+def tilt_row(src, srow, tilt, want_below, cdf_out, crow, below_out, brow, expw, have_exps, pmf):
+    """Tilt one memo row (``src[srow]``, its cdf, float64[W+1]) by ``exp(tilt · u)``, normalise,
+    and write its cdf to ``cdf_out[crow]`` (and ``below`` to ``below_out[brow]`` if
+    ``want_below``), as ``Posterior`` does for tilted fruits.  ``expw`` holds the weights
+    (``tilt_exps``) when ``have_exps``; otherwise each is computed where the untilted mass is
+    not zero (a zero mass stays 0.0 whatever its weight).  Rows are passed as (2-D array, row)
+    rather than as views: a view costs two atomic reference-count updates."""
+    w = src.shape[1] - 1
     if have_exps:
         for u in range(w):
-            pmf[u] = (src[u + 1] - src[u]) * expw[u]
+            pmf[u] = (src[srow, u + 1] - src[srow, u]) * expw[u]
     else:
         tmax = tilt_max(tilt, w)
         for u in range(w):
-            d = src[u + 1] - src[u]
+            d = src[srow, u + 1] - src[srow, u]
             pmf[u] = d * fm.exp(tilt * np.float64(u) - tmax) if d != 0.0 else d
     total = max(pairwise_sum(pmf, 0, w), 1e-300)
     for u in range(w):
         pmf[u] /= total
-    cdf_out[0] = 0.0
+    cdf_out[crow, 0] = 0.0
     acc = pmf[0]
-    cdf_out[1] = acc
+    cdf_out[crow, 1] = acc
     for u in range(1, w):
         acc += pmf[u]
-        cdf_out[u + 1] = acc
+        cdf_out[crow, u + 1] = acc
     if want_below:
-        below_out[0] = 0.0
+        below_out[brow, 0] = 0.0
         acc = pmf[0] * 0.0
-        below_out[1] = acc
+        below_out[brow, 1] = acc
         for u in range(1, w):
             acc += pmf[u] * np.float64(u)
-            below_out[u + 1] = acc
+            below_out[brow, u + 1] = acc
 
 
 @njit(cache=True, inline="always")
-def gather(arr, known, t):
-    """``arr[clip(t − known, 0, W)]`` (``Posterior._at`` for one row; ``t`` int or float)."""
-    w = arr.size - 1
+def gather(arr, row, known, t):
+    """``arr[row, clip(t − known, 0, W)]`` (``Posterior._at`` for one row; ``t`` int or float)."""
+    w = arr.shape[1] - 1
     u = min(max(t - known, 0), w)
-    return arr[np.int64(u)]
+    return arr[row, np.int64(u)]
 
 
 @njit(cache=True, inline="always")
-def shortfall(cdf, below, known, t):
+def shortfall(cdf, below, row, known, t):
     """E[(t − T + 1) · 1(T < t)] (``Posterior.shortfall``)."""
-    return (t + 1 - known) * gather(cdf, known, t) - gather(below, known, t)
+    return (t + 1 - known) * gather(cdf, row, known, t) - gather(below, row, known, t)
 
 
 @njit(cache=True, inline="always")
-def short_cost(cdf, below, known, t, tokens, elim_cost):
+def short_cost(cdf, below, row, known, t, tokens, elim_cost):
     """E[stake(t − T + 1, tokens) · 1(T < t)] (``Posterior.short_cost``)."""
     x = t + 1 - tokens
-    return (shortfall(cdf, below, known, t) - shortfall(cdf, below, known, x)
-            + gather(cdf, known, x) + elim_cost * gather(cdf, known, min(x + 1, t)))
+    return (shortfall(cdf, below, row, known, t) - shortfall(cdf, below, row, known, x)
+            + gather(cdf, row, known, x) + elim_cost * gather(cdf, row, known, min(x + 1, t)))
 
 
 @njit(cache=True, inline="always")
@@ -412,17 +419,17 @@ def fruit_tilts_row(b, seat_raw, seat, hand_sizes, revealed, bid_history, bid_ta
     denom = max(total, 1.0)
     for p in range(players):
         for f in range(nf):
-            bid_on[p, f] = False
+            bid_on[p, f] = 0
     for i in range(bid_history.shape[1]):
         who = np.int64(bid_history[b, i, 0])
         if who >= 0 and who != seat_raw:
-            bid_on[who, np.int64(bid_history[b, i, 2])] = True
+            bid_on[who, np.int64(bid_history[b, i, 2])] = 1
     for f in range(nf):
         tilt[f] = 0.0
     for p in range(players):
         any_bid = False
         for f in range(nf):
-            any_bid |= bid_on[p, f]
+            any_bid |= bid_on[p, f] != 0
         if not any_bid:
             continue  # numpy adds 0.0 · (a finite term) = ±0.0: no change
         bids = np.float64(bid_tally[b, p, 0])
@@ -435,7 +442,7 @@ def fruit_tilts_row(b, seat_raw, seat, hand_sizes, revealed, bid_history, bid_ta
         q = hidden[p] / denom
         per_seat = fm.log1p(q * fm.expm1(beta))
         for f in range(nf):
-            if bid_on[p, f]:
+            if bid_on[p, f] != 0:
                 tilt[f] += 1.0 * per_seat
     return total
 
@@ -475,203 +482,349 @@ def reward_row(b, seat, tokens, legal, gain_id, punish0):
     players = tokens.shape[1]
     for k in range(1, players):
         act = punish0 + k - 1
-        if tokens[b, (seat + k) % players] == 1 and legal[b, act]:
+        if tokens[b, (seat + k) % players] == 1 and legal[b, act] != 0:
             return act
     return gain_id
+
+
+def scratch_dtype(kinds: int, width: int, players: int, history: int, actions: int,
+                  max_comp: int) -> np.dtype:
+    """The record ``decide_row`` reads and writes: the one-row observation it decides on
+    (fields of the observation's dtypes with a leading axis of 1, booleans as uint8), the
+    deck's constants and its per-row scratch.  A record is passed by pointer and its array
+    fields carry no reference count: numba increfs and decrefs (two atomic operations) every
+    array it passes to a function or binds to a new name, and with arrays allocated per call
+    those and the allocations took more than half the time of a decision."""
+    f, w, p = NUM_FRUITS, width, players
+    return np.dtype([
+        # the observation row (``decide_kernel`` copies it from the batch, the fused loop from
+        # the game's records)
+        ("seat", np.int8, (1,)), ("phase", np.int8, (1,)), ("hand", np.int8, (1, kinds)),
+        ("hand_sizes", np.int8, (1, p)), ("tokens", np.int32, (1, p)),
+        ("in_round", np.uint8, (1, p)), ("direction", np.int8, (1,)),
+        ("centre", np.int8, (1,)), ("start", np.int8, (1,)), ("bid_count", np.int8, (1,)),
+        ("bid_fruit", np.int8, (1,)), ("bidder", np.int8, (1,)),
+        ("bid_history", np.int8, (1, history, 3)), ("revealed", np.int8, (1, p, kinds)),
+        ("discarded", np.int8, (1, p, kinds)), ("bid_tally", np.int32, (1, p, BID_TALLY)),
+        ("call_tally", np.int32, (1, p, CALL_TALLY)), ("legal", np.uint8, (1, actions)),
+        ("showdown_count", np.int8, (1,)), ("call", np.int8, (1,)), ("caller", np.int8, (1,)),
+        # constants: the deck's kinds, their values, the memo key strides and ``logit`` of the
+        # probabilities it clips (``logit(0.0)``, ``logit(1.0)``: same function, same bits)
+        ("deck", np.int64, (kinds,)), ("value", np.int64, (kinds, f)), ("strides", np.int64, (7,)),
+        ("logit_lo", np.float64), ("logit_hi", np.float64),
+        # scratch
+        ("others_revealed", np.int64, (kinds,)), ("unseen", np.int64, (kinds,)),
+        ("known", np.int64, (f,)), ("cls", np.int64, (f, 7)), ("keys", np.int64, (f,)),
+        ("pcdf", np.float64, (f, w + 1)), ("pbelow", np.float64, (f, w + 1)),
+        ("tilt", np.float64, (f,)), ("hidden", np.float64, (p,)), ("bid_on", np.uint8, (p, f)),
+        ("expw", np.float64, (w,)), ("tmp", np.float64, (w,)), ("pmf_b", np.float64, (w,)),
+        ("pm", np.float64, (w,)), ("cdf_k", np.float64, (1, w + 1)), ("mean", np.float64, (f,)),
+        ("values", np.float64, (actions,)), ("comp_p", np.float64, (max_comp,)),
+        ("comp_int", np.int64, (2, max_comp)), ("partial", np.float64, (w,)),
+        ("fresh", np.float64, (w,))], align=True)
+
+
+def new_scratch(deck: np.ndarray, value: np.ndarray, strides: np.ndarray, width: int,
+                players: int, history: int, actions: int, max_comp: int) -> np.ndarray:
+    """A 1-element array of ``scratch_dtype`` with the deck's constants filled in."""
+    out = np.zeros(1, scratch_dtype(deck.size, width, players, history, actions, max_comp))
+    out[0]["deck"] = deck
+    out[0]["value"] = value
+    out[0]["strides"] = strides
+    out[0]["logit_lo"] = logit(0.0)
+    out[0]["logit_hi"] = logit(1.0)
+    return out
 
 
 @njit(cache=True)
 def decide_kernel(seat_a, phase, hand, hand_sizes, tokens, in_round, direction, centre, start,
                   bid_count, bid_fruit, bidder, bid_history, revealed, discarded, bid_tally,
-                  call_tally, legal, deck, value, strides, lc, prm, gkeys_t, buckets_t, cdfs, belows, fills,
-                  max_comp, showdown_count, call, caller, gain_id, punish0, first_row, out):
+                  call_tally, legal, lc, prm, gkeys_t, buckets_t, cdfs, belows, fills, scratch,
+                  showdown_count, call, caller, gain_id, punish0, first_row, out):
     """Write ``out[b]`` for every row ``b >= first_row`` in the start-choice, bidding, salad or
-    reward phase (module docstring).  Returns -1 when done, or the row where a memo table
-    ran full."""
-    nb = phase.shape[0]
-    nk = deck.size
+    reward phase (module docstring): each row copied into the record ``scratch[0]``
+    (``new_scratch``), then ``decide_row``.  Returns -1 when done, or the row where a memo
+    table ran full."""
+    o = scratch[0]
+    gkeys_l = List()
+    buckets_l = List()
+    cdfs_l = List()
+    belows_l = List()
+    fills_l = List()
+    for a in gkeys_t:
+        gkeys_l.append(a)
+    for a in buckets_t:
+        buckets_l.append(a)
+    for a in cdfs:
+        cdfs_l.append(a)
+    for a in belows:
+        belows_l.append(a)
+    for a in fills:
+        fills_l.append(a)
+    for b in range(first_row, phase.shape[0]):
+        o.seat[0] = seat_a[b]
+        o.phase[0] = phase[b]
+        for k in range(hand.shape[1]):
+            o.hand[0, k] = hand[b, k]
+        for p in range(hand_sizes.shape[1]):
+            o.hand_sizes[0, p] = hand_sizes[b, p]
+            o.tokens[0, p] = tokens[b, p]
+            o.in_round[0, p] = 1 if in_round[b, p] else 0
+            for k in range(revealed.shape[2]):
+                o.revealed[0, p, k] = revealed[b, p, k]
+                o.discarded[0, p, k] = discarded[b, p, k]
+            for c in range(bid_tally.shape[2]):
+                o.bid_tally[0, p, c] = bid_tally[b, p, c]
+            for c in range(call_tally.shape[2]):
+                o.call_tally[0, p, c] = call_tally[b, p, c]
+        o.direction[0] = direction[b]
+        o.centre[0] = centre[b]
+        o.start[0] = start[b]
+        o.bid_count[0] = bid_count[b]
+        o.bid_fruit[0] = bid_fruit[b]
+        o.bidder[0] = bidder[b]
+        for i in range(bid_history.shape[1]):
+            for c in range(3):
+                o.bid_history[0, i, c] = bid_history[b, i, c]
+        for a in range(legal.shape[1]):
+            o.legal[0, a] = 1 if legal[b, a] else 0
+        o.showdown_count[0] = showdown_count[b]
+        o.call[0] = call[b]
+        o.caller[0] = caller[b]
+        act = decide_row(o, lc, prm, gkeys_l, buckets_l, cdfs_l, belows_l, fills_l, gain_id,
+                         punish0)
+        if act == -1:
+            return b
+        if act >= 0:
+            out[b] = act
+    return -1
+
+
+@njit(cache=True)
+def decide_row(sc, lc, prm, gkeys_t, buckets_t, cdfs, belows, fills, gain_id, punish0):
+    """The action on the observation row held in record ``sc`` (``scratch_dtype``): -1 when a
+    memo table ran full (nothing decided; the caller grows the tables and asks again), -2 in a
+    phase this agent does not decide.  The memo tables' arrays come in typed lists (index =
+    salad step): a list is one reference-counted object where a tuple counts every array."""
+    b = 0
+    nk = sc.deck.size
     nf = NUM_FRUITS
-    players = hand_sizes.shape[1]
-    na = legal.shape[1]
-    w = cdfs[0].shape[1] - 1
+    players = sc.hand_sizes.shape[1]
+    na = sc.legal.shape[1]
     evidence = prm[P_EVIDENCE] != 0.0
     steps = prm[P_SALAD_STEPS]
-    others_revealed = np.empty(nk, np.int64)
-    unseen = np.empty(nk, np.int64)
-    known = np.empty(nf, np.int64)
-    cls = np.empty((nf, 7), np.int64)
-    keys = np.empty(nf, np.int64)
-    pcdf = np.empty((nf, w + 1))
-    pbelow = np.empty((nf, w + 1))
-    tilt = np.zeros(nf)
-    hidden = np.empty(players)
-    bid_on = np.empty((players, nf), np.bool_)
-    expw = np.empty(w)
-    tmp = np.empty(w)
-    pmf_b = np.empty(w)
-    pm = np.empty(w)
-    cdf_k = np.empty(w + 1)
-    mean = np.empty(nf)
-    values = np.empty(na)
+    seat_a, phase, hand, hand_sizes, tokens, in_round = (sc.seat, sc.phase, sc.hand,
+                                                         sc.hand_sizes, sc.tokens, sc.in_round)
+    direction, centre, start, bid_count, bid_fruit, bidder = (sc.direction, sc.centre, sc.start,
+                                                              sc.bid_count, sc.bid_fruit, sc.bidder)
+    bid_history, revealed, discarded, bid_tally, call_tally, legal = (
+        sc.bid_history, sc.revealed, sc.discarded, sc.bid_tally, sc.call_tally, sc.legal)
+    showdown_count, call, caller = sc.showdown_count, sc.call, sc.caller
+    deck, value, strides = sc.deck, sc.value, sc.strides
+    logit_lo, logit_hi = sc.logit_lo, sc.logit_hi
+    others_revealed, unseen, known, cls, keys = (sc.others_revealed, sc.unseen, sc.known, sc.cls,
+                                                 sc.keys)
+    pcdf, pbelow, tilt, hidden, bid_on = sc.pcdf, sc.pbelow, sc.tilt, sc.hidden, sc.bid_on
+    expw, tmp, pmf_b, pm, cdf_k, mean, values = (sc.expw, sc.tmp, sc.pmf_b, sc.pm, sc.cdf_k,
+                                                 sc.mean, sc.values)
     # memo-fill scratch: composition probabilities, bases and salads, the pmf and a partial
-    comp_p = np.empty(max_comp)
-    comp_int = np.empty((2, max_comp), np.int64)
-    partial = np.empty(w)
-    fresh = np.empty(w)
-    gkeys0, buckets0, cdf0, below0, fill0 = gkeys_t[0], buckets_t[0], cdfs[0], belows[0], fills[0]
-    for b in range(first_row, nb):
-        ph = np.int64(phase[b])
-        seat_raw = np.int64(seat_a[b])
-        seat = max(seat_raw, 0)
-        if ph == PHASE_SALADS:
-            out[b] = declare_salads_row(b, seat_raw, hand, bid_count, showdown_count, call, caller,
-                                        bidder)
-            continue
-        if ph == PHASE_REWARD:
-            out[b] = reward_row(b, seat, tokens, legal, gain_id, punish0)
-            continue
-        if ph != PHASE_BID and ph != PHASE_START:
-            continue
-        hidden_cards = visible_row(b, seat, hand, hand_sizes, revealed, discarded, centre, start,
-                                   deck, value, others_revealed, unseen, known)
-        pool_total = 0
-        for k in range(nk):
-            pool_total += unseen[k]
-        for f in range(nf):
-            cls[f, 0] = unseen[f * MAX_MULT]
-            cls[f, 1] = unseen[f * MAX_MULT + 1]
-            cls[f, 2] = unseen[f * MAX_MULT + 2]
-            cls[f, 3] = unseen[SALAD]
-            cls[f, 4] = pool_total
-            cls[f, 5] = hidden_cards
-            cls[f, 6] = others_revealed[SALAD]
-            key = 0
-            for i in range(7):
-                key += cls[f, i] * strides[i]
-            keys[f] = key
-        if evidence:
-            hidden_total = fruit_tilts_row(b, seat_raw, seat, hand_sizes, revealed, bid_history,
-                                           bid_tally, prm, hidden, bid_on, tilt)
-        else:
-            hidden_total = seat_hidden(b, seat, hand_sizes, revealed, hidden)
-        # the bid fruit's tilt weights serve its posterior and its called posterior
-        fruit = max(np.int64(bid_fruit[b]), 0)
-        shared = (ph == PHASE_BID and evidence and tilt[fruit] != 0.0 and legal[b, MENTEUR])
-        if shared:
-            tilt_exps(tilt[fruit], w, expw)
-        # the posterior of every fruit: memo rows, tilted where the bids are evidence
-        full = False
-        for f in range(nf):
-            r = memo_row(gkeys0, buckets0, cdf0, below0, fill0, keys[f], cls[f], 0.0, lc,
-                         comp_p, comp_int, fresh, partial)
-            if r < 0:
-                full = True
+    comp_p, comp_int, partial, fresh = sc.comp_p, sc.comp_int, sc.partial, sc.fresh
+    for f in range(nf):
+        tilt[f] = 0.0
+    # table 0's arrays (the fill counter only on a miss: each array taken costs reference counts)
+    gkeys0, buckets0, cdf0, below0 = gkeys_t[0], buckets_t[0], cdfs[0], belows[0]
+    w = cdf0.shape[1] - 1
+    inner = buckets0.shape[1]
+    ph = np.int64(phase[b])
+    seat_raw = np.int64(seat_a[b])
+    seat = max(seat_raw, 0)
+    if ph == PHASE_SALADS:
+        return np.int64(declare_salads_row(b, seat_raw, hand, bid_count, showdown_count, call,
+                                           caller, bidder))
+    if ph == PHASE_REWARD:
+        return np.int64(reward_row(b, seat, tokens, legal, gain_id, punish0))
+    if ph != PHASE_BID and ph != PHASE_START:
+        return np.int64(-2)
+    hidden_cards = visible_row(b, seat, hand, hand_sizes, revealed, discarded, centre, start,
+                               deck, value, others_revealed, unseen, known)
+    pool_total = 0
+    for k in range(nk):
+        pool_total += unseen[k]
+    for f in range(nf):
+        cls[f, 0] = unseen[f * MAX_MULT]
+        cls[f, 1] = unseen[f * MAX_MULT + 1]
+        cls[f, 2] = unseen[f * MAX_MULT + 2]
+        cls[f, 3] = unseen[SALAD]
+        cls[f, 4] = pool_total
+        cls[f, 5] = hidden_cards
+        cls[f, 6] = others_revealed[SALAD]
+        key = 0
+        for i in range(7):
+            key += cls[f, i] * strides[i]
+        keys[f] = key
+    if evidence:
+        hidden_total = fruit_tilts_row(b, seat_raw, seat, hand_sizes, revealed, bid_history,
+                                       bid_tally, prm, hidden, bid_on, tilt)
+    else:
+        hidden_total = seat_hidden(b, seat, hand_sizes, revealed, hidden)
+    # the bid fruit's tilt weights serve its posterior and its called posterior
+    fruit = max(np.int64(bid_fruit[b]), 0)
+    shared = (ph == PHASE_BID and evidence and tilt[fruit] != 0.0 and legal[b, MENTEUR] != 0)
+    if shared:
+        tilt_exps(tilt[fruit], w, expw)
+    # the posterior of every fruit: memo rows, tilted where the bids are evidence
+    full = False
+    for f in range(nf):
+        # the memo probe (``memo_row``'s first step), written out: no call on a hit
+        key = keys[f]
+        mask = gkeys0.size - 1
+        i = (np.int64((np.uint64(key // inner) * np.uint64(0x9E3779B97F4A7C15))
+                      >> np.uint64(40)) & mask)
+        r = -1
+        while True:
+            kg = gkeys0[i]
+            if kg == key // inner:
+                r = np.int64(buckets0[i, key % inner])
                 break
-            if evidence and tilt[f] != 0.0:
-                tilt_row(cdf0[r], tilt[f], True, pcdf[f], pbelow[f], expw, shared and f == fruit,
-                         tmp)
-            else:
-                for u in range(w + 1):
-                    pcdf[f, u] = cdf0[r, u]
-                    pbelow[f, u] = below0[r, u]
-            mean[f] = pbelow[f, w] + known[f]
-        if full:
-            return b
-        if ph == PHASE_START:
-            best = 0
-            for f in range(1, nf):
-                if mean[f] > mean[best]:
-                    best = f
-            out[b] = START0 + best
-            continue
-        # ---- bidding: the expected value of every action
-        mine = np.float64(tokens[b, seat])
-        m = np.int64(hand[b, SALAD])
-        n_in = 0
-        for p in range(players):
-            n_in += 1 if in_round[b, p] else 0
-        spite = prm[P_SPITE] / max(n_in - 1, 1)
-        ec = prm[P_ELIM]
-        bid = np.int64(bid_count[b])
-        who = np.int64(bidder[b])
-        theirs = np.float64(tokens[b, max(who, 0)])
-        kf = known[fruit]
-        for u in range(w):
-            pmf_b[u] = pcdf[fruit, u + 1] - pcdf[fruit, u]
-        for a in range(na):
-            values[a] = -np.inf
-        if legal[b, MENTEUR]:
-            # the called posterior: the bidder declares their salads, each hidden salad is theirs
-            # with probability = their share of the hidden cards (rounded to 1/steps)
-            share = hidden[max(who, 0)] / max(hidden_total, 1.0) if who >= 0 else 0.0
-            k = np.int64(np.rint(min(max(share, 0.0), 1.0) * steps))
-            cdf_called = cdfs[k]
-            r = memo_row(gkeys_t[k], buckets_t[k], cdf_called, belows[k], fills[k], keys[fruit],
-                         cls[fruit], np.float64(k) / steps, lc, comp_p, comp_int, fresh, partial)
-            if r < 0:
-                return b
-            if evidence and tilt[fruit] != 0.0:
-                tilt_row(cdf_called[r], tilt[fruit], False, cdf_k, cdf_k, expw, shared, tmp)
-                for u in range(w):
-                    pm[u] = cdf_k[u + 1] - cdf_k[u]
-            else:
-                for u in range(w):
-                    pm[u] = cdf_called[r, u + 1] - cdf_called[r, u]
-            for u in range(w):
-                t = kf + u
-                if t >= bid:
-                    v = -stake(t - bid + 1, mine, ec)
-                else:
-                    v = spite * stake(bid - t + 1, theirs, ec)
-                tmp[u] = pm[u] * v
-            values[MENTEUR] = pairwise_sum(tmp, 0, w)
-        if legal[b, VRAI]:
-            for u in range(w):
-                t = kf + u
-                if t <= bid and t >= bid - m:
-                    v = 1.0
-                else:
-                    miss = (t - bid if t > bid else bid - m - t) + 1
-                    v = -stake(miss, mine, ec)
-                tmp[u] = pmf_b[u] * v
-            values[VRAI] = pairwise_sum(tmp, 0, w)
-        # bids: called with probability p_call; then I lose b'-T-m+1 when T + m falls short
-        nxt = next_seat_row(b, seat, in_round, direction)
-        calls = 0.0
-        for c in range(call_tally.shape[2]):
-            calls += np.float64(call_tally[b, nxt, c])
-        menteur = np.float64(call_tally[b, nxt, MENTEUR_RIGHT]) + np.float64(call_tally[b, nxt,
-                                                                                     MENTEUR_WRONG])
-        rate = ((menteur + prm[P_RATE_MASS])
-                / (calls + np.float64(bid_tally[b, nxt, 0]) + prm[P_RATE_WEIGHT]))
-        lrate = logit(rate)
-        size_m1 = np.float64(hand_sizes[b, seat]) * prm[P_M1]
-        one_stake = stake(1.0, mine, ec)
-        st = np.int64(start[b])
-        to_start = (st - fruit) % nf
-        for f in range(nf):
-            mine_f = 0.0
-            for k in range(nk):
-                mine_f += np.float64(np.int64(hand[b, k]) * value[k, f])
-            seen_next = mean[f] - mine_f + size_m1
-            steps_f = (f - fruit) % nf
-            crosses = 1.0 if (f != fruit and to_start >= 1 and to_start <= steps_f) else 0.0
-            risk = prm[P_RISK] * crosses * one_stake
-            for raise_by in range(1, 3):
-                a = (raise_by - 1) * nf + f
-                if not legal[b, a]:
-                    continue
-                target = bid + raise_by - m
-                loss = short_cost(pcdf[f], pbelow[f], known[f], target, mine, ec)
-                p_false = gather(pcdf[f], known[f], target)
-                z = call_logit(1.0, logit(p_false), lrate,
-                               np.float64(bid + raise_by) - seen_next,
-                               prm[P_W0], prm[P_W1], prm[P_W2], prm[P_W3])
-                pc = 1.0 / (1.0 + fm.exp(-z))
-                values[a] = -pc * loss - risk
+            if kg < 0:
+                break
+            i = (i + 1) & mask
+        if r < 0:
+            r = memo_row(gkeys0, buckets0, cdf0, below0, fills[0], key, cls, f, 0.0, lc,
+                         comp_p, comp_int, fresh, partial)
+        if r < 0:
+            full = True
+            break
+        if evidence and tilt[f] != 0.0:
+            tilt_row(cdf0, r, tilt[f], True, pcdf, f, pbelow, f, expw,
+                     shared and f == fruit, tmp)
+        else:
+            for u in range(w + 1):
+                pcdf[f, u] = cdf0[r, u]
+                pbelow[f, u] = below0[r, u]
+        mean[f] = pbelow[f, w] + known[f]
+    if full:
+        return np.int64(-1)
+    if ph == PHASE_START:
         best = 0
-        for a in range(1, na):
-            if values[a] > values[best]:
-                best = a
-        out[b] = best
-    return -1
+        for f in range(1, nf):
+            if mean[f] > mean[best]:
+                best = f
+        return np.int64(START0 + best)
+    # ---- bidding: the expected value of every action
+    mine = np.float64(tokens[b, seat])
+    m = np.int64(hand[b, SALAD])
+    n_in = 0
+    for p in range(players):
+        n_in += 1 if in_round[b, p] else 0
+    spite = prm[P_SPITE] / max(n_in - 1, 1)
+    ec = prm[P_ELIM]
+    bid = np.int64(bid_count[b])
+    who = np.int64(bidder[b])
+    theirs = np.float64(tokens[b, max(who, 0)])
+    kf = known[fruit]
+    for u in range(w):
+        pmf_b[u] = pcdf[fruit, u + 1] - pcdf[fruit, u]
+    for a in range(na):
+        values[a] = -np.inf
+    if legal[b, MENTEUR]:
+        # the called posterior: the bidder declares their salads, each hidden salad is theirs
+        # with probability = their share of the hidden cards (rounded to 1/steps)
+        share = hidden[max(who, 0)] / max(hidden_total, 1.0) if who >= 0 else 0.0
+        k = np.int64(np.rint(min(max(share, 0.0), 1.0) * steps))
+        cdf_called = cdfs[k]
+        gk = gkeys_t[k]
+        bk = buckets_t[k]
+        key = keys[fruit]
+        mask = gk.size - 1
+        i = (np.int64((np.uint64(key // inner) * np.uint64(0x9E3779B97F4A7C15))
+                      >> np.uint64(40)) & mask)
+        r = -1
+        while True:
+            kg = gk[i]
+            if kg == key // inner:
+                r = np.int64(bk[i, key % inner])
+                break
+            if kg < 0:
+                break
+            i = (i + 1) & mask
+        if r < 0:
+            r = memo_row(gk, bk, cdf_called, belows[k], fills[k], key, cls, fruit,
+                         np.float64(k) / steps, lc, comp_p, comp_int, fresh, partial)
+        if r < 0:
+            return np.int64(-1)
+        if evidence and tilt[fruit] != 0.0:
+            tilt_row(cdf_called, r, tilt[fruit], False, cdf_k, 0, cdf_k, 0, expw, shared, tmp)
+            for u in range(w):
+                pm[u] = cdf_k[0, u + 1] - cdf_k[0, u]
+        else:
+            for u in range(w):
+                pm[u] = cdf_called[r, u + 1] - cdf_called[r, u]
+        for u in range(w):
+            t = kf + u
+            if t >= bid:
+                v = -stake(t - bid + 1, mine, ec)
+            else:
+                v = spite * stake(bid - t + 1, theirs, ec)
+            tmp[u] = pm[u] * v
+        values[MENTEUR] = pairwise_sum(tmp, 0, w)
+    if legal[b, VRAI]:
+        for u in range(w):
+            t = kf + u
+            if t <= bid and t >= bid - m:
+                v = 1.0
+            else:
+                miss = (t - bid if t > bid else bid - m - t) + 1
+                v = -stake(miss, mine, ec)
+            tmp[u] = pmf_b[u] * v
+        values[VRAI] = pairwise_sum(tmp, 0, w)
+    # bids: called with probability p_call; then I lose b'-T-m+1 when T + m falls short
+    nxt = next_seat_row(b, seat, in_round, direction)
+    calls = 0.0
+    for c in range(call_tally.shape[2]):
+        calls += np.float64(call_tally[b, nxt, c])
+    menteur = np.float64(call_tally[b, nxt, MENTEUR_RIGHT]) + np.float64(call_tally[b, nxt,
+                                                                                 MENTEUR_WRONG])
+    rate = ((menteur + prm[P_RATE_MASS])
+            / (calls + np.float64(bid_tally[b, nxt, 0]) + prm[P_RATE_WEIGHT]))
+    lrate = logit(rate)
+    size_m1 = np.float64(hand_sizes[b, seat]) * prm[P_M1]
+    one_stake = stake(1.0, mine, ec)
+    st = np.int64(start[b])
+    to_start = (st - fruit) % nf
+    for f in range(nf):
+        mine_f = 0.0
+        for k in range(nk):
+            mine_f += np.float64(np.int64(hand[b, k]) * value[k, f])
+        seen_next = mean[f] - mine_f + size_m1
+        steps_f = (f - fruit) % nf
+        crosses = 1.0 if (f != fruit and to_start >= 1 and to_start <= steps_f) else 0.0
+        risk = prm[P_RISK] * crosses * one_stake
+        for raise_by in range(1, 3):
+            a = (raise_by - 1) * nf + f
+            if not legal[b, a]:
+                continue
+            target = bid + raise_by - m
+            loss = short_cost(pcdf, pbelow, f, known[f], target, mine, ec)
+            if loss == 0.0:
+                # -p_call · loss is then a zero of sign -sign(loss) for any p_call in [0, 1]
+                # (finite inputs): the same bits without the call model's log and exp
+                values[a] = -1.0 * loss - risk
+                continue
+            p_false = gather(pcdf, f, known[f], target)
+            if p_false <= 1e-4:  # logit clips it to 1e-4: its value, computed once
+                lp = logit_lo
+            elif p_false >= 1 - 1e-4:  # clipped to 1 - 1e-4
+                lp = logit_hi
+            else:
+                lp = logit(p_false)
+            z = call_logit(1.0, lp, lrate,
+                           np.float64(bid + raise_by) - seen_next,
+                           prm[P_W0], prm[P_W1], prm[P_W2], prm[P_W3])
+            pc = 1.0 / (1.0 + fm.exp(-z))
+            values[a] = -pc * loss - risk
+    best = 0
+    for a in range(1, na):
+        if values[a] > values[best]:
+            best = a
+    return np.int64(best)

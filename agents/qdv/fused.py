@@ -3,9 +3,10 @@
 ``play_seats_kernel`` plays, game after game, up to ``decisions`` decisions with the
 policy of the lineup member in the current seat: ``random`` (``kernels.random_action``,
 the same choice as ``agents.random``), ``heuristic`` (``heuristic_kernel``, the same
-choice as ``QdvHeuristic``) or ``counting`` (``counting_kernel.decide_kernel``, the very
-kernel ``QdvCounting.act`` runs, on a one-row observation copied from the records with
-the observation's dtypes and shapes, so its decisions are the agent's by construction).
+choice as ``QdvHeuristic``) or ``counting`` (``counting_kernel.decide_row``, the very
+function ``QdvCounting.act`` runs on each row, on a one-row observation copied from the
+records into its record with the observation's dtypes and shapes, so its decisions are the
+agent's by construction).
 The counting memo tables are shared by every counting agent of the same rules
 (``counting.count_table``); when one runs full the kernel stops and ``agents.fused``
 grows them and resumes.
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
+from numba.typed import List
 
 from agents.combinatorics import LOG_CHOOSE
 from agents.fused import COUNTING, HEURISTIC, MEMO_FULL, RANDOM, play_seats_loop
@@ -41,28 +43,36 @@ POLICIES = {RandomAgent: (RANDOM, lambda agent: [], RandomAgent.act),
 
 
 def contexts(game) -> tuple:
-    """``(hctx, cctx)``: the deck's kinds and the heuristic's scratch; for counting a one-row
-    observation (the dtypes and shapes of ``observe``) that ``counting_action`` fills, then the
-    deck's kinds, the counting agent's constants and memo tables (fetched at each call: the
+    """``(hctx, cctx)``: the deck's kinds and the heuristic's scratch; for counting the record
+    ``decide_row`` reads (``counting_kernel.new_scratch``: a one-row observation of the dtypes
+    and shapes of ``observe`` that ``counting_action`` fills, the deck's constants and the
+    kernel's scratch), the log-binomial table and the memo tables (fetched at each call: the
     tables grow)."""
     rules = game.rules
     p, deck = game.num_players, HK.deck_counts(game._rec)
     memo = memo_tables(rules)
     max_comp = int(np.prod(memo[0].radix[:4]))
-    ws = (np.empty(1, np.int8), np.empty(1, np.int8), np.empty((1, KN.K), np.int8),
-          np.empty((1, p), np.int8), np.empty((1, p), np.int32), np.empty((1, p), np.bool_),
-          np.empty(1, np.int8), np.empty(1, np.int8), np.empty(1, np.int8),
-          np.empty(1, np.int8), np.empty(1, np.int8), np.empty(1, np.int8),
-          np.empty((1, rules.history_len, 3), np.int8), np.empty((1, p, KN.K), np.int8),
-          np.empty((1, p, KN.K), np.int8), np.empty((1, p, BID_TALLY), np.int32),
-          np.empty((1, p, CALL_TALLY), np.int32), np.empty((1, game.num_actions), np.bool_),
-          np.empty(1, np.int8), np.empty(1, np.int8), np.empty(1, np.int8),
-          np.zeros(1, np.int64))
-    tables = (deck, VALUE, memo[0].strides.astype(np.int64), LOG_CHOOSE,
-              tuple(t.gkeys for t in memo), tuple(t.buckets for t in memo),
-              tuple(t.cdf for t in memo), tuple(t.below for t in memo),
-              tuple(t.fill for t in memo), max_comp)
-    return (deck, np.empty(KN.F), np.empty((2, KN.F), np.int64)), ws + tables
+    scratch = CK.new_scratch(deck, VALUE, memo[0].strides.astype(np.int64), memo[0].width, p,
+                             rules.history_len, game.num_actions, max_comp)
+    return (deck, np.empty(KN.F), np.empty((2, KN.F), np.int64)), (scratch, LOG_CHOOSE,
+                                                                    *memo_lists(memo))
+
+
+_LISTS: dict = {}
+
+
+def memo_lists(memo: tuple) -> tuple:
+    """The memo tables' arrays as five typed lists (gkeys, buckets, cdf, below, fill; index =
+    salad step), rebuilt only when a table grew (new arrays).  Kept per set of tables: the
+    lists hold the arrays, so an array's ``id`` is not reused while its lists are cached."""
+    arrays = [[t.gkeys for t in memo], [t.buckets for t in memo], [t.cdf for t in memo],
+              [t.below for t in memo], [t.fill for t in memo]]
+    key = tuple(id(t) for t in memo)
+    ids = tuple(id(a) for group in arrays for a in group)
+    hit = _LISTS.get(key)
+    if hit is None or hit[0] != ids:
+        hit = _LISTS[key] = (ids, tuple(List(group) for group in arrays))
+    return hit[1]
 
 
 def grow(game) -> None:
@@ -86,52 +96,46 @@ def heuristic_action(g, h, r, prow, hctx):
 
 @njit(inline="always")
 def counting_action(g, h, r, me, prow, cctx):
-    """``QdvCounting``'s choice: ``decide_kernel`` on a one-row observation copied from the
-    records; ``MEMO_FULL`` when a memo table ran full."""
-    (o_seat, o_phase, o_hand, o_sizes, o_tokens, o_in, o_dir, o_centre, o_start, o_count,
-     o_fruit, o_bidder, o_hist, o_rev, o_dis, o_btally, o_ctally, o_legal, o_sc, o_call,
-     o_caller, o_out, deck_counts, value, strides, lc, gkeys_t, buckets_t, cdfs, belows, fills,
-     max_comp) = cctx
+    """``QdvCounting``'s choice: ``decide_row`` on a one-row observation copied from the
+    records into its record (the fields ``decide_kernel`` copies from a batch);
+    ``MEMO_FULL`` when a memo table ran full."""
+    scratch, lc, gkeys_t, buckets_t, cdfs, belows, fills = cctx
+    o = scratch[0]
     p = r.num_players
     na = r.num_actions
-    o_seat[0] = me
-    o_phase[0] = h.phase
+    o.seat[0] = me
+    o.phase[0] = h.phase
     for k in range(KN.K):
-        o_hand[0, k] = g.hands[me, k]
+        o.hand[0, k] = g.hands[me, k]
     for s in range(p):
-        o_sizes[0, s] = g.hand_sizes[s]
-        o_tokens[0, s] = g.tokens[s]
-        o_in[0, s] = g.in_round[s] != 0
+        o.hand_sizes[0, s] = g.hand_sizes[s]
+        o.tokens[0, s] = g.tokens[s]
+        o.in_round[0, s] = 1 if g.in_round[s] != 0 else 0
         for k in range(KN.K):
-            o_rev[0, s, k] = g.revealed[s, k]
-            o_dis[0, s, k] = g.discarded[s, k]
+            o.revealed[0, s, k] = g.revealed[s, k]
+            o.discarded[0, s, k] = g.discarded[s, k]
         for c in range(BID_TALLY):
-            o_btally[0, s, c] = g.bid_tally[s, c]
+            o.bid_tally[0, s, c] = g.bid_tally[s, c]
         for c in range(CALL_TALLY):
-            o_ctally[0, s, c] = g.call_tally[s, c]
-    o_dir[0] = g.direction
-    o_centre[0] = g.centre
-    o_start[0] = g.start
-    o_count[0] = g.bid_count
-    o_fruit[0] = g.bid_fruit
-    o_bidder[0] = g.bidder
+            o.call_tally[0, s, c] = g.call_tally[s, c]
+    o.direction[0] = g.direction
+    o.centre[0] = g.centre
+    o.start[0] = g.start
+    o.bid_count[0] = g.bid_count
+    o.bid_fruit[0] = g.bid_fruit
+    o.bidder[0] = g.bidder
     for i in range(r.history_len):
         for c in range(3):
-            o_hist[0, i, c] = g.bid_history[i, c]
+            o.bid_history[0, i, c] = g.bid_history[i, c]
     for i in range(na):
-        o_legal[0, i] = h.mask[i] != 0
-    o_sc[0] = g.showdown_count
-    o_call[0] = g.call
-    o_caller[0] = g.caller
-    o_out[0] = 0
-    full = CK.decide_kernel(
-        o_seat, o_phase, o_hand, o_sizes, o_tokens, o_in, o_dir, o_centre, o_start, o_count,
-        o_fruit, o_bidder, o_hist, o_rev, o_dis, o_btally, o_ctally, o_legal, deck_counts, value,
-        strides, lc, prow, gkeys_t, buckets_t, cdfs, belows, fills, max_comp, o_sc, o_call,
-        o_caller, r.gain_id, r.punish0, 0, o_out)
-    if full >= 0:
+        o.legal[0, i] = 1 if h.mask[i] != 0 else 0
+    o.showdown_count[0] = g.showdown_count
+    o.call[0] = g.call
+    o.caller[0] = g.caller
+    a = CK.decide_row(o, lc, prow, gkeys_t, buckets_t, cdfs, belows, fills, r.gain_id, r.punish0)
+    if a == -1:
         return np.int64(MEMO_FULL)
-    return o_out[0]
+    return a if a >= 0 else np.int64(0)
 
 
 @njit(cache=True)
