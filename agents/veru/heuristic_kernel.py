@@ -18,6 +18,7 @@ from numba import njit
 
 from bluffsim import fmath as fm
 from bluffsim import rng_nb as rn
+from bluffsim.games import drivers as DR
 from bluffsim.games.veru import rules as R
 
 # the agent's parameters in the order of the ``params`` row handed to the kernel
@@ -141,10 +142,4 @@ def heuristic_action(g, h, r, params):
 @njit(cache=True)
 def act_kernel(data, hot, rules, params, out):
     """``out[b]``: ``heuristic_action`` of every running game of the batch (-1 once over)."""
-    r = rules[0]
-    for b in range(data.shape[0]):
-        h = hot[b]
-        if h.terminated or h.truncated:
-            out[b] = -1
-        else:
-            out[b] = heuristic_action(data[b], h, r, params)
+    DR.act_loop(heuristic_action, data, hot, rules, params, out)

@@ -9,6 +9,7 @@ batch kernel a cached one-line call of a loop here, passing its own rule functio
 | ``mask_loop`` | ``mask_kernel`` | recompute every legal mask |
 | ``tensor_loop`` | ``tensor_kernel`` | the flat observation tensor, row by row |
 | ``play_random_loop`` | ``play_random_kernel`` | every seat ``random``, game-major |
+| ``act_loop`` | an agent's ``act_kernel`` | a compiled policy's action in every game |
 
 The loops are ``inline="always"``: numba compiles each into the game's cached kernel with the
 game's functions called directly (a function passed to a cached kernel as a value would make
@@ -116,6 +117,19 @@ def play_random_loop(random_action, apply_rules, finish, prefetch, data, hot, ru
     counts[0] = made
     counts[1] = rounds
     counts[2] = ended
+
+
+@njit(inline="always")
+def act_loop(policy, data, hot, rules, params, out):
+    """``out[b]``: ``policy(g, h, r, params)`` of every running game of the batch (-1 once
+    over): a compiled agent policy on a whole batch (tests compare it with the numpy agent)."""
+    r = rules[0]
+    for b in range(data.shape[0]):
+        h = hot[b]
+        if h.terminated or h.truncated:
+            out[b] = -1
+        else:
+            out[b] = policy(data[b], h, r, params)
 
 
 @njit(cache=True)
