@@ -53,3 +53,32 @@ class Extremist:
         low = np.argmax(legal_mask, axis=1)
         high = legal_mask.shape[1] - 1 - np.argmax(legal_mask[:, ::-1], axis=1)
         return np.where(rng.uniform(1)[:, 0] < 0.5, low, high).astype(np.int64)
+
+
+def compiled_equals_numpy(game: Any, heur: Any, compiled: Any, n_games: int,
+                          seed0: int) -> tuple[int, set, set]:
+    """Play ``n_games`` (even seats ``heur``, odd seats random, so states vary) and assert that
+    ``compiled(st)`` (int64[B], the compiled policy's action of every game) equals ``heur.act``
+    on every running game at every step; returns (decisions compared, phases they were in,
+    actions the agent chose)."""
+    import agents
+    from bluffsim.rng import AgentRNG
+
+    rand = agents.make("random", game)
+    st = game.init(np.arange(seed0, seed0 + n_games))
+    compared, phases, chosen = 0, set(), set()
+    while not st.done.all():
+        live = ~st.done
+        rng = AgentRNG(st.seed, st.current_player, st.num_decisions)
+        want = heur.act(game.observe(st), st.legal_action_mask, rng)
+        got = compiled(st)
+        bad = np.flatnonzero(live & (want != got))
+        assert bad.size == 0, (f"game seed {st.seed[bad[0]]}, decision "
+                               f"{st.num_decisions[bad[0]]}: numpy {want[bad[0]]}, "
+                               f"compiled {got[bad[0]]}")
+        compared += int(live.sum())
+        phases |= set(st.phase[live].tolist())
+        chosen |= set(want[live].tolist())
+        other = rand.act(None, st.legal_action_mask, rng)
+        game.step(st, np.where(live & (st.current_player % 2 == 0), want, other))
+    return compared, phases, chosen

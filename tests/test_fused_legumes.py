@@ -14,10 +14,9 @@ from agents.fused import fused_lineup
 from agents.legumes import heuristic_kernel as HK
 from agents.legumes.heuristic import LegumesHeuristic
 from bluffsim.games.legumes import rules as R
-from bluffsim.rng import AgentRNG
 from bluffsim.tournament import parse_config, run_experiment
 from bluffsim.tournament.config import load_raw
-from tests.fused import count_fused_calls, fused_and_stepped, stepped
+from tests.fused import compiled_equals_numpy, count_fused_calls, fused_and_stepped, stepped
 
 DEFAULT: dict = {}
 ACCUSER = {"accuse_rate": 0.4}
@@ -32,30 +31,19 @@ EXTREMES = {
 
 def compare_on_played_games(game, params: dict, n_games: int = 60, seed0: int = 0,
                             keep_margin: int | None = None) -> tuple[int, set]:
-    """Play ``n_games`` (even seats heuristic, odd seats random, so states vary) and compare
-    the compiled heuristic's action with the numpy agent's on every running game at every
-    step; returns the number of decisions compared and the actions the heuristic chose."""
+    """The compiled legumes heuristic against the numpy agent on played games
+    (``tests.fused.compiled_equals_numpy``); returns decisions compared and the actions the
+    heuristic chose."""
     heur = agents.make("heuristic", game, **params)
     heur.KEEP_MARGIN = keep_margin
-    rand = agents.make("random", game)
     row = np.asarray(HK.params_row(heur), np.float64)
-    st = game.init(np.arange(seed0, seed0 + n_games))
-    compared = 0
-    chosen = set()
-    while not st.done.all():
-        live = ~st.done
-        rng = AgentRNG(st.seed, st.current_player, st.num_decisions)
-        want = heur.act(game.observe(st), st.legal_action_mask, rng)
+
+    def compiled(st):  # noqa: ANN001, ANN202
         got = np.empty(st.batch_size, np.int64)
         HK.act_kernel(st.data, st.hot, game._rec, row, got)
-        bad = np.flatnonzero(live & (want != got))
-        assert bad.size == 0, (f"game seed {st.seed[bad[0]]}, decision "
-                               f"{st.num_decisions[bad[0]]}: numpy {want[bad[0]]}, "
-                               f"compiled {got[bad[0]]}")
-        compared += int(live.sum())
-        chosen |= set(want[live].tolist())
-        other = rand.act(None, st.legal_action_mask, rng)
-        game.step(st, np.where(live & (st.current_player % 2 == 0), want, other))
+        return got
+
+    compared, _, chosen = compiled_equals_numpy(game, heur, compiled, n_games, seed0)
     return compared, chosen
 
 

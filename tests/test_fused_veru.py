@@ -16,7 +16,7 @@ from agents.veru.heuristic import VeruHeuristic
 from bluffsim.games.veru import rules as R
 from bluffsim.rng import AgentRNG
 from bluffsim.tournament import parse_config, run_experiment
-from tests.fused import fused_and_stepped, stepped
+from tests.fused import compiled_equals_numpy, fused_and_stepped, stepped
 
 DEFAULT: dict = {}
 BOLD = {"bluff": 0.9, "trust": 0.85, "joker_slack": 1, "record": 5}
@@ -32,29 +32,17 @@ EXTREMES = {
 
 def compare_on_played_games(game, params: dict, n_games: int = 80,
                             seed0: int = 0) -> tuple[int, set]:
-    """Play ``n_games`` (even seats heuristic, odd seats random, so states vary) and compare
-    the compiled heuristic's action with the numpy agent's on every running game at every
-    step; returns the number of decisions compared and the phases they were in."""
+    """The compiled veru heuristic against the numpy agent on played games
+    (``tests.fused.compiled_equals_numpy``); returns decisions compared and their phases."""
     heur = agents.make("heuristic", game, **params)
-    rand = agents.make("random", game)
     row = np.asarray([heur.config[n] for n in HK.PARAMS], np.float64)
-    st = game.init(np.arange(seed0, seed0 + n_games))
-    compared = 0
-    phases = set()
-    while not st.done.all():
-        live = ~st.done
-        rng = AgentRNG(st.seed, st.current_player, st.num_decisions)
-        want = heur.act(game.observe(st), st.legal_action_mask, rng)
+
+    def compiled(st):  # noqa: ANN001, ANN202
         got = np.empty(st.batch_size, np.int64)
         HK.act_kernel(st.data, st.hot, game._rec, row, got)
-        bad = np.flatnonzero(live & (want != got))
-        assert bad.size == 0, (f"game seed {st.seed[bad[0]]}, decision "
-                               f"{st.num_decisions[bad[0]]}: numpy {want[bad[0]]}, "
-                               f"compiled {got[bad[0]]}")
-        compared += int(live.sum())
-        phases |= set(st.phase[live].tolist())
-        other = rand.act(None, st.legal_action_mask, rng)
-        game.step(st, np.where(live & (st.current_player % 2 == 0), want, other))
+        return got
+
+    compared, phases, _ = compiled_equals_numpy(game, heur, compiled, n_games, seed0)
     return compared, phases
 
 
