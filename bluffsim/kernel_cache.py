@@ -7,7 +7,8 @@ a second.  ``kernels_cold`` looks, without compiling anything, whether the entry
 a run calls first have a valid cache entry: the game's ``start_kernel`` and
 ``step_kernel`` and the ``*_kernel`` functions an agent's module calls (its own or those
 of a ``*_kernel`` module it imports) — or, when the runner plays the lineup in the fused
-loop (``agents.fused``), ``start_kernel`` and the game's ``play_seats_kernel``.  A cache
+loop (``agents.fused``: some agent of the lineup has a compiled policy), ``start_kernel``
+and the game's ``play_seats_kernel``.  A cache
 entry is stale when the source changed; numba then compiles again, and so does this report
 cold.
 
@@ -70,14 +71,16 @@ def agent_classes(game_id: str, names: Iterable[str]) -> list[type]:
 
 def fused_entry_kernels(game: Any, names: list[str], classes: list[type]) -> list[Any] | None:
     """The dispatchers a run calls first when the runner plays its lineup in the fused loop
-    (every agent a built-in one with a compiled policy: ``agents.fused``), else None."""
+    (some agent has a compiled policy: ``agents.fused.fused_lineup``; the others act from
+    Python between its calls), else None."""
     from agents.fused import fused_module
+    from agents.learned import LearnedAgent
 
     module = fused_module(game.game_id)
     kernels = getattr(type(game), "kernels", None)
-    if module is None or kernels is None or len(classes) != len(names):
+    if module is None or kernels is None:
         return None
-    if not all(cls in module.POLICIES for cls in classes):
+    if not any(cls in module.POLICIES or cls is LearnedAgent for cls in classes):
         return None
     return [kernels.start_kernel, module.play_seats_kernel]
 

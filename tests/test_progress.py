@@ -87,3 +87,18 @@ def test_kernels_cold_follows_numbas_cache(tmp_path):
                           env=env, timeout=120)
     assert done.stdout.strip() == "True", done.stderr
     assert not any(tmp_path.rglob("*.nbi"))                              # nothing compiled
+
+
+def test_the_cold_check_follows_the_path_the_runner_takes():
+    """A lineup with any compiled policy (learned included; a Python agent acts between the
+    fused calls) starts with the fused kernel; a game without a fused module, or a lineup of
+    Python agents only, with the game's step kernel."""
+    import bluffsim
+    from bluffsim.kernel_cache import agent_classes, fused_entry_kernels
+
+    game = bluffsim.make("qdv", 2)
+    for names in (["random", "heuristic"], ["learned", "experiments.my_agent:Skeptic"]):
+        entry = fused_entry_kernels(game, names, agent_classes("qdv", names))
+        assert [d.__name__ for d in entry] == ["start_kernel", "play_seats_kernel"]
+    skeptics = ["experiments.my_agent:Skeptic"] * 2
+    assert fused_entry_kernels(game, skeptics, agent_classes("qdv", skeptics)) is None
