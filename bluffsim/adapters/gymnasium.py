@@ -305,9 +305,10 @@ class BluffsimVectorEnv(VectorEnv):
         st = self.state
         rows = self._rows
         budget = 1 if self.end_when_out else 1 << 30
-        if self.end_when_out and (self._over() & ~st.done).any():
+        settled = self._over() & ~st.done if self.end_when_out else None
+        if settled is not None and settled.any():
             rows = rows.copy()  # settled earlier (autoreset off): left as it is
-            rows[self._over() & ~st.done] = len(self._fused.kinds) - 1
+            rows[settled] = len(self._fused.kinds) - 1
         while True:
             *_, bad = self._fused.play(st, rows, budget, round_stop=False, pending=self._pending)
             if bad >= 0:
