@@ -40,7 +40,7 @@ class Stream:
     """Every random-stream id of bluffsim, in one place (values are fixed: they key the results).
 
     Games draw from DEAL..RESHUFFLE, the tournament from SCHEDULE and POOL, agents
-    from ``AGENT + seat``, learning from MIX, RESEED and ABR_EVAL.  A new stream takes a new id.
+    from ``AGENT + seat``, learning from MIX, RESEED, ABR_EVAL and RESPONSE.  A new stream takes a new id.
     """
 
     DEAL = 1            # the deal (qdv: per round; legumes, veru: once)
@@ -55,6 +55,7 @@ class Stream:
     MIX = 4242          # learn: the mixture member of each (game, seat)
     RESEED = 4343       # learn (PPO): the env's game seed at each reset
     ABR_EVAL = 4444     # learn (ABR): the master seed of the evaluation tournament
+    RESPONSE = 4545     # learn (PPO): the seed of each best response to a snapshot
 
 
 # ----------------------------------------------------------------- scalar path

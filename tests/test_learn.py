@@ -722,6 +722,9 @@ def test_every_training_key_is_validated_in_one_line_before_anything_is_written(
     ("weights = [1, \"x\"]", "opponents.weights"), ("weights = [1, -1]", "opponents.weights"),
     ("weights = [0, 0]", "opponents.weights"), ("snapshots = nan", "opponents.snapshots"),
     ("max_snapshots = 0", "opponents.max_snapshots"), ("agents = \"random\"", "opponents.agents"),
+    ("responses = 0.5", "opponents.responses"), ("responses = -0.1", "opponents.responses"),
+    ("max_responses = 0", "opponents.max_responses"),
+    ("response_iterations = 0", "opponents.response_iterations"),
 ])
 def test_every_opponents_key_is_validated_in_one_line(tmp_path, capsys, line, key):
     from bluffsim.cli import main
@@ -775,3 +778,36 @@ def test_a_nan_loss_stops_training_without_writing_nan_weights(tmp_path, capsys,
     with np.load(tmp_path / "run" / "checkpoint.npz") as z:   # the last good one stays
         assert int(z["iteration"]) == 2
         assert all(np.isfinite(z[k]).all() for k in z.files if k.startswith("leaf"))
+
+
+def test_best_responses_to_snapshots_join_the_mixture_and_resume_alike(tmp_path):
+    """``[opponents] responses``: at each snapshot a short PPO run trains a response to it (files
+    ``responses/br_<iteration>.npz``, loadable as ``learned``), the mixture gives the responses
+    their share, and a resumed run finds them and ends with the same weights."""
+    pytest.importorskip("jax", reason="needs the 'learn' extra")
+    from bluffsim.cli import main
+    from bluffsim.learn import MixedOpponent, load_train_config
+    from bluffsim.learn.ppo import kept_responses, mixture
+
+    extra = "responses = 0.25\nmax_responses = 1\nresponse_iterations = 1\n"
+    for name in ("full", "part"):
+        (tmp_path / f"{name}.toml").write_text(TINY.format(out=tmp_path / name) + extra)
+    assert main(["train", str(tmp_path / "full.toml"), "--quiet"]) == 0
+    written = sorted(p.name for p in (tmp_path / "full" / "responses").glob("br_*.npz"))
+    assert written == ["br_000002.npz", "br_000004.npz"]
+    game = bluffsim.make("qdv", 2)
+    br = agents.make("learned", game, weights=str(tmp_path / "full" / "responses" / written[0]))
+    assert "best response to the snapshot after iteration 2" in br.meta["command"]
+    assert kept_responses(tmp_path / "full", 3, 1) == [tmp_path / "full" / "responses" / written[0]]
+    cfg = load_train_config(tmp_path / "full.toml")
+    members, weights = mixture(cfg, ["random", "heuristic"], ["snap"], ["br"])
+    assert members == ["random", "heuristic", "snap", "br"]
+    np.testing.assert_allclose(weights, [0.125, 0.125, 0.5, 0.25])
+    assert isinstance(MixedOpponent(members, weights), MixedOpponent)
+    assert main(["train", str(tmp_path / "part.toml"), "--quiet", "--iterations", "2"]) == 0
+    assert main(["train", str(tmp_path / "part.toml"), "--quiet", "--resume"]) == 0
+    a = agents.make("learned", game, weights=str(tmp_path / "full" / "w.npz"))
+    b = agents.make("learned", game, weights=str(tmp_path / "part" / "w.npz"))
+    for (w1, b1), (w2, b2) in zip(a.layers, b.layers, strict=True):
+        np.testing.assert_allclose(w1, w2, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(b1, b2, rtol=1e-5, atol=1e-6)

@@ -12,7 +12,7 @@ def test_stream_ids_are_pinned_and_distinct() -> None:
     ids = {k: v for k, v in vars(rng.Stream).items() if k.isupper()}
     assert ids == {"DEAL": 1, "CHALLENGE_DECK": 2, "EFFECT": 3, "OPENER": 4, "JOKER": 5,
                    "RESHUFFLE": 6, "SCHEDULE": 7, "POOL": 8, "AGENT": 1000, "MIX": 4242,
-                   "RESEED": 4343, "ABR_EVAL": 4444}
+                   "RESEED": 4343, "ABR_EVAL": 4444, "RESPONSE": 4545}
     assert len(set(ids.values())) == len(ids)
     assert max(v for k, v in ids.items() if k != "AGENT" and v < 1000) < rng.Stream.AGENT
 
@@ -39,6 +39,7 @@ def test_the_training_stream_constant_is_a_named_id() -> None:
     from bluffsim.learn import ppo
 
     assert ppo.RESEED_STREAM == rng.Stream.RESEED
+    assert ppo.RESPONSE_STREAM == rng.Stream.RESPONSE
     from bluffsim import abr
 
     assert abr.EVAL_STREAM == rng.Stream.ABR_EVAL

@@ -36,6 +36,11 @@ A training config (``bluffsim train CONFIG``, e.g. ``experiments/train_qdv.toml`
     weights = [1.0, 2.0, 2.0]
     snapshots = 0.3         # share of the mixture given to past snapshots (split equally)
     max_snapshots = 5       # keep the most recent ones
+    responses = 0.2         # share given to best responses to past snapshots (PSRO style):
+                            # at each snapshot a short PPO run trains a response against it
+                            # (every other seat the snapshot) and it joins the mixture
+    max_responses = 4       # keep the most recent ones
+    response_iterations = 40  # PPO iterations of each response (256 games x 16 decisions each)
 
     [rules]                 # rules options of the game (as experiment configs)
 """
@@ -94,6 +99,9 @@ class TrainConfig:
     opponent_weights: tuple[float, ...] = (1.0, 1.0, 1.0)
     snapshots: float = 0.0
     max_snapshots: int = 5
+    responses: float = 0.0
+    max_responses: int = 4
+    response_iterations: int = 40
     rules: dict[str, Any] = field(default_factory=dict)
     source: str = ""
 
@@ -112,6 +120,8 @@ class TrainConfig:
                               f"{len(self.opponents)} agents; allowed: one weight per agent")
         _check(sum(self.opponent_weights) > 0, "opponents.weights", list(self.opponent_weights),
                "at least one weight above 0")
+        _check(self.snapshots + self.responses < 1, "opponents.responses", self.responses,
+               f"a number with snapshots + responses < 1 (snapshots = {self.snapshots:g})")
         try:
             bluffsim.make(self.game, self.players, **self.rules)
         except bluffsim.RulesError as e:
@@ -219,7 +229,8 @@ TRAIN: tuple[RunKey, ...] = (
 )
 # the [opponents] keys -> their TrainConfig fields
 OPPONENT_FIELDS = {"agents": "opponents", "weights": "opponent_weights", "snapshots": "snapshots",
-                   "max_snapshots": "max_snapshots"}
+                   "max_snapshots": "max_snapshots", "responses": "responses",
+                   "max_responses": "max_responses", "response_iterations": "response_iterations"}
 OPPONENTS: tuple[RunKey, ...] = (
     RunKey("agents", None, lambda v: isinstance(v, list | tuple) and len(v) > 0
            and all(isinstance(n, str) for n in v),
@@ -229,6 +240,10 @@ OPPONENTS: tuple[RunKey, ...] = (
     RunKey("snapshots", None, lambda v: _num(v) and 0 <= v < 1, "a number in [0, 1)",
            "share of the mixture given to past snapshots"),
     _int_key("max_snapshots", "snapshots kept"),
+    RunKey("responses", None, lambda v: _num(v) and 0 <= v < 1, "a number in [0, 1)",
+           "share of the mixture given to best responses to past snapshots"),
+    _int_key("max_responses", "best responses kept"),
+    _int_key("response_iterations", "PPO iterations of each best response"),
 )
 _TRAIN_FIELDS = {f.name for f in fields(TrainConfig)} - set(OPPONENT_FIELDS.values()) - {"rules", "source"}
 if _TRAIN_FIELDS != {k.name for k in TRAIN}:
@@ -274,7 +289,8 @@ def load_train_config(path: str | Path) -> TrainConfig:
     cfg.check_keys()      # the values as given, before lists become tuples
     cfg = replace(cfg, hidden=tuple(cfg.hidden), opponents=tuple(cfg.opponents),
                   opponent_weights=tuple(float(w) for w in cfg.opponent_weights),
-                  snapshots=float(cfg.snapshots), lr=float(cfg.lr))
+                  snapshots=float(cfg.snapshots), responses=float(cfg.responses),
+                  lr=float(cfg.lr))
     cfg.validate()
     return cfg
 

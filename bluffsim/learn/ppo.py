@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import csv
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +37,7 @@ from bluffsim.api import BluffsimError
 from bluffsim.learn import MixedOpponent, TrainConfig
 
 RESEED_STREAM = brng.Stream.RESEED
+RESPONSE_STREAM = brng.Stream.RESPONSE  # seeds of the best responses to snapshots
 
 
 class TrainingError(BluffsimError, RuntimeError):
@@ -184,6 +186,52 @@ def _checkpoint_iteration(path: Path) -> int:
         return int(z["iteration"])
 
 
+def mixture(cfg: TrainConfig, base: list[Any], snapshots: list[Any], responses: list[Any]
+            ) -> tuple[list[Any], list[float]]:
+    """(members, weights) of the opponent mixture: the configured agents share what the snapshots
+    (``cfg.snapshots``, split equally) and the best responses (``cfg.responses``) leave."""
+    s_share = cfg.snapshots if snapshots else 0.0
+    r_share = cfg.responses if responses else 0.0
+    w = np.asarray(cfg.opponent_weights, np.float64)
+    weights = (list(w / w.sum() * (1 - s_share - r_share))
+               + [s_share / max(1, len(snapshots))] * len(snapshots)
+               + [r_share / max(1, len(responses))] * len(responses))
+    return base + snapshots + responses, weights
+
+
+def response_path(out: Path, iteration: int) -> Path:
+    """Where the best response to the snapshot taken after ``iteration`` is written."""
+    return out / "responses" / f"br_{iteration:06d}.npz"
+
+
+def kept_responses(out: Path, upto: int, keep: int) -> list[Path]:
+    """The last ``keep`` best responses written up to iteration ``upto`` (a resumed run finds
+    the ones it had, by their iteration)."""
+    found = sorted((out / "responses").glob("br_*.npz"))
+    return [p for p in found if int(p.stem[3:]) <= upto][-keep:]
+
+
+def train_response(cfg: TrainConfig, game: Any, frozen: list[tuple[np.ndarray, np.ndarray]],
+                   iteration: int) -> Path:
+    """Train a best response to the frozen snapshot (every other seat plays it, the response's
+    seat rotates) with the approximate-best-response settings (``bluffsim.abr``) for
+    ``cfg.response_iterations``; its seed is ``word(cfg.seed, RESPONSE_STREAM, iteration)``."""
+    from bluffsim.abr import ENVS, PPO, ROLLOUT
+
+    out = Path(cfg.out)
+    path = response_path(out, iteration)
+    br = replace(cfg, seed=int(brng.word(cfg.seed, RESPONSE_STREAM, iteration)) % 2**32,
+                 envs=ENVS, rollout=ROLLOUT, iterations=cfg.response_iterations,
+                 anneal_iterations=None, checkpoint_every=cfg.response_iterations,
+                 snapshot_every=10**9, out=str(out / "responses" / f"run_{iteration:06d}"),
+                 weights=str(path), opponents=("learned",), opponent_weights=(1.0,),
+                 snapshots=0.0, responses=0.0, **PPO)
+    target = LearnedAgent(game, layers=frozen)
+    train(br, progress=False, command=f"best response to the snapshot after iteration {iteration}",
+          opponent_agents=[target])
+    return path
+
+
 def train(cfg: TrainConfig, resume: bool = False, progress: bool = True,
           command: str = "", opponent_agents: list[Any] | None = None) -> Path:
     """Run PPO as configured; writes ``cfg.out`` (checkpoint.npz, log.csv) and ``cfg.weights``.
@@ -208,12 +256,10 @@ def train(cfg: TrainConfig, resume: bool = False, progress: bool = True,
         raise BluffsimError(f"{len(base)} opponent agents for {len(cfg.opponent_weights)} "
                             "opponent weights; give one agent per weight")
 
-    def set_mixture(snaps: list) -> None:
+    def set_mixture(snaps: list, responses: list[Path]) -> None:
         snap_agents = [LearnedAgent(game, layers=s) for s in snaps]
-        share = cfg.snapshots if snap_agents else 0.0
-        w = np.asarray(cfg.opponent_weights, np.float64)
-        weights = list(w / w.sum() * (1 - share)) + [share / max(1, len(snap_agents))] * len(snap_agents)
-        mix.set(base + snap_agents, weights)
+        br_agents = [LearnedAgent(game, weights=str(r)) for r in responses]
+        mix.set(*mixture(cfg, base, snap_agents, br_agents))
 
     key = jax.random.PRNGKey(cfg.seed)
     params = init_params(key, env.obs_size, cfg.hidden, env.num_actions)
@@ -226,7 +272,8 @@ def train(cfg: TrainConfig, resume: bool = False, progress: bool = True,
     if resume and ckpt.is_file():
         start, params, opt_state, snaps, totals = _load_checkpoint(ckpt, params, opt_state,
                                                                    len(cfg.hidden) + 1)
-    set_mixture(snaps)
+    responses = kept_responses(out, start, cfg.max_responses)
+    set_mixture(snaps, responses)
     log_path = out / "log.csv"
     log_cols = ["iteration", "decisions", "seconds", "episodes", "mean_reward", "win_share",
                 "pg", "vf", "entropy", "kl", "sps"]
@@ -298,9 +345,14 @@ def train(cfg: TrainConfig, resume: bool = False, progress: bool = True,
                *(float(stats[s]) for s in ("pg", "vf", "entropy", "kl")), round(n_batch / dt)]
         with log_path.open("a", newline="") as f:
             csv.writer(f).writerow(row)
-        if (it + 1) % cfg.snapshot_every == 0 and cfg.snapshots > 0:
-            snaps = (snaps + [numpy_layers(params["pi"])])[-cfg.max_snapshots:]
-            set_mixture(snaps)
+        if (it + 1) % cfg.snapshot_every == 0 and (cfg.snapshots > 0 or cfg.responses > 0):
+            frozen = numpy_layers(params["pi"])
+            if cfg.snapshots > 0:
+                snaps = (snaps + [frozen])[-cfg.max_snapshots:]
+            if cfg.responses > 0:
+                train_response(cfg, game, frozen, it + 1)
+                responses = kept_responses(out, it + 1, cfg.max_responses)
+            set_mixture(snaps, responses)
         if (it + 1) % cfg.checkpoint_every == 0 or it + 1 == cfg.iterations:
             _save_checkpoint(ckpt, it + 1, params, opt_state, snaps, totals)
         if bar is not None:
