@@ -37,8 +37,10 @@ table puts them.  Its standard error ignores the reference ratings' own (printed
 ``scorecard.md``, ``ratings.csv``, ``reference.csv``, ``plots/ratings.png`` and
 ``plots/win_rates.png``; one row in the leaderboard (``results/leaderboard.csv`` and
 ``.md``; the same agent, config hash and budget replaces its row unless ``--append``).
-The win-rate CIs are Wilson intervals over games; duplicate deals make games of one
-deal correlated, so they are approximate.
+The games replaying one deal are correlated, so a win rate's 95% CI is taken over deals:
+the envelope of a deal-cluster bootstrap (``analysis.stats.cluster_bootstrap_interval``,
+2,000 resamples of whole deals, fixed seed) and the Wilson interval over games (which keeps
+the interval from collapsing at 0% or 100%); ``deals`` counts the clusters.
 
 Not done yet (issue 25): the ``--exploit`` best response, Dask execution of the battery
 (tables run in local processes), and the ladder scripts rewritten on top of this.
@@ -393,7 +395,7 @@ def reference_ratings(game: str, cache: Path, workers: int = 1,
 
 
 # ---------------------------------------------------------------- scorecard
-SCORE_COLUMNS = ["game", "players", "table", "lineup", "games", "wins", "shared_wins",
+SCORE_COLUMNS = ["game", "players", "table", "lineup", "games", "deals", "wins", "shared_wins",
                  "win_rate", "ci_low", "ci_high", "win_or_shared", "ws_ci_low", "ws_ci_high",
                  "fair_share", "mean_placement", "excess"]
 
@@ -402,16 +404,18 @@ def score_row(game: str, players: Any, name: str, lineup: str, games: pd.DataFra
               fair: float) -> dict[str, Any]:
     """The subject's row of one table (or of an aggregate of tables)."""
     from bluffsim.analysis.seats import win_kinds
-    from bluffsim.analysis.stats import wilson_interval
+    from bluffsim.analysis.stats import deal_interval
 
     me = win_kinds(games)
     me = me[me["agent"] == SUBJECT]
     n, wins, shared = len(me), int(me["outright"].sum()), int(me["shared"].sum())
-    lo, hi = wilson_interval(np.array([wins, wins + shared]), np.array([n, n]))
+    deals = me["seed"].to_numpy()   # the games replaying one deal share its seed
+    lo, hi = deal_interval(me["outright"].to_numpy(), deals)
+    ws_lo, ws_hi = deal_interval((me["outright"] | me["shared"]).to_numpy(), deals)
     return {"game": game, "players": players, "table": name, "lineup": lineup, "games": n,
-            "wins": wins, "shared_wins": shared, "win_rate": wins / n, "ci_low": float(lo[0]),
-            "ci_high": float(hi[0]), "win_or_shared": (wins + shared) / n,
-            "ws_ci_low": float(lo[1]), "ws_ci_high": float(hi[1]), "fair_share": fair,
+            "deals": int(np.unique(deals).size), "wins": wins, "shared_wins": shared,
+            "win_rate": wins / n, "ci_low": lo, "ci_high": hi, "win_or_shared": (wins + shared) / n,
+            "ws_ci_low": ws_lo, "ws_ci_high": ws_hi, "fair_share": fair,
             "mean_placement": float(me["placement"].mean()), "excess": wins / n - fair}
 
 
@@ -460,8 +464,8 @@ def markdown_card(subject: Subject, budget: str, card: pd.DataFrame, ratings: pd
              f"budget `{budget}` ({BUDGETS[budget].games} games per table), config hash "
              f"`{subject.digest}`, bluffsim {bluffsim.__version__}, "
              f"{dt.date.today().isoformat()}, {seconds:.0f} s. Seating balanced, duplicate deals. "
-             "Win rate = outright first place; *+shared* adds shared first places; 95% Wilson "
-             "CIs; chance = 1/P; excess = win rate − 1/P.", "",
+             "Win rate = outright first place; *+shared* adds shared first places; 95% CIs over "
+             "deals (cluster bootstrap, at least Wilson's width); chance = 1/P; excess = win rate − 1/P.", "",
              "## Rating (Bradley–Terry, fixed reference pool, random = 0)", "",
              "| game | rating | 95% CI | pairs |", "|---|---:|---:|---:|"]
     for r in ratings.itertuples():

@@ -134,3 +134,24 @@ def test_rate_against_recovers_a_known_rating():
     n = pd.Series(1e6, index=ratings.index)
     r, se = rate_against(ratings, p * n, n)
     assert abs(r - true) < 1e-6 and 0 < se < 1
+
+
+def test_the_win_rate_interval_is_taken_over_deals_not_games():
+    """Games replaying one deal count once: when every deal is replayed identically (all won or
+    all lost together), the deal-cluster interval is as wide as the deals alone allow, wider than
+    Wilson over games; at 0% and 100% it keeps Wilson's width instead of collapsing."""
+    from bluffsim.analysis.stats import cluster_bootstrap_interval, deal_interval, wilson_interval
+
+    deals = np.repeat(np.arange(40), 6)
+    won = np.repeat(np.arange(40) % 2 == 0, 6)           # 0.5, perfectly correlated per deal
+    lo, hi = deal_interval(won, deals)
+    wlo, whi = wilson_interval(np.array([won.sum()]), np.array([won.size]))
+    dlo, dhi = wilson_interval(np.array([20]), np.array([40]))  # as if 40 independent games
+    assert lo < wlo[0] and hi > whi[0]
+    assert abs((hi - lo) - (dhi[0] - dlo[0])) < 0.06
+    assert cluster_bootstrap_interval(won, deals) == cluster_bootstrap_interval(won, deals)
+    for rate in (0.0, 1.0):
+        all_same = np.full(240, rate == 1.0)
+        lo, hi = deal_interval(all_same, deals)
+        wlo, whi = wilson_interval(np.array([all_same.sum()]), np.array([240]))
+        assert (lo, hi) == (float(wlo[0]), float(whi[0])) and hi - lo > 0.01

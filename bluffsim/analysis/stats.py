@@ -48,6 +48,42 @@ def wilson_interval(wins: np.ndarray, n: np.ndarray, z: float = Z95) -> tuple[np
     return lo, hi
 
 
+BOOTSTRAP_REPS = 2000   # resamples of the deal-cluster bootstrap
+BOOTSTRAP_SEED = 2027   # its fixed seed: the same games give the same interval
+
+
+def cluster_bootstrap_interval(values: np.ndarray, groups: np.ndarray, reps: int = BOOTSTRAP_REPS,
+                               seed: int = BOOTSTRAP_SEED, level: float = 0.95
+                               ) -> tuple[float, float]:
+    """Percentile bootstrap interval of the mean of ``values``, resampling whole ``groups``
+    (e.g. the games replaying one deal) with replacement, so that correlated games count once."""
+    values = np.asarray(values, dtype=float)
+    _, group = np.unique(np.asarray(groups), return_inverse=True)
+    sums = np.bincount(group, weights=values)
+    counts = np.bincount(group).astype(float)
+    g = sums.size
+    rng = np.random.default_rng(seed)
+    means = np.empty(reps)
+    chunk = max(1, 4_000_000 // max(g, 1))
+    for start in range(0, reps, chunk):
+        k = min(chunk, reps - start)
+        draws = rng.multinomial(g, np.full(g, 1.0 / g), size=k).astype(float)
+        means[start:start + k] = (draws @ sums) / (draws @ counts)
+    tail = (1 - level) / 2
+    lo, hi = np.quantile(means, [tail, 1 - tail])
+    return float(lo), float(hi)
+
+
+def deal_interval(won: np.ndarray, deals: np.ndarray) -> tuple[float, float]:
+    """95% interval of a win rate over games that replay deals: the envelope of the Wilson
+    interval (exact for independent games, and not degenerate at 0% or 100%) and the deal-cluster
+    bootstrap (which accounts for the games of one deal being correlated)."""
+    won = np.asarray(won, dtype=float)
+    wlo, whi = wilson_interval(np.array([won.sum()]), np.array([won.size]))
+    blo, bhi = cluster_bootstrap_interval(won, deals) if won.size else (0.0, 1.0)
+    return min(float(wlo[0]), blo), max(float(whi[0]), bhi)
+
+
 def win_kinds(games: pd.DataFrame) -> pd.DataFrame:
     """``games`` (whole games) with ``outright`` (sole first place), ``shared`` (first place
     shared) and ``win_share`` (1/k for k first places) columns added."""
