@@ -12,16 +12,19 @@ plays these tables (``tables``), each ``--games`` games (default 2,400):
 | `mixed-h`            | counting, random, then heuristics (default and variants) | permuted |
 | `h/random`           | heuristic + (P−1) × random (no counting)                | rotated  |
 | `h/<param>=<v>`      | that heuristic variant + (P−1) × random (no counting)   | rotated  |
-| `learned`            | counting + (P−1) × learned                              | rotated  |
-| `l/random`           | learned + (P−1) × random                                | rotated  |
-| `l/heuristic`        | learned + (P−1) × heuristic                             | rotated  |
+| `learned`            | counting + (P−1) × learned                              | balanced |
+| `l/random`           | learned + (P−1) × random                                | balanced |
+| `l/heuristic`        | learned + (P−1) × heuristic                             | balanced |
+| `l/counting`         | learned + (P−1) × counting                              | balanced |
 
 Both extremes of every heuristic parameter are played (``heuristic_extremes``).  The three
 ``learned`` tables exist only at the player counts with a shipped ``learned`` weights file
 (``agents/weights/<game>_<P>p.npz``).
 ``rotated`` cycles the P rotations of the lineup; ``permuted`` cycles all P!
-seatings (so neighbour order is balanced too).  Every seat is reported on its
-own (a table of three identical heuristics has three rivals), and the subject
+seatings (so neighbour order is balanced too); ``balanced`` cycles the P(P−1)
+neighbour-balanced seatings (every seat after every other equally often: in veru the
+seat after a reckless player profits, so the learned agents are compared this way).
+Every seat is reported on its own (a table of three identical heuristics has three rivals), and the subject
 passes when its win rate's 95% Wilson lower bound is above 1/P and above every
 other seat's win rate, and its mean placement is the best (``passes``).
 
@@ -59,13 +62,14 @@ if str(ROOT) not in sys.path:
 
 from agents.learned import shipped_weights  # noqa: E402
 from bluffsim.analysis.stats import wilson_interval  # noqa: E402
-from bluffsim.evaluate import heuristic_extremes  # noqa: E402
+from bluffsim.evaluate import battery_players, heuristic_extremes  # noqa: E402
 from bluffsim.evaluate import unique_seats as _lineup  # noqa: E402
 from bluffsim.tournament import Experiment, play_shard  # noqa: E402
 from bluffsim.tournament.config import Seat  # noqa: E402
 
-GAMES = ("qdv", "veru", "legumes")
-PLAYERS = {"qdv": range(2, 7), "legumes": range(2, 7), "veru": range(3, 7)}
+PLAYERS = battery_players()   # every table size of every game (its spec)
+GAMES = tuple(PLAYERS)
+SEATING_NAMES = {"rotate": "rotated", "permute": "permuted", "balanced": "balanced"}
 
 # both extremes of every heuristic parameter (the defaults sit inside these ranges)
 # the heuristic parameter extremes are bluffsim evaluate's (declared once there)
@@ -83,7 +87,7 @@ class Table:
     players: int
     name: str
     seats: tuple[Seat, ...]
-    permute: bool
+    seating: str        # "rotate" | "permute" | "balanced" (the tournament's run.seating)
 
     @property
     def key(self) -> str:
@@ -112,29 +116,30 @@ def tables(game: str, players: int) -> list[Table]:
     rnd = ("random", "random", {})
     heu = ("heuristic", "heuristic", {})
     variants = [("heuristic", label, params) for label, params in variant_seats(game)]
-    out = [Table(game, p, "random", _lineup([cnt] + [rnd] * (p - 1)), False),
-           Table(game, p, "heuristic", _lineup([cnt] + [heu] * (p - 1)), False)]
+    out = [Table(game, p, "random", _lineup([cnt] + [rnd] * (p - 1)), "rotate"),
+           Table(game, p, "heuristic", _lineup([cnt] + [heu] * (p - 1)), "rotate")]
     for _, label, params in variants:
         out.append(Table(game, p, label.split(" ", 1)[1], _lineup([cnt] + [("heuristic", label,
                                                                            params)] * (p - 1)),
-                         False))
+                         "rotate"))
     if p >= 3:
         fill = itertools.cycle(variants)
         out.append(Table(game, p, "mixed", _lineup([cnt, heu, rnd] + [next(fill)
                                                                        for _ in range(p - 3)]),
-                         True))
+                         "permute"))
         fill = itertools.cycle([heu] + variants[::-1])
         out.append(Table(game, p, "mixed-h", _lineup([cnt, rnd] + [next(fill)
-                                                                    for _ in range(p - 2)]), True))
-    out.append(Table(game, p, "h/random", _lineup([heu] + [rnd] * (p - 1)), False))
+                                                                    for _ in range(p - 2)]), "permute"))
+    out.append(Table(game, p, "h/random", _lineup([heu] + [rnd] * (p - 1)), "rotate"))
     for _, label, params in variants:
         out.append(Table(game, p, "h/" + label.split(" ", 1)[1],
-                         _lineup([("heuristic", label, params)] + [rnd] * (p - 1)), False))
+                         _lineup([("heuristic", label, params)] + [rnd] * (p - 1)), "rotate"))
     if shipped_weights(game, p).is_file():
         lrn = ("learned", "learned", {})
-        out.append(Table(game, p, "learned", _lineup([cnt] + [lrn] * (p - 1)), False))
-        out.append(Table(game, p, "l/random", _lineup([lrn] + [rnd] * (p - 1)), False))
-        out.append(Table(game, p, "l/heuristic", _lineup([lrn] + [heu] * (p - 1)), False))
+        for name, lineup in (("learned", [cnt] + [lrn] * (p - 1)), ("l/random", [lrn] + [rnd] * (p - 1)),
+                             ("l/heuristic", [lrn] + [heu] * (p - 1)),
+                             ("l/counting", [lrn] + [cnt] * (p - 1))):
+            out.append(Table(game, p, name, _lineup(lineup), "balanced"))
     return out
 
 
@@ -142,8 +147,8 @@ def experiment(table: Table, games: int, batch: int = 1024) -> Experiment:
     """The tournament ``Experiment`` of a table (one shard, seed from the table id)."""
     return Experiment(name=table.key.replace("/", "_"), game=table.game, players=table.players,
                       games=games, seed=zlib.crc32(table.key.encode()), rules={},
-                      seats=table.seats, batch=batch, workers=1, rotate=True,
-                      permute=table.permute, duplicate=False, shard_games=games, plots=False)
+                      seats=table.seats, batch=batch, workers=1, seating=table.seating,
+                      duplicate=False, shard_games=games, plots=False)
 
 
 def seat_stats(games: pd.DataFrame) -> pd.DataFrame:
@@ -175,7 +180,7 @@ def table_row(table: Table, games: pd.DataFrame) -> dict[str, Any]:
     placements = "; ".join(f"{lab} {st.loc[lab, 'mean_placement']:.2f}"
                            for lab in [s.label for s in table.seats])
     return {"game": table.game, "players": table.players, "table": table.name,
-            "seating": "permuted" if table.permute else "rotated", "subject": table.subject,
+            "seating": SEATING_NAMES[table.seating], "subject": table.subject,
             "games": int(me["games"]), "win_rate": float(me["win_rate"]),
             "ci_low": float(me["ci_low"]), "ci_high": float(me["ci_high"]), "fair_share": fair,
             "best_other": best, "best_other_win_rate": float(others.loc[best, "win_rate"]),
