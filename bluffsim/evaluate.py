@@ -143,8 +143,8 @@ def parse_subject(text: str) -> Subject:
     text = (text or "").strip()
     if not text:
         raise EvaluateError(f"AGENT is empty; give {allowed}")
-    if text.endswith(".npz"):
-        return _weights_subject(text, allowed)
+    if text.endswith(".npz") and text.split(":", 1)[0].strip() not in agent_registry.REGISTRY:
+        return _weights_subject(text, allowed)   # a bare weights file (not learned:weights=…)
     if Path(text).is_file() or text.endswith(".py"):
         raise EvaluateError(f"AGENT {text!r} is a file, not a .npz weights file; for a Python "
                             "class write package.module:ClassName (e.g. "

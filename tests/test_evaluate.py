@@ -124,6 +124,9 @@ def test_a_weights_file_is_an_agent_of_its_game_and_player_count():
     s = evaluate.parse_subject(str(ROOT / "agents" / "weights" / "veru_4p.npz"))
     assert s.agent == "learned" and s.plays == (("veru", (4,)),)
     assert {t.players for t in evaluate.battery(s, "quick")} == {4}
+    path = str(ROOT / "agents" / "weights" / "veru_4p.npz")
+    named = evaluate.parse_subject(f"learned:weights={path}")   # the agent-text form
+    assert named.agent == "learned" and named.params == {"weights": path}
 
 
 def test_rate_against_recovers_a_known_rating():
