@@ -351,8 +351,13 @@ def reference_pool(game: str) -> list[Any]:
 
 
 def reference_hash(game: str) -> str:
-    """Hash of what decides the reference ratings of ``game`` (pool, games, seeds, version)."""
-    blob = json.dumps([e.identity() for e in reference_pool(game)] + [bluffsim.__version__],
+    """Hash of what decides the reference ratings of ``game`` (pool, games, seeds, version, and
+    the content of the shipped ``learned`` weights the pool plays, so new weights re-rate)."""
+    from agents.learned import shipped_weights
+
+    weights = [hashlib.sha256(shipped_weights(game, p).read_bytes()).hexdigest()
+               for p in battery_players()[game] if shipped_weights(game, p).is_file()]
+    blob = json.dumps([e.identity() for e in reference_pool(game)] + [bluffsim.__version__, weights],
                       sort_keys=True, default=str)
     return hashlib.sha256(blob.encode()).hexdigest()[:12]
 

@@ -158,3 +158,19 @@ def test_the_win_rate_interval_is_taken_over_deals_not_games():
         lo, hi = deal_interval(all_same, deals)
         wlo, whi = wilson_interval(np.array([all_same.sum()]), np.array([240]))
         assert (lo, hi) == (float(wlo[0]), float(whi[0])) and hi - lo > 0.01
+
+
+def test_the_reference_cache_key_follows_the_shipped_learned_weights(tmp_path, monkeypatch):
+    """New shipped ``learned`` weights re-rate the reference pool: its cache key covers the files'
+    content, not only their names."""
+    import shutil
+
+    import agents.learned as learned
+
+    real = learned.shipped_weights
+    for p in (2, 4):
+        shutil.copy(real("qdv", p), tmp_path / f"qdv_{p}p.npz")
+    monkeypatch.setattr(learned, "shipped_weights", lambda g, p: tmp_path / f"{g}_{p}p.npz")
+    before = evaluate.reference_hash("qdv")
+    shutil.copy(real("qdv", 4), tmp_path / "qdv_2p.npz")      # other bytes, same name
+    assert evaluate.reference_hash("qdv") != before
