@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import csv
 import datetime as dt
+import hashlib
 import json
 import math
 import platform
@@ -146,11 +147,24 @@ def check_target(game: str, players: int, rules: dict[str, Any], target: Target)
                        f"{str(e).splitlines()[0]}") from None
 
 
+def weights_digest(game: str, players: int, target: Target) -> str | None:
+    """sha256 of the weights file a ``learned`` target plays (its ``weights`` or the shipped
+    file), None for other agents."""
+    if target.agent != "learned":
+        return None
+    from agents.learned import shipped_weights
+
+    path = Path(target.params.get("weights") or shipped_weights(game, players))
+    return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else None
+
+
 def identity(game: str, players: int, rules: dict[str, Any], target: Target, iterations: int,
              seed: int, eval_games: int) -> dict[str, Any]:
-    """What decides an ABR result (a cell is reused only when this matches)."""
+    """What decides an ABR result (a cell is reused only when this matches); a ``learned``
+    target counts by its weights file's content (new shipped weights are measured again)."""
     return {"game": game, "players": players, "rules": rules, "agent": target.agent,
-            "agent_params": target.params, "iterations": iterations,
+            "agent_params": target.params, "weights_sha256": weights_digest(game, players, target),
+            "iterations": iterations,
             "decisions_per_iteration": DECISIONS_PER_ITERATION, "ppo": {**PPO, "hidden": list(PPO["hidden"])},
             "seed": seed, "eval_games": eval_games, "bluffsim": bluffsim.__version__}
 

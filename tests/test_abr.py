@@ -137,3 +137,22 @@ def test_abr_curve_returns_a_figure_at_0_and_100_percent(rate) -> None:
     assert isinstance(fig, Figure)
     fig.savefig(__import__("io").BytesIO(), format="png")
     assert isinstance(abr_curve(curve.iloc[:0], evals, 3), Figure)   # an empty curve too
+
+
+def test_a_learned_target_counts_by_its_weights_content(tmp_path) -> None:
+    """Two weights files with other bytes give other identities (a cell measured against old
+    shipped weights is not reused for new ones); other agents carry no digest."""
+    import shutil
+
+    from agents.learned import shipped_weights
+
+    a, b = tmp_path / "a.npz", tmp_path / "b.npz"
+    shutil.copy(shipped_weights("qdv", 2), a)
+    shutil.copy(shipped_weights("qdv", 4), b)
+    ida = abr.identity("qdv", 2, {}, abr.parse_target(str(a)), 1, 1, 60)
+    idb = abr.identity("qdv", 2, {}, abr.parse_target(str(b)), 1, 1, 60)
+    assert ida["weights_sha256"] != idb["weights_sha256"] and ida["weights_sha256"]
+    assert abr.identity("qdv", 2, {}, abr.parse_target("counting"), 1, 1, 60)["weights_sha256"] is None
+    shipped = abr.identity("qdv", 2, {}, abr.parse_target("learned"), 1, 1, 60)
+    assert shipped["weights_sha256"] == abr.weights_digest("qdv", 2, abr.parse_target(str(
+        shipped_weights("qdv", 2))))
