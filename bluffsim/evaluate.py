@@ -278,22 +278,22 @@ def battery(subject: Subject, budget: str, games: list[str] | None = None,
         for p in counts:
             if players and p not in players:
                 continue
-            rnd, heu, cnt = ("random", "random", {}), ("heuristic", "heuristic", {}), \
-                ("counting", "counting", {})
+            # the built-in opponents that play this game (a new game may have only random)
+            rnd, heu, cnt = (("random", "random", {}), ("heuristic", "heuristic", {}),
+                             ("counting", "counting", {}))
+            builtins = [e for e in (rnd, heu, cnt) if game in agent_registry.REGISTRY.get(e[0], {})]
             variants = variant_seats(game)
-            t = [Table(game, p, "random", unique_seats([me] + [rnd] * (p - 1))),
-                 Table(game, p, "heuristic", unique_seats([me] + [heu] * (p - 1))),
-                 Table(game, p, "counting", unique_seats([me] + [cnt] * (p - 1)))]
+            t = [Table(game, p, e[0], unique_seats([me] + [e] * (p - 1))) for e in builtins]
             if shipped_weights(game, p).is_file():
                 t.append(Table(game, p, "learned",
                                unique_seats([me] + [("learned", f"learned {p}p", {})] * (p - 1))))
-            if p >= 3:
-                fill = itertools.cycle([heu, rnd, cnt] + variants)
+            if p >= 3 and len(builtins) > 1:
+                fill = itertools.cycle([e for e in (heu, rnd, cnt) if e in builtins] + variants)
                 t.append(Table(game, p, "mixed", unique_seats([me] + [next(fill) for _ in range(p - 1)])))
             if BUDGETS[budget].variants:
                 for v in variants:
                     t.append(Table(game, p, v[1].split(" ", 1)[1], unique_seats([me] + [v] * (p - 1))))
-                if p >= 3:
+                if p >= 3 and variants:
                     fill = itertools.cycle([heu] + variants[::-1])
                     t.append(Table(game, p, "mixed-h",
                                    unique_seats([me, rnd] + [next(fill) for _ in range(p - 2)])))
