@@ -288,7 +288,7 @@ def _bt_fit(w: np.ndarray, n: np.ndarray, iters: int = 500,
     pi = np.ones(k)
     for _ in range(iters):
         denom = (n / (pi[:, None] + pi[None, :])).sum(axis=1)
-        new = np.where(denom > 0, np.maximum(wins, 1e-9) / denom, pi)
+        new = np.where(denom > 0, np.maximum(wins, 1e-9) / np.where(denom > 0, denom, 1.0), pi)
         new /= np.exp(np.log(new).mean())
         converged = np.max(np.abs(new - pi)) < tol
         pi = new
