@@ -14,7 +14,6 @@ import bluffsim
 from agents.fused import fused_lineup, fused_module
 from agents.qdv import counting
 from agents.qdv import heuristic_kernel as HK
-from agents.qdv.heuristic import QdvHeuristic
 from bluffsim.tournament import parse_config, play_shard, run_experiment, runner
 from tests.fused import Extremist, compiled_equals_numpy, count_fused_calls, fused_and_stepped, stepped
 
@@ -177,22 +176,31 @@ def test_a_python_agent_among_builtins_acts_between_fused_calls(game_id, monkeyp
     assert decisions > 2 * len(in_games)  # the others' decisions were compiled
 
 
-def test_only_exact_builtin_agents_have_compiled_policies(monkeypatch):
-    game = bluffsim.make("qdv", 3)
+# the games whose heuristic and counting agents both have compiled policies
+COMPILED_BUILTINS = [g for g in bluffsim.list_games() if fused_module(g) is not None
+                     and all(g in agents.REGISTRY.get(n, {}) for n in ("heuristic", "counting"))]
+
+
+@pytest.mark.parametrize("game_id", COMPILED_BUILTINS)
+def test_only_exact_builtin_agents_have_compiled_policies(game_id, monkeypatch):
+    """A subclass or an agent whose ``act`` was replaced keeps the stepped path: the compiled
+    policy equals the built-in class's own ``act`` only."""
+    game = bluffsim.make(game_id, 3)
     heur, rand = agents.make("heuristic", game), agents.make("random", game)
     assert fused_lineup(game, [heur, rand, heur]) is not None
+    assert fused_lineup(game, [heur, rand, agents.make("counting", game)]) is not None
 
-    class Tweaked(QdvHeuristic):
+    class Tweaked(type(heur)):
         def act(self, obs, legal_mask, rng):
             return super().act(obs, legal_mask, rng)
 
     assert fused_lineup(game, [heur, Tweaked(game)]) is None
-    assert fused_lineup(game, [heur, agents.make("counting", game)]) is not None
     assert fused_module("no_such_game") is None and fused_module("not-an-id") is None
-    patched = agents.make("heuristic", game)
-    patched.act = lambda obs, mask, rng: heur.act(obs, mask, rng)
-    assert fused_lineup(game, [patched]) is None
-    monkeypatch.setattr(QdvHeuristic, "act", lambda self, obs, mask, rng: None)
+    for name in ("heuristic", "counting"):
+        patched = agents.make(name, game)
+        patched.act = lambda obs, mask, rng: heur.act(obs, mask, rng)
+        assert fused_lineup(game, [heur, patched]) is None
+    monkeypatch.setattr(type(heur), "act", lambda self, obs, mask, rng: None)
     assert fused_lineup(game, [heur]) is None
 
 
