@@ -65,7 +65,12 @@ def test_unknown_agent_and_parameter_are_clear_errors():
         agents.make("heuristic", game, temperature=1)
 
 
-@pytest.mark.parametrize("game_id, players", [("qdv", 2), ("veru", 4), ("legumes", 2)])
+# every game with a heuristic, at its smallest and its default table
+HEURISTIC_TABLES = [(g, p) for g in bluffsim.list_games() if g in agents.REGISTRY["heuristic"]
+                    for p in sorted({bluffsim.spec(g).players[0], bluffsim.spec(g).players[2]})]
+
+
+@pytest.mark.parametrize("game_id, players", HEURISTIC_TABLES)
 def test_heuristic_beats_random(game_id, players):
     from bluffsim.tournament import parse_config, play_shard
 
