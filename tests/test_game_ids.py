@@ -18,12 +18,7 @@ import bluffsim
 ROOT = Path(__file__).resolve().parents[1]
 
 # (file, game id, why it stays for now): what could not be moved yet; keep this list short
-ALLOWED: set[tuple[str, str]] = {
-    # TrainConfig.game's default (a training config without `game` trains this game)
-    ("bluffsim/learn/__init__.py", "qdv"),
-    # `python -m bluffsim.adapters.gymnasium` with no argument measures this game
-    ("bluffsim/adapters/gymnasium.py", "qdv"),
-}
+ALLOWED: set[tuple[str, str]] = set()
 
 
 def _docstrings(tree: ast.AST) -> set[int]:

@@ -575,12 +575,15 @@ def aec_throughput(game_id: str, num_players: int, backend: str = "reference", s
     return steps / (clock() - t0)
 
 
-if __name__ == "__main__":  # python -m bluffsim.adapters.gymnasium [game] [players] [envs] [--cpu]
+if __name__ == "__main__":  # python -m bluffsim.adapters.gymnasium GAME [players] [envs] [--cpu]
     import sys
 
     per_cpu = "--cpu" in sys.argv
     argv = [a for a in sys.argv[1:] if a != "--cpu"]
-    gid = argv[0] if len(argv) > 0 else "qdv"
+    if not argv or argv[0] not in bluffsim.list_games():
+        sys.exit("usage: python -m bluffsim.adapters.gymnasium GAME [players] [envs] [--cpu]; "
+                 f"GAME: {' | '.join(bluffsim.list_games())}")
+    gid = argv[0]
     players = int(argv[1]) if len(argv) > 1 else 2
     n = int(argv[2]) if len(argv) > 2 else 1024
     unit = "per CPU second of this process" if per_cpu else "per wall second"

@@ -1,6 +1,6 @@
 """Training learned agents: TOML configs and opponent mixtures (numpy only; PPO itself is in ``ppo``).
 
-A training config (``bluffsim train CONFIG``, e.g. ``experiments/train_qdv.toml``)::
+A training config (``bluffsim train CONFIG``, e.g. ``experiments/train_qdv_2p.toml``)::
 
     [train]
     game = "qdv"            # game id
@@ -69,7 +69,7 @@ MIX_STREAM = brng.Stream.MIX  # picks the mixture member of each (game, seat)
 class TrainConfig:
     """A training run's settings (module docstring)."""
 
-    game: str = "qdv"
+    game: str = ""      # required in a config: load_train_config refuses a missing game
     players: int = 2
     seed: int = 1
     envs: int = 512
@@ -271,6 +271,9 @@ def load_train_config(path: str | Path) -> TrainConfig:
         if not isinstance(raw.get(table, {}), dict):
             raise ConfigError(f"{path}: [{table}] must be a table")
     train = dict(raw.get("train", {}))
+    if "game" not in train:
+        raise ConfigError(f"{path}: [train] has no game; allowed: game = one of "
+                          f"{', '.join(bluffsim.list_games())}")
     known = {k.name for k in TRAIN}
     bad = set(train) - known
     if bad:
