@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from agents.fused import FusedLineup
-from bluffsim.tournament import play_shard, runner
+from bluffsim.tournament import parse_config, play_shard, run_experiment, runner
 
 
 def stepped(monkeypatch: Any) -> None:
@@ -36,6 +36,35 @@ def fused_and_stepped(exp: Any, shard: int, monkeypatch: Any) -> tuple[Any, Any]
     assert calls, "the fused loop was not used"
     stepped(monkeypatch)
     return fused, play_shard(exp, shard)
+
+
+def runner_config(game: str, seats: list[dict[str, Any]], players: int, games: int,
+                  shard_games: int, out: str = "", rules: dict[str, Any] | None = None) -> Any:
+    """A small experiment of the fused-loop tests: seed 17, batch 37 (not a divisor of the
+    shard, so the batches end unevenly), no plots."""
+    raw: dict[str, Any] = {"experiment": {"name": "fused", "game": game, "players": players,
+                                          "games": games, "seed": 17},
+                           "seats": seats, "run": {"batch": 37, "shard_games": shard_games,
+                                                   "plots": False}}
+    if rules:
+        raw["rules"] = rules
+    if out:
+        raw["run"]["out"] = out
+    return parse_config(raw)
+
+
+def run_experiment_both_ways(make: Any, tmp_path: Any, monkeypatch: Any) -> None:
+    """``run_experiment(make(out))`` fused, then stepped: the written games and rounds parquet
+    are equal."""
+    import pandas as pd
+
+    run_experiment(make(str(tmp_path / "fused")), progress=False)
+    stepped(monkeypatch)
+    run_experiment(make(str(tmp_path / "stepped")), progress=False)
+    for table in ("games", "rounds"):
+        a = pd.read_parquet(tmp_path / "fused" / f"{table}.parquet")
+        b = pd.read_parquet(tmp_path / "stepped" / f"{table}.parquet")
+        assert len(a) > 0 and a.equals(b), table
 
 
 class Extremist:

@@ -6,7 +6,6 @@ compiled policies take it."""
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 import pytest
 
 import agents
@@ -14,8 +13,16 @@ import bluffsim
 from agents.fused import fused_lineup, fused_module
 from agents.qdv import counting
 from agents.qdv import heuristic_kernel as HK
-from bluffsim.tournament import parse_config, play_shard, run_experiment, runner
-from tests.fused import Extremist, compiled_equals_numpy, count_fused_calls, fused_and_stepped, stepped
+from bluffsim.tournament import parse_config, play_shard, runner
+from tests.fused import (
+    Extremist,
+    compiled_equals_numpy,
+    count_fused_calls,
+    fused_and_stepped,
+    run_experiment_both_ways,
+    runner_config,
+    stepped,
+)
 
 DEFAULT: dict = {}
 BOLD = {"call_margin": -1.0, "exact_window": 1.5, "bluff": 0.6, "switch_gain": 0.0,
@@ -69,12 +76,7 @@ def test_compiled_heuristic_under_other_rules(rules):
 
 # ------------------------------------------------------------------ the runner
 def config(seats, players=4, games=240, out="", game="qdv"):
-    raw = {"experiment": {"name": "fused", "game": game, "players": players, "games": games,
-                          "seed": 17},
-           "seats": seats, "run": {"batch": 37, "shard_games": 120, "plots": False}}
-    if out:
-        raw["run"]["out"] = out
-    return parse_config(raw)
+    return runner_config(game, seats, players, games, 120, out)
 
 
 LINEUP = [{"agent": "random", "label": "rand"}, {"agent": "heuristic", "label": "heur"},
@@ -119,13 +121,7 @@ def test_counting_memo_tables_growing_mid_call_resume_the_same_games(monkeypatch
 
 
 def test_fused_run_experiment_equals_the_stepped_run(tmp_path, monkeypatch):
-    run_experiment(config(LINEUP, out=str(tmp_path / "fused")), progress=False)
-    stepped(monkeypatch)
-    run_experiment(config(LINEUP, out=str(tmp_path / "stepped")), progress=False)
-    for table in ("games", "rounds"):
-        a = pd.read_parquet(tmp_path / "fused" / f"{table}.parquet")
-        b = pd.read_parquet(tmp_path / "stepped" / f"{table}.parquet")
-        assert a.equals(b), table
+    run_experiment_both_ways(lambda out: config(LINEUP, out=out), tmp_path, monkeypatch)
 
 
 

@@ -5,7 +5,6 @@ heuristic and counting seats) gives the stepped path's records."""
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 import pytest
 
 import agents
@@ -13,9 +12,15 @@ import bluffsim
 from agents.fused import fused_lineup
 from agents.legumes import heuristic_kernel as HK
 from bluffsim.games.legumes import rules as R
-from bluffsim.tournament import parse_config, run_experiment
+from bluffsim.tournament import parse_config
 from bluffsim.tournament.config import load_raw
-from tests.fused import compiled_equals_numpy, count_fused_calls, fused_and_stepped, stepped
+from tests.fused import (
+    compiled_equals_numpy,
+    count_fused_calls,
+    fused_and_stepped,
+    run_experiment_both_ways,
+    runner_config,
+)
 
 DEFAULT: dict = {}
 ACCUSER = {"accuse_rate": 0.4}
@@ -102,14 +107,7 @@ def test_compiled_heuristic_with_a_keep_margin(players):
 
 # ------------------------------------------------------------------ the runner
 def config(seats, players=4, games=120, out="", rules=None):
-    raw = {"experiment": {"name": "fused", "game": "legumes", "players": players,
-                          "games": games, "seed": 17},
-           "seats": seats, "run": {"batch": 37, "shard_games": 60, "plots": False}}
-    if rules:
-        raw["rules"] = rules
-    if out:
-        raw["run"]["out"] = out
-    return parse_config(raw)
+    return runner_config("legumes", seats, players, games, 60, out, rules)
 
 
 LINEUP = [{"agent": "random", "label": "rand"}, {"agent": "heuristic", "label": "heur"},
@@ -145,14 +143,8 @@ def test_fused_ladder_run_equals_the_stepped_run(tmp_path, monkeypatch):
         return parse_config(raw)
 
     calls = count_fused_calls(monkeypatch)
-    run_experiment(exp(tmp_path / "fused"), progress=False)
+    run_experiment_both_ways(exp, tmp_path, monkeypatch)
     assert calls, "the fused loop was not used"
-    stepped(monkeypatch)
-    run_experiment(exp(tmp_path / "stepped"), progress=False)
-    for table in ("games", "rounds"):
-        a = pd.read_parquet(tmp_path / "fused" / f"{table}.parquet")
-        b = pd.read_parquet(tmp_path / "stepped" / f"{table}.parquet")
-        assert len(a) > 0 and a.equals(b), table
 
 
 def test_an_illegal_compiled_choice_stops_the_loop():

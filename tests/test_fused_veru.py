@@ -5,7 +5,6 @@ heuristic and counting seats) gives the stepped path's records."""
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 import pytest
 
 import agents
@@ -14,8 +13,8 @@ from agents.fused import fused_lineup
 from agents.veru import heuristic_kernel as HK
 from bluffsim.games.veru import rules as R
 from bluffsim.rng import AgentRNG
-from bluffsim.tournament import parse_config, run_experiment
-from tests.fused import compiled_equals_numpy, fused_and_stepped, stepped
+from bluffsim.tournament import parse_config
+from tests.fused import compiled_equals_numpy, fused_and_stepped, run_experiment_both_ways, runner_config
 
 DEFAULT: dict = {}
 BOLD = {"bluff": 0.9, "trust": 0.85, "joker_slack": 1, "record": 5}
@@ -86,14 +85,7 @@ def test_the_compared_games_reach_both_checks_and_done():
 
 # ------------------------------------------------------------------ the runner
 def config(seats, players=4, games=240, out="", rules=None):
-    raw = {"experiment": {"name": "fused", "game": "veru", "players": players, "games": games,
-                          "seed": 17},
-           "seats": seats, "run": {"batch": 37, "shard_games": 120, "plots": False}}
-    if rules:
-        raw["rules"] = rules
-    if out:
-        raw["run"]["out"] = out
-    return parse_config(raw)
+    return runner_config("veru", seats, players, games, 120, out, rules)
 
 
 LINEUP = [{"agent": "random", "label": "rand"}, {"agent": "heuristic", "label": "heur"},
@@ -129,13 +121,7 @@ def test_fused_pool_tournament_records_equal_the_stepped_path(monkeypatch):
 
 
 def test_fused_run_experiment_equals_the_stepped_run(tmp_path, monkeypatch):
-    run_experiment(config(LINEUP, out=str(tmp_path / "fused")), progress=False)
-    stepped(monkeypatch)
-    run_experiment(config(LINEUP, out=str(tmp_path / "stepped")), progress=False)
-    for table in ("games", "rounds"):
-        a = pd.read_parquet(tmp_path / "fused" / f"{table}.parquet")
-        b = pd.read_parquet(tmp_path / "stepped" / f"{table}.parquet")
-        assert a.equals(b), table
+    run_experiment_both_ways(lambda out: config(LINEUP, out=out), tmp_path, monkeypatch)
 
 
 @pytest.mark.parametrize("players,seats,rules", [
