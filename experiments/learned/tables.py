@@ -48,11 +48,12 @@ def shipped_files() -> list[Path]:
     return out
 
 
-def evaluate_file(path: Path, out: Path, table_games: int, workers: int) -> pd.DataFrame:
+def evaluate_file(path: Path, out: Path, table_games: int, workers: int,
+                  reference_dir: str) -> pd.DataFrame:
     """The random / heuristic / counting rows of ``bluffsim evaluate`` for one weights file."""
     p = evaluate.plan(str(path), "quick", out=str(out / path.stem), workers=workers,
                       table_games=table_games, leaderboard=str(out / "leaderboard.csv"),
-                      reference_dir=str(out / "reference"), force=True)
+                      reference_dir=reference_dir, force=True)
     card = evaluate.run(p, log=lambda _msg: None)["scorecard"]
     rows = card[card["table"].isin(OPPONENTS)].rename(columns={"table": "opponent"})
     rows = rows.assign(beats=rows["ci_low"] > rows["fair_share"])
@@ -87,10 +88,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--table-games", type=int, default=2400)
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--out", default="results/learned")
+    ap.add_argument("--reference-dir", default="results/evaluate/reference",
+                    help="cache of the reference ratings (shared with bluffsim evaluate)")
     args = ap.parse_args(argv)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    table = pd.concat([evaluate_file(f, out, args.table_games, args.workers)
+    table = pd.concat([evaluate_file(f, out, args.table_games, args.workers, args.reference_dir)
                        for f in shipped_files()], ignore_index=True)
     table.to_csv(out / "learned_tables.csv", index=False)
     command = ("python experiments/learned/tables.py --table-games "
