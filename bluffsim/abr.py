@@ -55,16 +55,14 @@ import bluffsim
 from bluffsim import rng as brng
 from bluffsim.analysis.stats import Z95
 from bluffsim.api import BluffsimError
+from bluffsim.learn import RESPONSE_ENVS as ENVS  # games side by side in training
+from bluffsim.learn import RESPONSE_PPO as PPO  # the response's PPO settings
+from bluffsim.learn import RESPONSE_ROLLOUT as ROLLOUT  # learner decisions per slot per iteration
 
-ENVS = 256          # games side by side during training
-ROLLOUT = 16        # learner decisions per game slot per PPO iteration
 DECISIONS_PER_ITERATION = ENVS * ROLLOUT
 BUDGETS = {"small": 40, "full": 200}   # PPO iterations (x 4,096 learner decisions)
 EVAL_GAMES = 3000   # evaluation games per policy (sampling, greedy); a multiple of 2..6
 EVAL_STREAM = brng.Stream.ABR_EVAL  # the eval tournament's master seed: word(seed, EVAL_STREAM, 0)
-# PPO settings of the ABR (the shipped qdv configs' step size and entropy bonus)
-PPO = {"lr": 8e-4, "epochs": 4, "minibatches": 4, "gamma": 0.995, "gae_lambda": 0.95,
-       "ent_coef": 0.005, "hidden": (128, 128)}
 
 
 class AbrError(BluffsimError, ValueError):

@@ -64,6 +64,15 @@ from bluffsim.tournament.config import MAX_BATCH, ConfigError, RunKey, _check, _
 
 MIX_STREAM = brng.Stream.MIX  # picks the mixture member of each (game, seat)
 
+# A best response's training (``bluffsim exploit``'s approximate best response, and the
+# population's responses to snapshots, ``[opponents] responses``): games side by side, learner
+# decisions per game slot per PPO iteration, and the PPO settings (the shipped qdv configs'
+# step size and entropy bonus).
+RESPONSE_ENVS = 256
+RESPONSE_ROLLOUT = 16
+RESPONSE_PPO = {"lr": 8e-4, "epochs": 4, "minibatches": 4, "gamma": 0.995, "gae_lambda": 0.95,
+                "ent_coef": 0.005, "hidden": (128, 128)}
+
 
 @dataclass(frozen=True)
 class TrainConfig:

@@ -34,7 +34,7 @@ from agents.learned import LearnedAgent, save_weights
 from bluffsim import rng as brng
 from bluffsim.adapters.gymnasium import vector_env
 from bluffsim.api import BluffsimError
-from bluffsim.learn import MixedOpponent, TrainConfig
+from bluffsim.learn import RESPONSE_ENVS, RESPONSE_PPO, RESPONSE_ROLLOUT, MixedOpponent, TrainConfig
 
 RESEED_STREAM = brng.Stream.RESEED
 RESPONSE_STREAM = brng.Stream.RESPONSE  # seeds of the best responses to snapshots
@@ -214,18 +214,16 @@ def kept_responses(out: Path, upto: int, keep: int) -> list[Path]:
 def train_response(cfg: TrainConfig, game: Any, frozen: list[tuple[np.ndarray, np.ndarray]],
                    iteration: int) -> Path:
     """Train a best response to the frozen snapshot (every other seat plays it, the response's
-    seat rotates) with the approximate-best-response settings (``bluffsim.abr``) for
+    seat rotates) with the best-response settings (``RESPONSE_*``, as ``bluffsim exploit``) for
     ``cfg.response_iterations``; its seed is ``word(cfg.seed, RESPONSE_STREAM, iteration)``."""
-    from bluffsim.abr import ENVS, PPO, ROLLOUT
-
     out = Path(cfg.out)
     path = response_path(out, iteration)
     br = replace(cfg, seed=int(brng.word(cfg.seed, RESPONSE_STREAM, iteration)) % 2**32,
-                 envs=ENVS, rollout=ROLLOUT, iterations=cfg.response_iterations,
+                 envs=RESPONSE_ENVS, rollout=RESPONSE_ROLLOUT, iterations=cfg.response_iterations,
                  anneal_iterations=None, checkpoint_every=cfg.response_iterations,
                  snapshot_every=10**9, out=str(out / "responses" / f"run_{iteration:06d}"),
                  weights=str(path), opponents=("learned",), opponent_weights=(1.0,),
-                 snapshots=0.0, responses=0.0, **PPO)
+                 snapshots=0.0, responses=0.0, **RESPONSE_PPO)
     target = LearnedAgent(game, layers=frozen)
     train(br, progress=False, command=f"best response to the snapshot after iteration {iteration}",
           opponent_agents=[target])
