@@ -20,13 +20,14 @@ tested equal to ``to_tensor``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from bluffsim.games.encoding import Relative
+from bluffsim.games.encoding import Relative, one_hot
 
 Dims = tuple[str | int, ...]
 
@@ -37,12 +38,33 @@ def _size(dims: Dims, sizes: dict[str, int]) -> tuple[int, ...]:
 
 @dataclass(frozen=True)
 class Field:
-    """One key of the structured observation: numpy dtype name, shape in named sizes, meaning."""
+    """One key of the structured observation: numpy dtype name, shape in named sizes, meaning,
+    and where the compiled engine reads it (``source``, module docstring): ``"data.<field>"`` /
+    ``"hot.<field>"`` (the first bytes of that record field), ``"data.<field>[seat]"`` (the
+    observer's row of a per-seat field, zeros once the game is over) or None (computed by the
+    game's ``obs_<name>`` function in ``kernels.py``)."""
 
     name: str
     dtype: str
     dims: Dims
     meaning: str
+    source: str | None = None
+
+    def where(self) -> tuple[str, str, bool] | None:
+        """(record ``"data"`` / ``"hot"``, record field, observer's row?) of ``source``, or None
+        for a computed field."""
+        if self.source is None:
+            return None
+        m = re.fullmatch(r"(data|hot)\.(\w+)(\[seat\])?", self.source)
+        if m is None:
+            raise ValueError(f"field {self.name!r}: source {self.source!r} is not "
+                             "'data.<field>', 'hot.<field>' or 'data.<field>[seat]'")
+        return m.group(1), m.group(2), m.group(3) is not None
+
+    def copied(self) -> bool:
+        """Whether the observation holds the first bytes of a record field (a plain copy)."""
+        w = self.where()
+        return w is not None and not w[2]
 
     def shape(self, sizes: dict[str, int]) -> tuple[int, ...]:
         """The per-game shape for these sizes (no batch axis)."""
@@ -76,14 +98,109 @@ class Context:
         return self.rel.seat_one_hot(x)
 
 
+def _values(c: Context, field: str, col: int | None) -> np.ndarray:
+    """A field of the batch, or column ``col`` of a 1-D field."""
+    v = c.obs[field]
+    return v if col is None else v[:, col]
+
+
+class Encoding:
+    """How a tensor block is made from the observation fields, declared as data: ``numpy``
+    encodes a batch of structured observations (``to_tensor``), and ``bluffsim.games.obscompile``
+    writes the compiled ``tensor_row`` from the same object (module docstring)."""
+
+    def numpy(self, c: Context, width: int) -> np.ndarray:
+        """float32[B, width]: the block of a batch of structured observations."""
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class Copy(Encoding):
+    """The values of a field, flattened (or its column ``col``: one value), each optionally
+    raised to at least ``floor``, plus ``add``, or compared ``== equals`` (1 / 0)."""
+
+    field: str
+    col: int | None = None
+    floor: int | None = None
+    add: int = 0
+    equals: int | None = None
+
+    def numpy(self, c: Context, width: int) -> np.ndarray:
+        """float32[B, width]: the (transformed) values, flattened."""
+        v = _values(c, self.field, self.col)
+        if self.floor is not None or self.add or self.equals is not None:
+            v = v.astype(np.int64)
+            if self.floor is not None:
+                v = np.maximum(v, self.floor)
+            v = v + self.add
+            if self.equals is not None:
+                v = v == self.equals
+        return v.reshape(v.shape[0], -1).astype(np.float32)
+
+
+@dataclass(frozen=True)
+class OneHot(Encoding):
+    """One-hot of a scalar field (or of column ``col`` of a 1-D field) over the block's width;
+    all zeros for a value outside [0, width)."""
+
+    field: str
+    col: int | None = None
+
+    def numpy(self, c: Context, width: int) -> np.ndarray:
+        """float32[B, width]: the one-hot rows."""
+        v = _values(c, self.field, self.col).astype(np.int64)
+        return one_hot(np.where(v < width, v, -1), width)
+
+
+@dataclass(frozen=True)
+class Seats(Encoding):
+    """A per-seat field (leading axis ``P``) in observer-relative seat order (index 0 = the
+    observer), flattened, plus ``add``."""
+
+    field: str
+    add: int = 0
+
+    def numpy(self, c: Context, width: int) -> np.ndarray:
+        """float32[B, width]: the seats' rows in relative order."""
+        v = c.obs[self.field]
+        return c.seats(v.astype(np.int64) + self.add if self.add else v)
+
+
+@dataclass(frozen=True)
+class Seat(Encoding):
+    """One-hot relative position of the absolute seat a field (or column ``col`` of a 1-D
+    field) holds; zeros for -1."""
+
+    field: str
+    col: int | None = None
+
+    def numpy(self, c: Context, width: int) -> np.ndarray:
+        """float32[B, P]: the one-hot relative seats."""
+        return c.seat(_values(c, self.field, self.col))
+
+
+@dataclass(frozen=True)
+class Custom(Encoding):
+    """A game-specific block: ``encode`` (numpy, over a ``Context``) and the name of the game's
+    compiled builder ``builder(g, h, r, x, o)`` in its ``kernels.py``, which writes the block's
+    columns ``o ..`` of the zeroed row ``x`` (the compiled tensor is tested equal to ``encode``)."""
+
+    encode: Callable[[Context], np.ndarray]
+    builder: str
+
+    def numpy(self, c: Context, width: int) -> np.ndarray:
+        """float32[B, width]: ``encode``'s block."""
+        return np.asarray(self.encode(c), dtype=np.float32)
+
+
 @dataclass(frozen=True)
 class Block:
-    """One block of the flat tensor: width in named sizes (their product), meaning, encoder."""
+    """One block of the flat tensor: width in named sizes (their product), meaning, encoding."""
 
     name: str
     dims: Dims
     meaning: str
-    encode: Callable[[Context], np.ndarray]
+    encode: Encoding
 
     def width(self, sizes: dict[str, int]) -> int:
         """Number of tensor columns for these sizes."""
@@ -102,6 +219,12 @@ class ObservationSpec:
     def keys(self) -> tuple[str, ...]:
         """The structured observation's keys, in order."""
         return tuple(f.name for f in self.fields)
+
+    @property
+    def computed_keys(self) -> tuple[str, ...]:
+        """The keys the compiled ``observe_kernel`` fills (every field that is not a plain copy
+        of record bytes), in order: its array arguments."""
+        return tuple(f.name for f in self.fields if not f.copied())
 
     def shapes(self, rules: Any) -> dict[str, tuple[np.dtype, tuple[int, ...]]]:
         """Per key: (dtype, per-game shape) for ``rules``."""
@@ -139,7 +262,7 @@ class ObservationSpec:
         ctx = Context(obs, rules, sizes, Relative(obs["seat"], rules.num_players))
         parts = []
         for b in self.blocks:
-            x = np.asarray(b.encode(ctx), dtype=np.float32)
+            x = np.asarray(b.encode.numpy(ctx, b.width(sizes)), dtype=np.float32)
             if x.ndim != 2 or x.shape[1] != b.width(sizes):
                 raise ValueError(f"tensor block {b.name!r}: encoder gave shape {x.shape}, "
                                  f"declared width {b.width(sizes)}")
