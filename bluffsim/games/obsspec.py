@@ -68,6 +68,7 @@ did not slow down.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -196,8 +197,7 @@ class OneHot(Encoding):
 
     def numpy(self, c: Context, width: int) -> np.ndarray:
         """float32[B, width]: the one-hot rows."""
-        v = _values(c, self.field, self.col).astype(np.int64)
-        return one_hot(np.where(v < width, v, -1), width)
+        return one_hot(_values(c, self.field, self.col), width)
 
 
 @dataclass(frozen=True)
@@ -252,7 +252,7 @@ class Block:
 
     def width(self, sizes: dict[str, int]) -> int:
         """Number of tensor columns for these sizes."""
-        return int(np.prod(_size(self.dims, sizes), dtype=np.int64))
+        return math.prod(_size(self.dims, sizes))
 
 
 @dataclass(frozen=True)
@@ -310,10 +310,11 @@ class ObservationSpec:
         ctx = Context(obs, rules, sizes, Relative(obs["seat"], rules.num_players))
         parts = []
         for b in self.blocks:
-            x = np.asarray(b.encode.numpy(ctx, b.width(sizes)), dtype=np.float32)
-            if x.ndim != 2 or x.shape[1] != b.width(sizes):
+            w = b.width(sizes)
+            x = np.asarray(b.encode.numpy(ctx, w), dtype=np.float32)
+            if x.ndim != 2 or x.shape[1] != w:
                 raise ValueError(f"tensor block {b.name!r}: encoder gave shape {x.shape}, "
-                                 f"declared width {b.width(sizes)}")
+                                 f"declared width {w}")
             parts.append(x)
         return np.concatenate(parts, axis=1)
 
