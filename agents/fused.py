@@ -7,7 +7,8 @@ with
 
 - ``POLICIES``: ``{agent class: (kind, params(agent) -> float row, act)}``: the game's built-in
   agents it compiles, the parameter row each policy reads, and the ``act`` it reproduces
-  (``learned`` is compiled here for every game: the game's ``kernels.tensor_row`` feeds it);
+  (``learned`` is compiled here for every game: the game's ``kernels.tensor_row``, generated from
+  its observation spec by ``bluffsim.games.obscompile``, feeds it);
 - ``random_action(g, h, r, seat_key)``, ``heuristic_action(g, h, r, params_row, hctx)`` and
   ``counting_action(g, h, r, me, params_row, cctx)``: the choice of each policy in game
   ``(g, h)`` (``agents.fused.no_policy`` for one the game lacks; counting may return

@@ -1,8 +1,9 @@
 """Cached kernels compiled from older sources of the functions they call are deleted.
 
 numba keys a cached kernel on its own file only, not on the files of the kernels it calls
-(``fmath``, ``rng_nb``, ``games.drivers``, ``agents.fused``, a game's rules): after an update
-that changes only those, it would load machine code built from the old sources.
+(``fmath``, ``rng_nb``, ``games.drivers``, ``agents.fused``, a game's rules, a game's
+observation spec, from which its observation kernels are generated): after an update that
+changes only those, it would load machine code built from the old sources.
 ``clear_stale_caches`` (run when ``bluffsim`` is imported) guards against that: it keeps a
 digest of every numba source file of ``bluffsim/`` and ``agents/`` (and ``tests/``, in a
 checkout) next to the caches and, when the digest changes, deletes the cached kernels so that
@@ -22,12 +23,16 @@ STAMP = "kernel_sources.sha256"
 
 
 def sources_digest(roots: Iterable[Path]) -> str:
-    """sha256 of every ``.py`` file under ``roots`` that uses numba (path and contents)."""
+    """sha256 of every ``.py`` file under ``roots`` that uses numba or declares an observation
+    spec (the compiled observation kernels are generated from it: ``games.obscompile``), path
+    and contents; the generated sources themselves (in ``__pycache__``) follow from those."""
     h = hashlib.sha256()
     for root in roots:
         for path in sorted(root.rglob("*.py")):
+            if "__pycache__" in path.parts:
+                continue
             text = path.read_bytes()
-            if b"njit" in text:
+            if b"njit" in text or b"ObservationSpec" in text:
                 h.update(str(path.relative_to(root.parent)).encode() + b"\0" + text)
     return h.hexdigest()
 

@@ -14,15 +14,19 @@ provides, with these exact names and signatures:
 | `start_kernel(data, hot, rec, idx)`          | deal games ``idx`` (their ``hot["seed"]`` set)        |
 | `step_kernel(data, hot, rec, actions)`       | the transition of ``Game.step``; first illegal index or -1 |
 | `mask_kernel(data, hot, rec)`                | recompute every legal mask                            |
-| `tensor_kernel(data, hot, rec, out)`         | the flat observation tensor                           |
-| `observation_table(rules)`                   | (keys, table) for ``observe``: per key its source bytes |
-| `observe_kernel(data, hot, rec, *arrays)`    | fill the observation keys that are not plain copies   |
+| `tensor_kernel(data, hot, rec, out)`         | the flat observation tensor (generated)               |
+| `observe_kernel(data, hot, rec, *arrays)`    | the observation keys that are not plain copies (generated) |
+| `OBS_SIZES`                                  | the spec's named sizes as the compiled code reads them |
 | `play_random_kernel(data, hot, rec, n, counts)` | the fused all-``random`` loop                      |
 
-A game's engine subclass sets ``kernels``, ``state_type`` (its ``RecordState``
-whose ``from_data`` builds the public field views) and ``computed_keys`` (the
-observation keys ``observe_kernel`` fills, in its argument order), and adds only
-``final_score``, ``round_record`` and ``from_reference``.
+The two generated kernels (and ``tensor_row``) come from ``observation.SPEC``
+(``bluffsim.games.obscompile.compile_observation``, called at the end of ``kernels.py``).
+
+A game's engine subclass sets ``kernels``, ``observation`` (its ``observe`` module) and
+``state_type`` (its ``RecordState`` whose ``from_data`` builds the public field views), and
+adds only ``final_score``, ``round_record`` and ``from_reference``.  What ``observe`` copies
+byte-wise and what ``observe_kernel`` fills (``computed_keys``, in its argument order) both
+follow from the fields of ``observation.SPEC`` (their ``source``).
 """
 
 from __future__ import annotations
@@ -33,6 +37,8 @@ from typing import Any, ClassVar
 import numpy as np
 
 from bluffsim.api import Game, SeedError, State, check_seeds
+from bluffsim.games.drivers import observation_table
+from bluffsim.games.obscompile import check_sizes
 
 
 class CompiledGame(Game):
@@ -40,7 +46,6 @@ class CompiledGame(Game):
 
     kernels: ClassVar[ModuleType]
     observation: ClassVar[ModuleType]
-    computed_keys: ClassVar[tuple[str, ...]]
 
     def __init__(self, rules: Any):
         kn = self.kernels
@@ -50,7 +55,11 @@ class CompiledGame(Game):
         self._rec = kn.rules_record(rules)
         self._blank = kn.blank_record(rules)
         self._blank_hot = kn.blank_hot(rules)
-        self._obs_keys, self._obs_table = kn.observation_table(rules)
+        spec = self.observation.SPEC
+        check_sizes(spec, kn.OBS_SIZES, rules, self._rec)
+        self._obs_keys, self._obs_table = observation_table(spec, rules, kn.STATE_DTYPE,
+                                                            kn.HOT_DTYPE)
+        self.computed_keys = spec.computed_keys
 
     # ================================================================ set-up
     def empty_state(self, seeds: np.ndarray) -> Any:

@@ -1,6 +1,7 @@
 """The compiled drivers every game's engine shares, written once: a game's ``kernels.py`` holds
-its rules (``apply``, ``update_mask``, ``random_action``, ``tensor_row``, ...) and makes each
-batch kernel a cached one-line call of a loop here, passing its own rule functions.
+its rules (``apply``, ``update_mask``, ``random_action``, ...) and makes each batch kernel a
+cached one-line call of a loop here, passing its own rule functions (``tensor_row`` and its
+kernel are generated from the game's observation spec: ``games.obscompile``).
 
 | loop here | the game's kernel | what it does |
 |---|---|---|
@@ -16,7 +17,8 @@ game's functions called directly (a function passed to a cached kernel as a valu
 it uncacheable, and counting references on every call made fused play 4x slower, measured
 in ``agents.fused``).  numba's cache keys a kernel on its own file only: after editing this
 module, delete the games' ``__pycache__/*.nb[ic]``.  ``one_hot``/``rel_seat`` are the tensor
-encodings every game uses; ``observation_table`` reads a game's ``OBS_SPEC``.
+encodings every game uses (the generated ``tensor_row`` calls them, ``games.obscompile``);
+``observation_table`` reads a game's ``ObservationSpec`` fields.
 """
 
 from __future__ import annotations
@@ -158,17 +160,23 @@ def rel_seat(x, o, seat, me, p):
     return o + p
 
 
-def observation_table(spec: tuple, state_dtype: np.dtype, hot_dtype: np.dtype,
-                      dims: dict[str, int]) -> tuple[list, np.ndarray]:
-    """(per key of ``spec``, a game's ``OBS_SPEC`` rows ``(name, source, field, dtype,
-    shape)``: name, dtype, shape per game with its named dimensions (``"P"``, ...) read from
-    ``dims``; int64[keys, 3] rows: source (0 data, 1 hot, -1 computed), byte offset of the
-    field in its record, bytes per game)."""
+def observation_table(spec: Any, rules: Any, state_dtype: np.dtype,
+                      hot_dtype: np.dtype) -> tuple[list, np.ndarray]:
+    """(per field of the ``ObservationSpec`` ``spec``: name, dtype, shape for ``rules``;
+    int64[fields, 3] rows: source (0 data, 1 hot, -1 filled by ``observe_kernel``), byte offset
+    of the field in its record, bytes per game): the table ``CompiledGame.observe`` copies by."""
     keys, rows = [], []
-    for name, source, fld, dtype, shape in spec:
-        shape = tuple(dims[d] if isinstance(d, str) else d for d in shape)
-        nbytes = int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
-        rec: Any = hot_dtype if source == "hot" else state_dtype
-        rows.append((-1 if source is None else int(source == "hot"), rec.fields[fld][1], nbytes))
-        keys.append((name, np.dtype(dtype), shape))
+    for name, (dtype, shape) in spec.shapes(rules).items():
+        f = next(f for f in spec.fields if f.name == name)
+        nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+        if f.copied():
+            rec, fld, _ = f.where()
+            record: Any = hot_dtype if rec == "hot" else state_dtype
+            if fld not in record.names or record.fields[fld][0].itemsize < nbytes:
+                raise ValueError(f"observation field {name!r}: {rec}.{fld} cannot hold {nbytes} "
+                                 "bytes per game")
+            rows.append((int(rec == "hot"), record.fields[fld][1], nbytes))
+        else:
+            rows.append((-1, 0, nbytes))
+        keys.append((name, dtype, shape))
     return keys, np.asarray(rows, dtype=np.int64)

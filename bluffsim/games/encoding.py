@@ -24,10 +24,10 @@ def layout_size(rows: list[Row]) -> int:
 
 
 def one_hot(values: np.ndarray, n: int) -> np.ndarray:
-    """float32[B, n]; rows with a negative value are all zero."""
+    """float32[B, n]; rows with a value outside [0, n) are all zero (as ``drivers.one_hot``)."""
     values = np.asarray(values).astype(np.int64)
     out = np.zeros((values.shape[0], n), dtype=np.float32)
-    ok = values >= 0
+    ok = (values >= 0) & (values < n)
     out[np.flatnonzero(ok), values[ok]] = 1.0
     return out
 

@@ -23,6 +23,8 @@ from bluffsim import bits_nb as bn
 from bluffsim import rng
 from bluffsim import rng_nb as rn
 from bluffsim.games import drivers as DR
+from bluffsim.games import obscompile as OC
+from bluffsim.games.legumes import observe as O
 from bluffsim.games.legumes import rules as R
 from bluffsim.games.legumes.reference import RESHUFFLE_STREAM
 
@@ -551,150 +553,26 @@ def mask_kernel(data, hot, rules):
 
 
 # ===================================================================== observation
-# the structured observation (observe.py table): key -> (source record, field, dtype, shape
-# per game as a function of P); the source's first bytes of that field are the
-# observation's (per-seat fields keep the first P seats); source None: computed
-OBS_SPEC = (
-    ("seat", "hot", "current_player", I1, ()), ("phase", "hot", "phase", I1, ()),
-    ("hand", None, "hands", I1, (T,)), ("hand_sizes", "data", "hand_sizes", I2, ("P",)),
-    ("called", "data", "called", I1, ()), ("direction", "data", "direction", I1, ()),
-    ("face_down_count", "data", "fd_count", I2, ()),
-    ("last_owner", "data", "last_owner", I1, ()), ("last_called", "data", "last_called", I1, ()),
-    ("my_face_down", None, "fd_by_owner", I1, (T,)), ("face_up", "data", "face_up", I1, (T,)),
-    ("after_reverse", "data", "after_reverse", np.bool_, ()),
-    ("discard_size", None, "discard", I2, ()),
-    ("discard_revealed", "data", "discard_revealed", I1, (T,)),
-    ("draw_size", None, "draw_len", I2, ()), ("reshuffles", "data", "reshuffles", I1, ()),
-    ("revealed_total", "data", "revealed_total", I4, (T,)),
-    ("last_reveal", "data", "last_reveal", I2, (6,)), ("pending", "data", "pending", I1, ()),
-    ("num_rounds", "hot", "num_rounds", I4, ()),
-    ("my_discard", None, "my_discard", I1, (T,)),
-    ("reshuffled_known", None, "reshuffled_known", I1, (T,)),
-    ("fd_claims", "data", "fd_claims", I2, ("P", V)),
-    ("taken_known", None, "taken_known", I4, ("P", T)),
-    ("accused_tally", "data", "accused_tally", I4, ("P", 3)),
-    ("accuser_tally", "data", "accuser_tally", I4, ("P", 3)),
-    ("shown_tally", "data", "shown_tally", I4, ("P", 4)),
-    ("drawn_tally", "data", "drawn_tally", I4, ("P",)),
-    ("bomb_taken", "data", "bomb_taken", I4, ("P",)),
-)
-
-
-def observation_table(rules: R.Rules) -> tuple[list, np.ndarray]:
-    """``drivers.observation_table`` of ``OBS_SPEC`` for these rules."""
-    return DR.observation_table(OBS_SPEC, STATE_DTYPE, HOT_DTYPE, {"P": rules.num_players})
+# the structured observation and the flat tensor are declared once, in ``observe.SPEC``: the
+# fields name their record sources, and ``observe_kernel``, ``tensor_row`` and ``tensor_kernel``
+# are generated from it (``obscompile``, at the end of this module).  Here: the named sizes as
+# the compiled code reads them and the computed fields (``obs_<name>(g, h, r, seat)``).
+OBS_SIZES = {"P": "r.num_players", "T": T, "V": V}
 
 
 @njit(cache=True)
-def observe_kernel(data, hot, rules, hand, my_face_down, discard_size, draw_size, my_discard,
-                   reshuffled_known, taken_known):
-    """The computed keys of the observation: the current player's private rows (zeros once
-    over) and the pile sizes.  The other keys are copies of the first bytes of state fields
-    (``observation_table``; ``vec.LegumesGame.observe``)."""
-    r = rules[0]
-    p = r.num_players
-    for b in range(data.shape[0]):
-        me = np.int64(hot[b].current_player)
-        g = data[b]
-        size = 0
-        for t in range(T):
-            size += g.discard[t]
-            if me >= 0:
-                hand[b, t] = g.hands[me, t]
-                my_face_down[b, t] = g.fd_by_owner[me, t]
-                my_discard[b, t] = g.my_discard[me, t]
-                reshuffled_known[b, t] = g.reshuffled_known[me, t]
-            else:
-                hand[b, t] = 0
-                my_face_down[b, t] = 0
-                my_discard[b, t] = 0
-                reshuffled_known[b, t] = 0
-            for s in range(p):
-                taken_known[b, s, t] = g.taken_known[me, s, t] if me >= 0 else 0
-        discard_size[b] = size
-        draw_size[b] = g.draw_len - g.draw_ptr
-
-
-@njit(cache=True)
-def tensor_row(g, h, r, x):
-    """The flat observation tensor of one game (records ``g``, ``h``) into the zeroed
-    float32 row ``x``; layout ``observe.tensor_layout``, the same values as
-    ``observe.to_tensor`` (the fused loop's ``learned`` seats read it)."""
-    p = r.num_players
-    seat = np.int64(h.current_player)
-    me = max(seat, 0)
-    mine = seat >= 0
-    o = DR.one_hot(x, 0, np.int64(h.phase), 3)
-    for t in range(T):
-        x[o + t] = g.hands[seat, t] if mine else 0
-    o += T
-    for j in range(p):
-        x[o + j] = g.hand_sizes[(me + j) % p]
-    o += p
-    o = DR.one_hot(x, o, np.int64(g.called), V)
-    x[o] = g.direction
-    x[o + 1] = g.fd_count
-    o += 2
-    o = DR.rel_seat(x, o, np.int64(g.last_owner), me, p)
-    o = DR.one_hot(x, o, np.int64(g.last_called), V)
-    for t in range(T):
-        x[o + t] = g.fd_by_owner[seat, t] if mine else 0
-        x[o + T + t] = g.face_up[t]
-    o += 2 * T
-    x[o] = g.after_reverse
+def obs_discard_size(g, h, r, seat):
+    """Observation ``discard_size``: cards in the discard pile."""
     size = 0
     for t in range(T):
         size += g.discard[t]
-    x[o + 1] = size
-    o += 2
-    for t in range(T):
-        x[o + t] = g.discard_revealed[t]
-    o += T
-    x[o] = g.draw_len - g.draw_ptr
-    x[o + 1] = g.reshuffles
-    o += 2
-    for t in range(T):
-        x[o + t] = g.revealed_total[t]
-    o += T
-    o = DR.rel_seat(x, o, np.int64(g.pending), me, p)
-    x[o] = h.num_rounds
-    o += 1
-    for t in range(T):
-        x[o + t] = g.my_discard[seat, t] if mine else 0
-        x[o + T + t] = g.reshuffled_known[seat, t] if mine else 0
-    o += 2 * T
-    for j in range(p):
-        s = (me + j) % p
-        for v in range(V):
-            x[o + j * V + v] = g.fd_claims[s, v]
-    o += p * V
-    for j in range(p):
-        s = (me + j) % p
-        for t in range(T):
-            x[o + j * T + t] = g.taken_known[seat, s, t] if mine else 0
-    o += p * T
-    for j in range(p):
-        s = (me + j) % p
-        for c in range(3):
-            x[o + j * 3 + c] = g.accused_tally[s, c]
-            x[o + p * 3 + j * 3 + c] = g.accuser_tally[s, c]
-    o += 6 * p
-    for j in range(p):
-        s = (me + j) % p
-        for c in range(4):
-            x[o + j * 4 + c] = g.shown_tally[s, c]
-    o += 4 * p
-    for j in range(p):
-        s = (me + j) % p
-        x[o + j] = g.drawn_tally[s]
-        x[o + p + j] = g.bomb_taken[s]
+    return size
 
 
 @njit(cache=True)
-def tensor_kernel(data, hot, rules, out):
-    """The flat observation tensor of every game into ``out`` (zeroed float32[B, D]),
-    row by row with ``tensor_row``."""
-    DR.tensor_loop(tensor_row, data, hot, rules, out)
+def obs_draw_size(g, h, r, seat):
+    """Observation ``draw_size``: cards left in the draw pile."""
+    return g.draw_len - g.draw_ptr
 
 
 # ===================================================================== fused random play
@@ -812,3 +690,6 @@ def play_random_kernel(data, hot, rules, decisions, counts):
     DR.play_random_loop(random_action, apply_rules, update_mask, prefetch, data, hot,
                         rules, decisions, counts)
 
+
+# the observation's compiled kernels, generated from observe.SPEC (bluffsim.games.obscompile)
+tensor_row, tensor_kernel, observe_kernel = OC.compile_observation(O.SPEC, globals(), OBS_SIZES)

@@ -92,8 +92,6 @@ class LegumesGame(CompiledGame):
     kernels = KN
     state_type = LegumesState
     observation = O
-    computed_keys = ("hand", "my_face_down", "discard_size", "draw_size", "my_discard",
-                     "reshuffled_known", "taken_known")
 
     # ================================================================ records
     def final_score(self, st: LegumesState, idx: np.ndarray) -> np.ndarray:

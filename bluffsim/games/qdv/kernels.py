@@ -25,6 +25,8 @@ from bluffsim import bits_nb as bn
 from bluffsim import rng
 from bluffsim import rng_nb as rn
 from bluffsim.games import drivers as DR
+from bluffsim.games import obscompile as OC
+from bluffsim.games.qdv import observe as O
 from bluffsim.games.qdv import rules as R
 
 # maximum sizes over every valid option set (rules.py): seats, bid history, deck, challenge
@@ -715,53 +717,24 @@ def mask_kernel(data, hot, rules):
 
 
 # ===================================================================== observation
-# the structured observation (observe.py table): key -> (source record, field, dtype, shape
-# per game as a function of (P, H)); the source's first bytes of that field are the
-# observation's (per-seat fields keep the first P seats, histories the first H bids)
-OBS_SPEC = (
-    ("seat", "hot", "current_player", I1, ()), ("phase", "hot", "phase", I1, ()),
-    ("hand", None, "hands", I1, (K,)), ("hand_sizes", "data", "hand_sizes", I1, ("P",)),
-    ("tokens", "data", "tokens", I4, ("P",)), ("in_round", "data", "in_round", np.bool_, ("P",)),
-    ("dealer", "data", "dealer", I1, ()), ("direction", "data", "direction", I1, ()),
-    ("centre", "data", "centre", I1, ()), ("start", "data", "start", I1, ()),
-    ("bid_count", "data", "bid_count", I1, ()), ("bid_fruit", "data", "bid_fruit", I1, ()),
-    ("bidder", "data", "bidder", I1, ()), ("num_bids", "data", "num_bids", I1, ()),
-    ("bid_history", "data", "bid_history", I1, ("H", 3)),
-    ("revealed", "data", "revealed", I1, ("P", K)), ("discarded", "data", "discarded", I1, ("P", K)),
-    ("drawn", "data", "drawn", I1, ("P",)), ("challenges", "data", "challenges", I1, (E,)),
-    ("challenge_left", None, "chal_ptr", I1, ()), ("undealt_left", None, "deck_ptr", I1, ()),
-    ("call", "data", "call", I1, ()), ("caller", "data", "caller", I1, ()),
-    ("showdown_hands", "data", "showdown_hands", I1, ("P", K)),
-    ("declared", "data", "declared", I1, ("P",)),
-    ("showdown_count", "data", "showdown_count", I1, ()),
-    ("num_rounds", "hot", "num_rounds", I4, ()), ("last_round", "data", "last_round", I2, (NLR,)),
-    ("last_bid_history", "data", "last_bid_history", I1, ("H", 3)),
-    ("bid_tally", "data", "bid_tally", I4, ("P", R.BID_TALLY)),
-    ("call_tally", "data", "call_tally", I4, ("P", R.CALL_TALLY)),
-    ("called_tally", "data", "called_tally", I4, ("P", R.CALL_TALLY)),
-    ("token_tally", "data", "token_tally", I4, ("P", R.TOKEN_TALLY)),
-)
-
-
-def observation_table(rules: R.Rules) -> tuple[list, np.ndarray]:
-    """``drivers.observation_table`` of ``OBS_SPEC`` for these rules."""
-    return DR.observation_table(OBS_SPEC, STATE_DTYPE, HOT_DTYPE,
-                                {"P": rules.num_players, "H": rules.history_len})
+# the structured observation and the flat tensor are declared once, in ``observe.SPEC``: the
+# fields name their record sources, and ``observe_kernel``, ``tensor_row`` and ``tensor_kernel``
+# are generated from it (``obscompile``, at the end of this module).  Here: the named sizes as
+# the compiled code reads them, the computed fields (``obs_<name>(g, h, r, seat)``) and the
+# builders of the ``Custom`` blocks.
+OBS_SIZES = {"P": "r.num_players", "K": K, "F": F, "E": E, "H": "r.history_len"}
 
 
 @njit(cache=True)
-def observe_kernel(data, hot, rules, hand, challenge_left, undealt_left):
-    """The computed keys of the observation: the current player's hand (zeros once over),
-    challenge cards and undealt fruit cards left.  The other keys are copies of the first
-    bytes of state fields (``observation_table``; ``vec.QdvGame.observe``)."""
-    r = rules[0]
-    for b in range(data.shape[0]):
-        me = np.int64(hot[b].current_player)
-        g = data[b]
-        for i in range(K):
-            hand[b, i] = g.hands[me, i] if me >= 0 else 0
-        challenge_left[b] = r.chal_size - g.chal_ptr
-        undealt_left[b] = r.deck_size - g.deck_ptr
+def obs_challenge_left(g, h, r, seat):
+    """Observation ``challenge_left``: challenge cards left in the deck."""
+    return r.chal_size - g.chal_ptr
+
+
+@njit(cache=True)
+def obs_undealt_left(g, h, r, seat):
+    """Observation ``undealt_left``: fruit cards left in the undealt deck."""
+    return r.deck_size - g.deck_ptr
 
 
 @njit(cache=True)
@@ -779,100 +752,17 @@ def _bid_table(x, o, hist, n_rows, me, p):
 
 
 @njit(cache=True)
-def tensor_row(g, h, r, x):
-    """The flat observation tensor of one game (records ``g``, ``h``) into the zeroed
-    float32 row ``x``; layout ``observe.tensor_layout``, the same values as
-    ``observe.to_tensor`` (the fused loop's ``learned`` seats read it)."""
-    p = r.num_players
-    seat = np.int64(h.current_player)
-    me = max(seat, 0)
-    o = DR.one_hot(x, 0, np.int64(h.phase), 5)
-    for k in range(K):
-        x[o + k] = g.hands[seat, k] if seat >= 0 else 0
-    o += K
-    for j in range(p):
-        x[o + j] = g.hand_sizes[(me + j) % p]
-        x[o + p + j] = g.tokens[(me + j) % p]
-        x[o + 2 * p + j] = g.in_round[(me + j) % p]
-    o += 3 * p
-    o = DR.rel_seat(x, o, np.int64(g.dealer), me, p)
-    x[o] = g.direction
-    o += 1
-    o = DR.one_hot(x, o, np.int64(g.centre), K)
-    o = DR.one_hot(x, o, np.int64(g.start), F)
-    x[o] = g.bid_count
-    o += 1
-    o = DR.one_hot(x, o, np.int64(g.bid_fruit), F)
-    o = DR.rel_seat(x, o, np.int64(g.bidder), me, p)
-    x[o] = g.num_bids
-    o += 1
-    o = _bid_table(x, o, g.bid_history, r.history_len, me, p)
-    for j in range(p):
-        s = (me + j) % p
-        for k in range(K):
-            x[o + j * K + k] = g.revealed[s, k]
-            x[o + p * K + j * K + k] = g.discarded[s, k]
-    o += 2 * p * K
-    for j in range(p):
-        x[o + j] = g.drawn[(me + j) % p]
-    o += p
-    for e in range(E):
-        x[o + e] = g.challenges[e]
-    o += E
-    x[o] = r.chal_size - g.chal_ptr
-    x[o + 1] = r.deck_size - g.deck_ptr
-    o += 2
-    o = DR.one_hot(x, o, np.int64(g.call), 2)
-    o = DR.rel_seat(x, o, np.int64(g.caller), me, p)
-    for j in range(p):
-        s = (me + j) % p
-        for k in range(K):
-            x[o + j * K + k] = g.showdown_hands[s, k]
-    o += p * K
-    for j in range(p):
-        x[o + j] = g.declared[(me + j) % p] + 1
-    o += p
-    x[o] = max(np.int64(g.showdown_count), 0)
-    x[o + 1] = h.num_rounds
-    o += 2
-    lr = g.last_round
-    o = DR.one_hot(x, o, np.int64(lr[LR_CALL]), 2)
-    o = DR.rel_seat(x, o, np.int64(lr[LR_CALLER]), me, p)
-    o = DR.rel_seat(x, o, np.int64(lr[LR_BIDDER]), me, p)
-    x[o] = max(np.int64(lr[LR_COUNT]), 0)
-    o += 1
-    o = DR.one_hot(x, o, np.int64(lr[LR_FRUIT]), F)
-    x[o] = max(np.int64(lr[LR_TRUE]), 0)
-    o += 1
-    o = DR.rel_seat(x, o, np.int64(lr[LR_LOSER]), me, p)
-    x[o] = max(np.int64(lr[LR_AMOUNT]), 0)
-    o += 1
-    o = DR.rel_seat(x, o, np.int64(lr[LR_GAINER]), me, p)
-    x[o] = max(np.int64(lr[LR_CENTRE]), 0)
-    o += 1
-    o = _bid_table(x, o, g.last_bid_history, r.history_len, me, p)
-    for j in range(p):
-        s = (me + j) % p
-        for c in range(R.BID_TALLY):
-            x[o + j * R.BID_TALLY + c] = g.bid_tally[s, c]
-    o += p * R.BID_TALLY
-    for j in range(p):
-        s = (me + j) % p
-        for c in range(R.CALL_TALLY):
-            x[o + j * R.CALL_TALLY + c] = g.call_tally[s, c]
-            x[o + p * R.CALL_TALLY + j * R.CALL_TALLY + c] = g.called_tally[s, c]
-    o += 2 * p * R.CALL_TALLY
-    for j in range(p):
-        s = (me + j) % p
-        for c in range(R.TOKEN_TALLY):
-            x[o + j * R.TOKEN_TALLY + c] = g.token_tally[s, c]
+def bid_table_block(g, h, r, x, o):
+    """Tensor block ``bid_table`` (``observe.bid_table`` of this round's bids) at ``x[o:]``."""
+    _bid_table(x, o, g.bid_history, r.history_len, max(np.int64(h.current_player), 0),
+               r.num_players)
 
 
 @njit(cache=True)
-def tensor_kernel(data, hot, rules, out):
-    """The flat observation tensor of every game into ``out`` (zeroed float32[B, D]),
-    row by row with ``tensor_row``."""
-    DR.tensor_loop(tensor_row, data, hot, rules, out)
+def last_bid_table_block(g, h, r, x, o):
+    """Tensor block ``last_bid_table`` (the last showdown's round's bids) at ``x[o:]``."""
+    _bid_table(x, o, g.last_bid_history, r.history_len, max(np.int64(h.current_player), 0),
+               r.num_players)
 
 
 # ===================================================================== fused random play
@@ -897,3 +787,6 @@ def play_random_kernel(data, hot, rules, decisions, counts):
     DR.play_random_loop(random_choice, apply, DR.no_finish, DR.no_prefetch, data, hot,
                         rules, decisions, counts)
 
+
+# the observation's compiled kernels, generated from observe.SPEC (bluffsim.games.obscompile)
+tensor_row, tensor_kernel, observe_kernel = OC.compile_observation(O.SPEC, globals(), OBS_SIZES)

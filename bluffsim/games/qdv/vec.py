@@ -104,7 +104,6 @@ class QdvGame(CompiledGame):
     kernels = KN
     state_type = QdvState
     observation = O
-    computed_keys = ("hand", "challenge_left", "undealt_left")
 
     # ================================================================ records
     def final_score(self, st: QdvState, idx: np.ndarray) -> np.ndarray:

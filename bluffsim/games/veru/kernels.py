@@ -25,6 +25,8 @@ from bluffsim import bits_nb as bn
 from bluffsim import rng
 from bluffsim import rng_nb as rn
 from bluffsim.games import drivers as DR
+from bluffsim.games import obscompile as OC
+from bluffsim.games.veru import observe as O
 from bluffsim.games.veru import rules as R
 
 P_MAX = 6
@@ -638,38 +640,12 @@ def mask_kernel(data, hot, rules):
 
 
 # ===================================================================== observation
-# the structured observation (observe.py table, same key order): key -> (source record,
-# field, dtype, shape per game as a function of P); the source's first bytes of that field
-# are the observation's (per-seat fields keep the first P seats); source None: computed
-OBS_SPEC = (
-    ("seat", "hot", "current_player", I1, ()), ("phase", "hot", "phase", I1, ()),
-    ("hand", None, "hands", I1, (T,)), ("hand_sizes", "data", "hand_sizes", I1, ("P",)),
-    ("out", "data", "out", np.bool_, ("P",)), ("place", "data", "place", I1, ("P",)),
-    ("opener", "data", "opener", I1, ()), ("claimant", "data", "claimant", I1, ()),
-    ("claim_rank", "data", "claim_rank", I1, ()), ("claim_count", "data", "table_n", I1, ()),
-    ("put_count", "data", "put_count", I1, ()), ("my_table", None, "table", I1, (T,)),
-    ("bank_sizes", None, "bank", I1, ("P",)), ("my_bank", None, "bank", I1, (T,)),
-    ("closed", "data", "closed", np.bool_, (N,)),
-    ("discard_seen", "data", "discard_seen", I1, (T,)),
-    ("discard_hidden", None, "discard_hidden", I1, ()),
-    ("taken", "data", "taken", I4, ("P",)), ("seen_taken", None, "seen_taken", I4, ("P", T)),
-    ("last_check", "data", "last_check", I1, (5,)),
-    ("last_check_cards", None, "last_check_cards", I1, (T,)),
-    ("swaps_left", None, "swaps_used", I1, ()), ("ace_where", None, "hands", I1, ("P+3",)),
-    ("endgame_left", None, "endgame_count", I4, ()),
-    ("num_rounds", "hot", "num_rounds", I4, ()),
-    ("my_out", None, "hidden_out", I1, (T,)), ("known_in_hand", None, "known", I1, ("P", T)),
-    ("claims", "data", "claims", I4, ("P", 2)), ("cards_claimed", "data", "cards_claimed", I4, ("P",)),
-    ("claims_checked", "data", "claim_checks", I4, ("P", 2)),
-    ("checks", "data", "checks", I4, ("P", 4)), ("pickups", "data", "pickups", I4, ("P",)),
-    ("timeouts", "data", "timeouts", I4, ("P",)), ("swaps_made", None, "swaps_used", I4, ("P",)),
-)
-
-
-def observation_table(rules: R.Rules) -> tuple[list, np.ndarray]:
-    """``drivers.observation_table`` of ``OBS_SPEC`` for these rules."""
-    return DR.observation_table(OBS_SPEC, STATE_DTYPE, HOT_DTYPE, {"P": rules.num_players,
-                                 "P+3": rules.num_players + 3})
+# the structured observation and the flat tensor are declared once, in ``observe.SPEC``: the
+# fields name their record sources, and ``observe_kernel``, ``tensor_row`` and ``tensor_kernel``
+# are generated from it (``obscompile``, at the end of this module).  Here: the named sizes as
+# the compiled code reads them, the computed fields (``obs_<name>(g, h, r, seat, ...)``) and
+# the builder of the ``Custom`` block.
+OBS_SIZES = {"P": "r.num_players", "T": T, "N": N, "W": "r.num_players + 3"}
 
 
 @njit(cache=True)
@@ -684,178 +660,81 @@ def saw_last_check(g, r, seat):
 
 
 @njit(cache=True)
-def observe_kernel(data, hot, rules, hand, my_table, bank_sizes, my_bank, discard_hidden,
-                   seen_taken, last_check_cards, swaps_left, ace_where, endgame_left, my_out,
-                   known_in_hand, swaps_made):
-    """The computed keys of the observation (the current player's private rows, zeros once
-    over; sums; the gadgets' views).  The other keys are copies of the first bytes of state
-    fields (``observation_table``; ``vec.VeruGame.observe``)."""
-    r = rules[0]
-    p = r.num_players
-    for b in range(data.shape[0]):
-        g = data[b]
-        seat = np.int64(hot[b].current_player)
-        mine = seat >= 0
-        me = max(seat, 0)
-        hidden = 0
-        for t in range(T):
-            hidden += g.discard_hidden[t]
-            if mine:
-                hand[b, t] = g.hands[me, t]
-                my_table[b, t] = claim_count(g, t) if g.claimant == seat else 0
-                my_bank[b, t] = g.bank[me, t]
-                my_out[b, t] = g.hidden_out[me, t]
-            else:
-                hand[b, t] = 0
-                my_table[b, t] = 0
-                my_bank[b, t] = 0
-                my_out[b, t] = 0
-            saw = saw_last_check(g, r, seat)
-            last_check_cards[b, t] = g.last_check_cards[t] if saw else 0
-        discard_hidden[b] = hidden
-        for q in range(p):
-            size = 0
-            for t in range(T):
-                size += g.bank[q, t]
-                seen_taken[b, q, t] = g.seen_taken[me, q, t] if mine else 0
-                known_in_hand[b, q, t] = g.known[me, q, t] if mine else 0
-            bank_sizes[b, q] = size
-            swaps_made[b, q] = g.swaps_used[q]
-        swaps_left[b] = r.joker_swaps - g.swaps_used[me] if mine and r.swap_seat[me] else 0
-        if mine and r.ace_seat[me]:
-            for q in range(p):
-                ace_where[b, q] = g.hands[q, ACE]
-            ace_where[b, p] = claim_count(g, ACE)
-            ace_where[b, p + 1] = bank_count(g, r, ACE)
-            ace_where[b, p + 2] = g.discard_seen[ACE] + g.discard_hidden[ACE]
-        else:
-            for i in range(p + 3):
-                ace_where[b, i] = -1
-        endgame_left[b] = r.endgame_limit - g.endgame_count if g.endgame_count >= 0 else -1
+def obs_my_table(g, h, r, seat, t):
+    """Observation ``my_table``: my cards of type ``t`` in the claim on the table."""
+    return claim_count(g, t) if seat >= 0 and g.claimant == seat else 0
 
 
 @njit(cache=True)
-def tensor_row(g, h, r, x):
-    """The flat observation tensor of one game (records ``g``, ``h``) into the zeroed
-    float32 row ``x``; layout ``observe.tensor_layout``, the same values as
-    ``observe.to_tensor`` (the fused loop's ``learned`` seats read it)."""
-    p = r.num_players
-    seat = np.int64(h.current_player)
-    mine = seat >= 0
-    me = max(seat, 0)
-    o = DR.one_hot(x, 0, np.int64(h.phase), 4)
+def obs_bank_sizes(g, h, r, seat, q):
+    """Observation ``bank_sizes``: cards in the Bank owned by seat ``q``."""
+    size = 0
     for t in range(T):
-        x[o + t] = g.hands[me, t] if mine else 0
-    o += T
-    for j in range(p):
-        s = (me + j) % p
-        x[o + j] = g.hand_sizes[s]
-        x[o + p + j] = g.out[s]
-    o += 2 * p
-    o = DR.rel_seat(x, o, np.int64(g.opener), me, p)
-    o = DR.rel_seat(x, o, np.int64(g.claimant), me, p)
-    o = DR.one_hot(x, o, np.int64(g.claim_rank), N)
-    x[o] = g.table_n
-    x[o + 1] = g.put_count
-    o += 2
-    if mine and g.claimant == seat:
-        for t in range(T):
-            x[o + t] = claim_count(g, t)
-    o += T
-    for j in range(p):
-        s = (me + j) % p
-        size = 0
-        for t in range(T):
-            size += g.bank[s, t]
-        x[o + j] = size
-    o += p
-    for t in range(T):
-        x[o + t] = g.bank[me, t] if mine else 0
-    o += T
-    for k in range(N):
-        x[o + k] = g.closed[k]
-    o += N
+        size += g.bank[q, t]
+    return size
+
+
+@njit(cache=True)
+def obs_discard_hidden(g, h, r, seat):
+    """Observation ``discard_hidden``: cards out of the game unseen."""
     hidden = 0
     for t in range(T):
-        x[o + t] = g.discard_seen[t]
         hidden += g.discard_hidden[t]
-    o += T
-    x[o] = np.int8(hidden)
-    o += 1
-    for j in range(p):
-        x[o + j] = g.taken[(me + j) % p]
-    o += p
-    if mine:
-        for j in range(p):
-            s = (me + j) % p
-            for t in range(T):
-                x[o + j * T + t] = g.seen_taken[me, s, t]
-    o += p * T
-    lc = g.last_check
-    o = DR.one_hot(x, o, np.int64(lc[LC_KIND]), 3)
-    x[o] = 1.0 if lc[LC_TRUTH] == 1 else 0.0
-    o += 1
-    if saw_last_check(g, r, seat):
-        for t in range(T):
-            x[o + t] = g.last_check_cards[t]
-    o += T
-    x[o] = r.joker_swaps - g.swaps_used[me] if mine and r.swap_seat[me] else 0
-    o += 1
-    if mine and r.ace_seat[me]:
-        for j in range(p):
-            x[o + j] = g.hands[(me + j) % p, ACE]
-        x[o + p] = claim_count(g, ACE)
-        x[o + p + 1] = bank_count(g, r, ACE)
-        x[o + p + 2] = g.discard_seen[ACE] + g.discard_hidden[ACE]
-    else:
-        for i in range(p + 3):
-            x[o + i] = -1.0
-    o += p + 3
-    x[o] = r.endgame_limit - g.endgame_count if g.endgame_count >= 0 else -1
-    x[o + 1] = h.num_rounds
-    o += 2
-    o = DR.rel_seat(x, o, np.int64(lc[LC_CHECKER]), me, p)
-    o = DR.rel_seat(x, o, np.int64(lc[LC_CLAIMANT]), me, p)
-    o = DR.rel_seat(x, o, np.int64(lc[LC_TAKER]), me, p)
-    for t in range(T):
-        x[o + t] = g.hidden_out[me, t] if mine else 0
-    o += T
-    if mine:
-        for j in range(p):
-            s = (me + j) % p
-            for t in range(T):
-                x[o + j * T + t] = g.known[me, s, t]
-    o += p * T
-    for j in range(p):
-        s = (me + j) % p
-        x[o + 2 * j] = g.claims[s, 0]
-        x[o + 2 * j + 1] = g.claims[s, 1]
-    o += 2 * p
-    for j in range(p):
-        x[o + j] = g.cards_claimed[(me + j) % p]
-    o += p
-    for j in range(p):
-        s = (me + j) % p
-        x[o + 2 * j] = g.claim_checks[s, 0]
-        x[o + 2 * j + 1] = g.claim_checks[s, 1]
-    o += 2 * p
-    for j in range(p):
-        s = (me + j) % p
-        for c in range(4):
-            x[o + 4 * j + c] = g.checks[s, c]
-    o += 4 * p
-    for j in range(p):
-        s = (me + j) % p
-        x[o + j] = g.pickups[s]
-        x[o + p + j] = g.timeouts[s]
-        x[o + 2 * p + j] = g.swaps_used[s]
+    return hidden
 
 
 @njit(cache=True)
-def tensor_kernel(data, hot, rules, out):
-    """The flat observation tensor of every game into ``out`` (zeroed float32[B, D]),
-    row by row with ``tensor_row``."""
-    DR.tensor_loop(tensor_row, data, hot, rules, out)
+def obs_last_check_cards(g, h, r, seat, t):
+    """Observation ``last_check_cards``: the last checked claim's cards of type ``t``, if
+    ``seat`` saw them."""
+    return g.last_check_cards[t] if saw_last_check(g, r, seat) else 0
+
+
+@njit(cache=True)
+def obs_swaps_left(g, h, r, seat):
+    """Observation ``swaps_left``: the seat's Joker swaps left (0 without the gadget)."""
+    return r.joker_swaps - g.swaps_used[seat] if seat >= 0 and r.swap_seat[seat] else 0
+
+
+@njit(cache=True)
+def obs_ace_where(g, h, r, seat, i):
+    """Observation ``ace_where``: aces in hand ``i`` (``i < P``), on the table (``P``), in the
+    Bank (``P + 1``), out (``P + 2``); -1 unless the seat has the 4-Aces gadget."""
+    p = r.num_players
+    if seat < 0 or not r.ace_seat[seat]:
+        return -1
+    if i < p:
+        return np.int64(g.hands[i, ACE])
+    if i == p:
+        return np.int64(claim_count(g, ACE))
+    if i == p + 1:
+        return np.int64(bank_count(g, r, ACE))
+    return np.int64(g.discard_seen[ACE]) + g.discard_hidden[ACE]
+
+
+@njit(cache=True)
+def obs_endgame_left(g, h, r, seat):
+    """Observation ``endgame_left``: decisions left in the two-player endgame (-1 before)."""
+    return r.endgame_limit - g.endgame_count if g.endgame_count >= 0 else -1
+
+
+@njit(cache=True)
+def obs_swaps_made(g, h, r, seat, q):
+    """Observation ``swaps_made``: Joker swaps seat ``q`` made."""
+    return g.swaps_used[q]
+
+
+@njit(cache=True)
+def ace_where_block(g, h, r, x, o):
+    """Tensor block ``ace_where`` at ``x[o:]``: the hands' aces in relative seat order, then
+    table, Bank, out (``observe._ace_where``)."""
+    p = r.num_players
+    seat = np.int64(h.current_player)
+    me = max(seat, 0)
+    for j in range(p):
+        x[o + j] = np.int8(obs_ace_where(g, h, r, seat, (me + j) % p))
+    for i in range(p, p + 3):
+        x[o + i] = np.int8(obs_ace_where(g, h, r, seat, i))
 
 
 # ===================================================================== fused random play
@@ -962,3 +841,6 @@ def play_random_kernel(data, hot, rules, decisions, counts):
     DR.play_random_loop(random_action, apply_rules, update_mask, prefetch, data, hot,
                         rules, decisions, counts)
 
+
+# the observation's compiled kernels, generated from observe.SPEC (bluffsim.games.obscompile)
+tensor_row, tensor_kernel, observe_kernel = OC.compile_observation(O.SPEC, globals(), OBS_SIZES)

@@ -94,9 +94,6 @@ class VeruGame(CompiledGame):
     kernels = KN
     state_type = VeruState
     observation = O
-    computed_keys = ("hand", "my_table", "bank_sizes", "my_bank", "discard_hidden", "seen_taken",
-                     "last_check_cards", "swaps_left", "ace_where", "endgame_left", "my_out",
-                     "known_in_hand", "swaps_made")
 
     # ================================================================ records
     def final_score(self, st: VeruState, idx: np.ndarray) -> np.ndarray:

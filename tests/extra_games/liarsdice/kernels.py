@@ -17,6 +17,8 @@ from numba import njit
 from bluffsim import rng
 from bluffsim import rng_nb as rn
 from bluffsim.games import drivers as DR
+from bluffsim.games import obscompile as OC
+from bluffsim.games.liarsdice import observe as O
 from bluffsim.games.liarsdice import rules as R
 from bluffsim.games.liarsdice.reference import D_MAX
 
@@ -212,51 +214,10 @@ def play_random_kernel(data, hot, rules, decisions, counts):
 
 
 # ===================================================================== observation
-OBS_SPEC = (  # key, source record (None: computed), field, dtype, shape ("P": seats)
-    ("seat", "hot", "current_player", I1, ()), ("phase", "hot", "phase", I1, ()),
-    ("hand", None, "hands", I1, (F,)), ("dice_left", "data", "dice_left", I1, ("P",)),
-    ("bid_quantity", "data", "bid_quantity", I1, ()), ("bid_face", "data", "bid_face", I1, ()),
-    ("bidder", "data", "bidder", I1, ()), ("num_rounds", "hot", "num_rounds", np.int32, ()),
-    ("last_reveal", "data", "last_reveal", I1, (6,)),
-)
-
-
-def observation_table(rules: R.Rules) -> tuple[list, np.ndarray]:
-    """Per key (name, dtype, shape); rows (source: 0 data, 1 hot, -1 computed; byte offset;
-    bytes per game): ``drivers.observation_table`` of ``OBS_SPEC``."""
-    return DR.observation_table(OBS_SPEC, STATE_DTYPE, HOT_DTYPE, {"P": rules.num_players})
-
-
-@njit(cache=True)
-def observe_kernel(data, hot, rules, hand):
-    """The computed key: the current player's dice (zeros once over)."""
-    for b in range(data.shape[0]):
-        me = np.int64(hot[b].current_player)
-        for f in range(F):
-            hand[b, f] = data[b].hands[me, f] if me >= 0 else 0
-
-
-@njit(cache=True)
-def tensor_row(g, h, r, x):
-    """One game's flat tensor (``observe.tensor_layout``) into the zeroed row ``x``, equal to
-    ``observe.to_tensor``."""
-    p = r.num_players
-    seat = np.int64(h.current_player)
-    me = max(seat, 0)
-    o = DR.one_hot(x, 0, np.int64(h.phase), 2)
-    for f in range(F):
-        x[o + f] = g.hands[seat, f] if seat >= 0 else 0
-    o += F
-    for j in range(p):
-        x[o + j] = g.dice_left[(me + j) % p]
-    o += p
-    x[o] = g.bid_quantity
-    o = DR.one_hot(x, o + 1, np.int64(g.bid_face), F)
-    o = DR.rel_seat(x, o, np.int64(g.bidder), me, p)
-    x[o] = h.num_rounds
-
-
-@njit(cache=True)
-def tensor_kernel(data, hot, rules, out):
-    """The flat tensor of every game, row by row (``tensor_row``)."""
-    DR.tensor_loop(tensor_row, data, hot, rules, out)
+# declared once in ``observe.SPEC``: each field names its record source (``"data.dice_left"``,
+# ``"hot.num_rounds"``, ``"data.hands[seat]"`` = the observer's row), each tensor block its
+# encoding; ``observe_kernel``, ``tensor_row`` and ``tensor_kernel`` are generated from it.
+# The compiled code reads the spec's named sizes as given here (an int, or an expression of the
+# rules record ``r``); a computed field (source None) would add ``obs_<name>(g, h, r, seat, ...)``.
+OBS_SIZES = {"P": "r.num_players", "F": F}
+tensor_row, tensor_kernel, observe_kernel = OC.compile_observation(O.SPEC, globals(), OBS_SIZES)

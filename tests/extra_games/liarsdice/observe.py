@@ -14,20 +14,22 @@ from typing import Any
 
 import numpy as np
 
-from bluffsim.games.encoding import one_hot
 from bluffsim.games.liarsdice import rules as R
-from bluffsim.games.obsspec import Block, Field, ObservationSpec
+from bluffsim.games.obsspec import Block, Copy, Field, ObservationSpec, OneHot, Seat, Seats
 
 FIELDS = (
-    Field("seat", "int8", (), "observing seat (current player; -1 once over)"),
-    Field("phase", "int8", (), "0 bidding, 1 over"),
-    Field("hand", "int8", ("F",), "my dice per face"),
-    Field("dice_left", "int8", ("P",), "dice per seat (0: out)"),
-    Field("bid_quantity", "int8", (), "the current bid's quantity (-1 before the first bid)"),
-    Field("bid_face", "int8", (), "the current bid's face, 0-based (-1 before the first bid)"),
-    Field("bidder", "int8", (), "who made the current bid (-1 none)"),
-    Field("num_rounds", "int32", (), "rounds (calls) so far"),
-    Field("last_reveal", "int8", (6,), "last call: caller, bidder, quantity, face, count, loser"),
+    Field("seat", "int8", (), "observing seat (current player; -1 once over)", "hot.current_player"),
+    Field("phase", "int8", (), "0 bidding, 1 over", "hot.phase"),
+    Field("hand", "int8", ("F",), "my dice per face", "data.hands[seat]"),
+    Field("dice_left", "int8", ("P",), "dice per seat (0: out)", "data.dice_left"),
+    Field("bid_quantity", "int8", (), "the current bid's quantity (-1 before the first bid)",
+          "data.bid_quantity"),
+    Field("bid_face", "int8", (), "the current bid's face, 0-based (-1 before the first bid)",
+          "data.bid_face"),
+    Field("bidder", "int8", (), "who made the current bid (-1 none)", "data.bidder"),
+    Field("num_rounds", "int32", (), "rounds (calls) so far", "hot.num_rounds"),
+    Field("last_reveal", "int8", (6,), "last call: caller, bidder, quantity, face, count, loser",
+          "data.last_reveal"),
 )
 
 
@@ -52,17 +54,14 @@ def sizes(rules: Any) -> dict[str, int]:
     return {"P": rules.num_players, "F": R.FACES}
 
 
-BLOCKS = (
-    Block("phase", (2,), "one-hot phase: bidding, over",
-          lambda c: one_hot(c.obs["phase"].astype(np.int64), 2)),
-    Block("hand", ("F",), "my dice per face", lambda c: c.obs["hand"]),
-    Block("dice_left", ("P",), "dice per relative seat", lambda c: c.seats(c.obs["dice_left"])),
-    Block("bid_quantity", (1,), "the current bid's quantity (-1 none)",
-          lambda c: c.col("bid_quantity")),
-    Block("bid_face", ("F",), "one-hot face of the current bid",
-          lambda c: one_hot(c.obs["bid_face"].astype(np.int64), R.FACES)),
-    Block("bidder", ("P",), "one-hot relative seat of the bidder", lambda c: c.seat(c.obs["bidder"])),
-    Block("num_rounds", (1,), "rounds so far", lambda c: c.col("num_rounds")),
+BLOCKS = (  # each block's encoding: the numpy encoder and the compiled tensor both follow from it
+    Block("phase", (2,), "one-hot phase: bidding, over", OneHot("phase")),
+    Block("hand", ("F",), "my dice per face", Copy("hand")),
+    Block("dice_left", ("P",), "dice per relative seat", Seats("dice_left")),
+    Block("bid_quantity", (1,), "the current bid's quantity (-1 none)", Copy("bid_quantity")),
+    Block("bid_face", ("F",), "one-hot face of the current bid", OneHot("bid_face")),
+    Block("bidder", ("P",), "one-hot relative seat of the bidder", Seat("bidder")),
+    Block("num_rounds", (1,), "rounds so far", Copy("num_rounds")),
 )
 
 SPEC = ObservationSpec(FIELDS, BLOCKS, sizes)

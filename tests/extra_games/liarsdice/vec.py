@@ -53,7 +53,6 @@ class LiarsDiceGame(CompiledGame):
     kernels = KN
     state_type = LiarsDiceState
     observation = O
-    computed_keys = ("hand",)
 
     def final_score(self, st: LiarsDiceState, idx: np.ndarray) -> np.ndarray:
         """Dice left per seat (the results' ``score`` column)."""

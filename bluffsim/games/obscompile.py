@@ -1,0 +1,357 @@
+"""The compiled side of a game's ``ObservationSpec``, written from the spec: numba source of
+``tensor_row`` / ``tensor_kernel`` (from the blocks) and ``observe_kernel`` (from the fields
+that are not plain byte copies), compiled into the game's ``kernels`` namespace.
+
+A game's ``kernels.py`` ends with::
+
+    tensor_row, tensor_kernel, observe_kernel = obscompile.compile_observation(
+        O.SPEC, globals(), OBS_SIZES)
+
+``OBS_SIZES`` gives every named size of the spec as the compiled code reads it: an ``int``
+for a constant, or an expression over the rules record ``r`` (``"r.num_players"``);
+``CompiledGame`` checks it against ``spec.sizes(rules)`` for every game it builds.  The
+source is written to ``__pycache__/<kernels>_observation.py`` next to the game's
+``kernels.py`` (rewritten only when it changes, so numba's cache of it stays valid; a
+temporary directory when that one is read-only) and executed in the ``kernels`` module's
+namespace: its functions call the game's rule functions (``obs_<field>`` of a computed
+field, a ``Custom`` block's builder) and the shared ``drivers`` helpers directly, as if
+written at the end of ``kernels.py``, and pickle by reference as ``kernels`` attributes.
+Why generated source rather than a compiled interpreter: ``obsspec``'s docstring.
+``python -m bluffsim.games.obscompile <game>`` prints a game's generated source.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from bluffsim.games.obsspec import Block, Copy, Custom, Field, ObservationSpec, OneHot, Seat, Seats
+
+Sizes = dict[str, int | str]
+
+
+class _Writer:
+    """Indented source lines."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.depth = 0
+
+    def __call__(self, line: str) -> None:
+        self.lines.append("    " * self.depth + line)
+
+
+def _n(d: str | int, sizes: Sizes) -> str:
+    """The compiled text of one dimension: a literal, or the local ``n_<name>``."""
+    if isinstance(d, int):
+        return str(d)
+    v = sizes[d]
+    return str(v) if isinstance(v, int) else f"n_{d}"
+
+
+def _cast(dtype: str, text: str) -> str:
+    """``text`` converted as numpy stores it in a field of ``dtype``."""
+    if dtype == "bool":
+        return f"(1 if {text} else 0)"
+    return f"np.{dtype}({text})"
+
+
+class _Source:
+    """The generated module of one spec (``source``)."""
+
+    def __init__(self, spec: ObservationSpec, ns: dict[str, Any], sizes: Sizes):
+        self.spec, self.ns, self.sizes = spec, ns, sizes
+        self.fields = {f.name: f for f in spec.fields}
+        self.state, self.hot = ns["STATE_DTYPE"], ns["HOT_DTYPE"]
+        if "P" not in sizes:
+            raise ValueError("OBS_SIZES needs 'P' (the seats)")
+        missing = {d for f in spec.fields for d in f.dims if isinstance(d, str)} | {
+            d for b in spec.blocks for d in b.dims if isinstance(d, str)}
+        if missing - set(sizes):
+            raise ValueError(f"OBS_SIZES lacks {sorted(missing - set(sizes))}")
+
+    # ------------------------------------------------------------ field values
+    def _check_field(self, f: Field) -> None:
+        """A sourced field's record field exists and has the field's item size."""
+        w = f.where()
+        if w is None:
+            if f"obs_{f.name}" not in self.ns:
+                raise ValueError(f"computed observation field {f.name!r}: kernels defines no "
+                                 f"obs_{f.name}(g, h, r, seat, ...)")
+            return
+        rec = self.state if w[0] == "data" else self.hot
+        if w[1] not in rec.names:
+            raise ValueError(f"field {f.name!r}: {w[0]} record has no field {w[1]!r}")
+        base = rec.fields[w[1]][0].base
+        if base.itemsize != np.dtype(f.dtype).itemsize:
+            raise ValueError(f"field {f.name!r}: {f.dtype} read from {w[0]}.{w[1]} ({base})")
+
+    def value(self, f: Field, idx: list[str], guarded: bool = False) -> str:
+        """The compiled text of field ``f`` at index ``idx`` (a value of the field's dtype);
+        ``guarded``: an observer's-row field where ``seat >= 0`` is known."""
+        w = f.where()
+        if w is None:
+            return _cast(f.dtype, f"obs_{f.name}(g, h, r, seat{''.join(', ' + i for i in idx)})")
+        rec, name, row = w
+        obj = "g" if rec == "data" else "h"
+        ix = (["seat"] if row else []) + idx
+        text = f"{obj}.{name}" + (f"[{', '.join(ix)}]" if ix else "")
+        base = (self.state if rec == "data" else self.hot).fields[name][0].base
+        if base.kind != np.dtype(f.dtype).kind and f.dtype != "bool":
+            text = _cast(f.dtype, text)
+        if row and not guarded:
+            text = f"({text} if seat >= 0 else 0)"
+        return text
+
+    # ------------------------------------------------------------ observe_kernel
+    def observe_kernel(self, out: _Writer) -> None:
+        """``observe_kernel``: every field ``spec.computed_keys`` lists, game by game."""
+        keys = self.spec.computed_keys
+        out("@njit(cache=True)")
+        out(f"def observe_kernel(data, hot, rules{''.join(', ' + k for k in keys)}):")
+        out.depth += 1
+        out('"""The observation fields that are not plain copies of record bytes (observers\' '
+            'rows, computed fields), game by game (generated from the spec\'s fields)."""')
+        out("r = rules[0]")
+        self._size_locals(out)
+        out("for b in range(data.shape[0]):")
+        out.depth += 1
+        out("g = data[b]")
+        out("h = hot[b]")
+        out("seat = np.int64(h.current_player)")
+        for k in keys:
+            f = self.fields[k]
+            w = f.where()
+            if w is not None:  # an observer's row: zeros once the game is over
+                out("if seat >= 0:")
+                out.depth += 1
+                self._fill(out, f, guarded=True)
+                out.depth -= 1
+                out("else:")
+                out.depth += 1
+                self._fill(out, f, zero=True)
+                out.depth -= 1
+            else:
+                self._fill(out, f)
+        out.depth -= 2
+
+    def _fill(self, out: _Writer, f: Field, guarded: bool = False, zero: bool = False) -> None:
+        """``<name>[b, ...] = value`` over the field's shape."""
+        idx = [f"i{k}" for k in range(len(f.dims))]
+        for i, d in zip(idx, f.dims, strict=True):
+            out(f"for {i} in range({_n(d, self.sizes)}):")
+            out.depth += 1
+        target = f"{f.name}[{', '.join(['b', *idx])}]"
+        out(f"{target} = {'0' if zero else self.value(f, idx, guarded)}")
+        out.depth -= len(idx)
+
+    # ------------------------------------------------------------ tensor_row
+    def _size_locals(self, out: _Writer) -> None:
+        for name, v in self.sizes.items():
+            if not isinstance(v, int):
+                out(f"n_{name} = np.int64({v})")
+
+    def tensor_row(self, out: _Writer) -> None:
+        """``tensor_row``: the blocks in order, each from its encoding."""
+        out("@njit(cache=True)")
+        out("def tensor_row(g, h, r, x):")
+        out.depth += 1
+        out('"""The flat observation tensor of one game (records ``g``, ``h``) into the zeroed '
+            'float32 row ``x``: ``observe.SPEC``\'s blocks in order (generated from them; equal '
+            'to ``SPEC.to_tensor``)."""')
+        self._size_locals(out)
+        out("seat = np.int64(h.current_player)")
+        out("me = max(seat, 0)")
+        out("o = 0")
+        for b in self.spec.blocks:
+            out(f"# {b.name}: {type(b.encode).__name__}")
+            self._block(out, b)
+        out.depth -= 1
+
+    def _width(self, b: Block) -> str:
+        parts = [_n(d, self.sizes) for d in b.dims]
+        return " * ".join(parts) if parts else "1"
+
+    def _scalar(self, e: Copy | OneHot | Seat) -> tuple[Field, str]:
+        """(field, value text) of a scalar encoding (a scalar field, or one column)."""
+        f = self.fields[e.field]
+        if e.col is None:
+            if f.dims:
+                raise ValueError(f"{type(e).__name__}({e.field!r}) of a non-scalar field")
+            return f, self.value(f, [])
+        if len(f.dims) != 1:
+            raise ValueError(f"{type(e).__name__}({e.field!r}, col=...) of a field that is not 1-D")
+        return f, self.value(f, [str(int(e.col))])
+
+    def _block(self, out: _Writer, b: Block) -> None:
+        e, width = b.encode, self._width(b)
+        if isinstance(e, OneHot):
+            out(f"o = DR.one_hot(x, o, np.int64({self._scalar(e)[1]}), {width})")
+        elif isinstance(e, Seat):
+            out(f"o = DR.rel_seat(x, o, np.int64({self._scalar(e)[1]}), me, n_P)")
+        elif isinstance(e, Custom):
+            if e.builder not in self.ns:
+                raise ValueError(f"block {b.name!r}: kernels defines no builder {e.builder!r}")
+            out(f"{e.builder}(g, h, r, x, o)")
+            out(f"o += {width}")
+        elif isinstance(e, Copy):
+            self._copy(out, b, e, width)
+        elif isinstance(e, Seats):
+            self._seats(out, b, e, width)
+        else:
+            raise TypeError(f"block {b.name!r}: no compiled form of {type(e).__name__}")
+
+    @staticmethod
+    def _transform(e: Copy | Seats, v: str) -> str:
+        floor, equals = getattr(e, "floor", None), getattr(e, "equals", None)
+        if floor is None and not e.add and equals is None:
+            return v
+        t = f"np.int64({v})"
+        if floor is not None:
+            t = f"max({t}, {int(floor)})"
+        if e.add:
+            t = f"{t} + {int(e.add)}"
+        if equals is not None:
+            t = f"(1.0 if {t} == {int(equals)} else 0.0)"
+        return t
+
+    def _loops(self, out: _Writer, f: Field, dims: tuple, e: Copy) -> None:
+        """Loops over ``dims`` (index names ``i..``), writing ``x[o + flat index]``."""
+        idx = [f"i{k}" for k in range(len(dims))]
+        row = (f.where() or ("", "", False))[2]
+        guard = row and self._transform(e, "v") == "v"  # zeros stay zeros: skip the whole row
+        if guard:
+            out("if seat >= 0:")
+            out.depth += 1
+        for i, d in zip(idx, dims, strict=True):
+            out(f"for {i} in range({_n(d, self.sizes)}):")
+            out.depth += 1
+        pos = ""  # the flat index in C order
+        for i, d in zip(idx, dims, strict=True):
+            pos = i if not pos else f"({pos}) * {_n(d, self.sizes)} + {i}"
+        v = self._transform(e, self.value(f, idx, guarded=guard))
+        out(f"x[o + {pos or '0'}] = {v}")
+        out.depth -= len(idx) + (1 if guard else 0)
+
+    def _copy(self, out: _Writer, b: Block, e: Copy, width: str) -> None:
+        f = self.fields[e.field]
+        if e.col is not None:
+            _, v = self._scalar(e)
+            out(f"x[o] = {self._transform(e, v)}")
+        else:
+            self._loops(out, f, f.dims, e)
+        out(f"o += {width}")
+
+    def _seats(self, out: _Writer, b: Block, e: Seats, width: str) -> None:
+        f = self.fields[e.field]
+        if not f.dims or f.dims[0] != "P":
+            raise ValueError(f"Seats({e.field!r}): the field's first axis is not 'P'")
+        rest = f.dims[1:]
+        out("for j in range(n_P):")
+        out.depth += 1
+        out("s = (me + j) % n_P")
+        idx = [f"i{k}" for k in range(len(rest))]
+        row = (f.where() or ("", "", False))[2]
+        guard = row and self._transform(e, "v") == "v"
+        if guard:
+            out("if seat >= 0:")
+            out.depth += 1
+        for i, d in zip(idx, rest, strict=True):
+            out(f"for {i} in range({_n(d, self.sizes)}):")
+            out.depth += 1
+        pos = "j"
+        for i, d in zip(idx, rest, strict=True):
+            pos = f"{pos} * {_n(d, self.sizes)} + {i}"
+        v = self._transform(e, self.value(f, ["s", *idx], guarded=guard))
+        out(f"x[o + {pos}] = {v}")
+        out.depth -= len(idx) + (1 if guard else 0) + 1
+        out(f"o += {width}")
+
+    # ------------------------------------------------------------ the module
+    def source(self) -> str:
+        """The whole generated module."""
+        for f in self.spec.fields:
+            self._check_field(f)
+        out = _Writer()
+        out(f'"""Generated by bluffsim.games.obscompile from {self.ns["__name__"]}\'s '
+            'observation spec: do not edit (executed in that module\'s namespace)."""')
+        out("import numpy as np")
+        out("from numba import njit")
+        out("")
+        out("from bluffsim.games import drivers as DR")
+        out("")
+        out("")
+        self.tensor_row(out)
+        out("")
+        out("")
+        out("@njit(cache=True)")
+        out("def tensor_kernel(data, hot, rules, out):")
+        out('    """The flat observation tensor of every game into ``out`` (zeroed float32[B, D]), '
+            'row by row with ``tensor_row``."""')
+        out("    DR.tensor_loop(tensor_row, data, hot, rules, out)")
+        out("")
+        out("")
+        self.observe_kernel(out)
+        return "\n".join(out.lines) + "\n"
+
+
+def source(spec: ObservationSpec, ns: dict[str, Any], sizes: Sizes) -> str:
+    """The generated module of ``spec`` for the kernels namespace ``ns`` (module docstring)."""
+    return _Source(spec, ns, sizes).source()
+
+
+def _target(ns: dict[str, Any], text: str) -> Path:
+    """Where the generated source of the kernels module ``ns`` lives (module docstring)."""
+    kernels = Path(ns["__file__"]).resolve()
+    name = f"{kernels.stem}_observation.py"
+    for folder in (kernels.parent / "__pycache__",
+                   Path(tempfile.gettempdir()) / "bluffsim-observation"
+                   / hashlib.sha256(str(kernels).encode()).hexdigest()[:16]):
+        path = folder / name
+        try:
+            if path.is_file() and path.read_text() == text:
+                return path
+            folder.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_text(text)
+            tmp.replace(path)
+            return path
+        except OSError:
+            continue
+    raise OSError(f"nowhere to write the generated observation kernels of {ns['__name__']}")
+
+
+def compile_observation(spec: ObservationSpec, ns: dict[str, Any],
+                        sizes: Sizes) -> tuple[Callable, Callable, Callable]:
+    """``(tensor_row, tensor_kernel, observe_kernel)`` of ``spec``, generated, written to disk
+    and executed in the kernels namespace ``ns`` (module docstring)."""
+    text = source(spec, ns, sizes)
+    path = _target(ns, text)
+    exec(compile(text, str(path), "exec"), ns)  # noqa: S102 - our own generated source
+    return ns["tensor_row"], ns["tensor_kernel"], ns["observe_kernel"]
+
+
+def check_sizes(spec: ObservationSpec, sizes: Sizes, rules: Any, record: np.ndarray) -> None:
+    """Raise ``ValueError`` unless ``sizes`` (``OBS_SIZES``) read from the rules record
+    ``record`` (``rules_record(rules)``) equal ``spec.sizes(rules)``."""
+    r = record.view(np.recarray)[0]
+    want = spec.sizes(rules)
+    got = {k: v if isinstance(v, int) else int(eval(v, {"np": np}, {"r": r}))  # noqa: S307
+           for k, v in sizes.items()}
+    if any(got.get(k) != v for k, v in want.items()):
+        raise ValueError(f"the kernels' OBS_SIZES give {got}, the observation spec {want}")
+
+
+if __name__ == "__main__":  # pragma: no cover - documentation helper
+    import importlib
+
+    importlib.import_module("bluffsim").list_games()  # the games on BLUFFSIM_GAMES_PATH too
+    kn = importlib.import_module(f"bluffsim.games.{sys.argv[1]}.kernels")
+    sys.stdout.write(source(kn.O.SPEC, vars(kn), kn.OBS_SIZES))
