@@ -13,7 +13,8 @@ kernel are generated from the game's observation spec: ``games.obscompile``).
 | ``act_loop`` | an agent's ``act_kernel`` | a compiled policy's action in every game |
 
 The loops are ``inline="always"``: numba compiles each into the game's cached kernel with the
-game's functions called directly (a function passed to a cached kernel as a value would make
+game's functions called directly (the kernels themselves are ``KERNELS``, generated into each
+game's namespace by ``compile_drivers``) (a function passed to a cached kernel as a value would make
 it uncacheable, and counting references on every call made fused play 4x slower, measured
 in ``agents.fused``).  numba's cache keys a kernel on its own file only: after editing this
 module, delete the games' ``__pycache__/*.nb[ic]``.  ``one_hot``/``rel_seat`` are the tensor
@@ -132,6 +133,61 @@ def act_loop(policy, data, hot, rules, params, out):
             out[b] = -1
         else:
             out[b] = policy(data[b], h, r, params)
+
+
+# The batch kernels of a game, as numba source: ``compile_drivers`` fills in the game's rule
+# functions and compiles them into its ``kernels`` namespace (cached one-line calls of the
+# loops above: numba caches a kernel that calls the game's functions directly, not one that
+# receives them as values).
+KERNELS = '''from numba import njit
+
+
+@njit(cache=True)
+def step_kernel(data, hot, rules, actions):
+    """One decision per game (``drivers.step_loop``): the first game whose action is illegal
+    (nothing applied then), or -1.  Finished games ignore their action."""
+    return DR.step_loop({accepts}, {apply}, data, hot, rules, actions)
+
+
+@njit(cache=True)
+def start_kernel(data, hot, rules, idx):
+    """Deal games ``idx`` (fresh records holding their seeds) and set their masks."""
+    DR.start_loop({deal}, {update_mask}, data, hot, rules, idx)
+
+
+@njit(cache=True)
+def mask_kernel(data, hot, rules):
+    """Recompute every game's legal mask (after writing a state from outside)."""
+    DR.mask_loop({update_mask}, data, hot, rules)
+
+
+@njit(cache=True)
+def play_random_kernel(data, hot, rules, decisions, counts):
+    """Every seat ``random``, game-major (``drivers.play_random_loop``): each running game
+    advances up to ``decisions`` decisions in a row (stopping when over), exactly as
+    ``decisions`` calls of ``step`` with the random agent would.  ``counts`` gets (decisions
+    made, rounds finished, games ended); ``round_over`` is left set on games whose last round
+    ended during the call."""
+    DR.play_random_loop({random_action}, {apply_rules}, {finish}, {prefetch}, data, hot, rules,
+                        decisions, counts)
+'''
+
+
+def compile_drivers(ns: dict[str, Any], deal: str, accepts: str = "accepts", apply: str = "apply",
+                    update_mask: str = "update_mask", random_action: str = "random_action",
+                    apply_rules: str = "apply_rules", finish: str = "DR.no_finish",
+                    prefetch: str = "DR.no_prefetch") -> tuple[Any, Any, Any, Any]:
+    """``(step_kernel, start_kernel, mask_kernel, play_random_kernel)`` of the game whose
+    ``kernels`` namespace is ``ns`` (it imports this module as ``DR``): ``KERNELS`` with the
+    names of its rule functions (the loops above say what each does), written next to its
+    ``kernels.py`` and compiled there (``obscompile.load_source``)."""
+    from bluffsim.games import obscompile
+
+    names = {"accepts": accepts, "apply": apply, "deal": deal, "update_mask": update_mask,
+             "random_action": random_action, "apply_rules": apply_rules, "finish": finish,
+             "prefetch": prefetch}
+    obscompile.load_source(ns, "drivers", KERNELS.format(**names))
+    return ns["step_kernel"], ns["start_kernel"], ns["mask_kernel"], ns["play_random_kernel"]
 
 
 @njit(cache=True)

@@ -307,10 +307,11 @@ def source(spec: ObservationSpec, ns: dict[str, Any], sizes: Sizes) -> str:
     return _Source(spec, ns, sizes).source()
 
 
-def _target(ns: dict[str, Any], text: str) -> Path:
-    """Where the generated source of the kernels module ``ns`` lives (module docstring)."""
+def _target(ns: dict[str, Any], text: str, part: str = "observation") -> Path:
+    """Where the generated source ``part`` of the kernels module ``ns`` lives (module
+    docstring): ``__pycache__/<kernels>_<part>.py``, written when missing or changed."""
     kernels = Path(ns["__file__"]).resolve()
-    name = f"{kernels.stem}_observation.py"
+    name = f"{kernels.stem}_{part}.py"
     for folder in (kernels.parent / "__pycache__",
                    Path(tempfile.gettempdir()) / "bluffsim-observation"
                    / hashlib.sha256(str(kernels).encode()).hexdigest()[:16]):
@@ -332,10 +333,16 @@ def compile_observation(spec: ObservationSpec, ns: dict[str, Any],
                         sizes: Sizes) -> tuple[Callable, Callable, Callable]:
     """``(tensor_row, tensor_kernel, observe_kernel)`` of ``spec``, generated, written to disk
     and executed in the kernels namespace ``ns`` (module docstring)."""
-    text = source(spec, ns, sizes)
-    path = _target(ns, text)
-    exec(compile(text, str(path), "exec"), ns)  # noqa: S102 - our own generated source
+    load_source(ns, "observation", source(spec, ns, sizes))
     return ns["tensor_row"], ns["tensor_kernel"], ns["observe_kernel"]
+
+
+def load_source(ns: dict[str, Any], part: str, text: str) -> Path:
+    """Write the generated numba source ``text`` as the kernels module's ``part`` (``_target``)
+    and execute it in the kernels namespace ``ns``; returns the file (numba caches from it)."""
+    path = _target(ns, text, part)
+    exec(compile(text, str(path), "exec"), ns)  # noqa: S102 - our own generated source
+    return path
 
 
 def check_sizes(spec: ObservationSpec, sizes: Sizes, rules: Any, record: np.ndarray) -> None:

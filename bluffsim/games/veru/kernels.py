@@ -608,19 +608,6 @@ def accepts(h, r, a):
 
 
 @njit(cache=True)
-def step_kernel(data, hot, rules, actions):
-    """One decision per game (``drivers.step_loop``): the first game whose action is illegal
-    (nothing applied then), or -1.  Finished games ignore their action."""
-    return DR.step_loop(accepts, apply, data, hot, rules, actions)
-
-
-@njit(cache=True)
-def start_kernel(data, hot, rules, idx):
-    """Deal games ``idx`` (fresh records holding their seeds) and set their masks."""
-    DR.start_loop(new_game, update_mask, data, hot, rules, idx)
-
-
-@njit(cache=True)
 def deal_kernel(data, hot, rules, idx, orders):
     """Scripted deals (tests): games ``idx`` (fresh records) dealt ``orders[i]`` (deck positions,
     in place of the seed's shuffle), then started as ``start_kernel`` does."""
@@ -631,12 +618,6 @@ def deal_kernel(data, hot, rules, idx, orders):
         build_deck(g, h, r)
         deal(g, h, r, orders[i])
         update_mask(g, h, r)
-
-
-@njit(cache=True)
-def mask_kernel(data, hot, rules):
-    """Recompute every game's legal mask (after writing a state from outside)."""
-    DR.mask_loop(update_mask, data, hot, rules)
 
 
 # ===================================================================== observation
@@ -831,16 +812,8 @@ def prefetch(data, hot, r, b):
         bn.prefetch_record(data, b, at, at + r.num_players * SEEN_ROW // P_MAX)
 
 
-@njit(cache=True)
-def play_random_kernel(data, hot, rules, decisions, counts):
-    """Every seat ``random``, game-major (``drivers.play_random_loop``): each running game
-    advances up to ``decisions`` decisions in a row (stopping when over), exactly as
-    ``decisions`` calls of ``step`` with the random agent would.  ``counts`` gets (decisions
-    made, rounds finished, games ended); ``round_over`` is left set on games whose last round
-    ended during the call."""
-    DR.play_random_loop(random_action, apply_rules, update_mask, prefetch, data, hot,
-                        rules, decisions, counts)
-
-
 # the observation's compiled kernels, generated from observe.SPEC (bluffsim.games.obscompile)
 tensor_row, tensor_kernel, observe_kernel = OC.compile_observation(O.SPEC, globals(), OBS_SIZES)
+# the batch kernels: the drivers' loops with this game's rules (bluffsim.games.drivers)
+step_kernel, start_kernel, mask_kernel, play_random_kernel = DR.compile_drivers(
+    globals(), deal="new_game", finish="update_mask", prefetch="prefetch")

@@ -186,33 +186,6 @@ def accepts(h, r, a):
     return 0 <= a <= r.liar and h.mask[a] != 0
 
 
-@njit(cache=True)
-def start_kernel(data, hot, rules, idx):
-    """Roll games ``idx`` (fresh records holding their seeds) and set their masks."""
-    DR.start_loop(roll_all, update_mask, data, hot, rules, idx)
-
-
-@njit(cache=True)
-def step_kernel(data, hot, rules, actions):
-    """One decision per game; the first game whose action is illegal (nothing applied), or -1.
-    ``round_over`` is reset on every game first: it says a round ended in *this* step."""
-    return DR.step_loop(accepts, apply, data, hot, rules, actions)
-
-
-@njit(cache=True)
-def mask_kernel(data, hot, rules):
-    """Recompute every legal mask."""
-    DR.mask_loop(update_mask, data, hot, rules)
-
-
-@njit(cache=True)
-def play_random_kernel(data, hot, rules, decisions, counts):
-    """Every seat ``random``: each running game plays up to ``decisions`` decisions, exactly as
-    that many ``step`` calls with the random agent; counts = (decisions, rounds, games ended)."""
-    DR.play_random_loop(random_action, apply_rules, update_mask, DR.no_prefetch, data, hot,
-                        rules, decisions, counts)
-
-
 # ===================================================================== observation
 # declared once in ``observe.SPEC``: each field names its record source (``"data.dice_left"``,
 # ``"hot.num_rounds"``, ``"data.hands[seat]"`` = the observer's row), each tensor block its
@@ -221,3 +194,6 @@ def play_random_kernel(data, hot, rules, decisions, counts):
 # rules record ``r``); a computed field (source None) would add ``obs_<name>(g, h, r, seat, ...)``.
 OBS_SIZES = {"P": "r.num_players", "F": F}
 tensor_row, tensor_kernel, observe_kernel = OC.compile_observation(O.SPEC, globals(), OBS_SIZES)
+# the batch kernels: the drivers' loops with this game's rules (bluffsim.games.drivers)
+step_kernel, start_kernel, mask_kernel, play_random_kernel = DR.compile_drivers(
+    globals(), deal="roll_all", finish="update_mask")
