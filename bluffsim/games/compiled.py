@@ -10,7 +10,7 @@ provides, with these exact names and signatures:
 |----------------------------------------------|-------------------------------------------------------|
 | `STATE_DTYPE`, `HOT_DTYPE`                   | the record layouts                                    |
 | `rules_record(rules)`                        | the rules as an int array the kernels read            |
-| `blank_record(rules)`, `blank_hot(rules)`    | one new game's records before its deal               |
+| `blank_record(rules)`                        | one new game's state record before its deal           |
 | `start_kernel(data, hot, rec, idx)`          | deal games ``idx`` (their ``hot["seed"]`` set)        |
 | `step_kernel(data, hot, rec, actions)`       | the transition of ``Game.step``; first illegal index or -1 |
 | `mask_kernel(data, hot, rec)`                | recompute every legal mask                            |
@@ -54,7 +54,7 @@ class CompiledGame(Game):
         self.observation_size = int(self.observation.tensor_size(rules))
         self._rec = kn.rules_record(rules)
         self._blank = kn.blank_record(rules)
-        self._blank_hot = kn.blank_hot(rules)
+        self._blank_hot = np.zeros((), kn.HOT_DTYPE)   # a new game's hot record (seed 0)
         spec = self.observation.SPEC
         check_sizes(spec, kn.OBS_SIZES, rules, self._rec)
         self._obs_keys, self._obs_table = observation_table(spec, rules, kn.STATE_DTYPE,

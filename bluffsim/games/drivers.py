@@ -190,6 +190,28 @@ def compile_drivers(ns: dict[str, Any], deal: str, accepts: str = "accepts", app
     return ns["step_kernel"], ns["start_kernel"], ns["mask_kernel"], ns["play_random_kernel"]
 
 
+def hot_dtype(num_actions: int, spare: int = 0) -> np.dtype:
+    """The hot record every game's engine keeps per game (``HOT_DTYPE``): seed, counters, whose
+    turn, phase, the end flags, ``round_over`` and the legal mask of ``num_actions`` bytes (then
+    ``spare`` padding bytes)."""
+    fields = [("seed", np.uint64), ("num_decisions", np.int32), ("num_rounds", np.int32),
+              ("current_player", np.int8), ("phase", np.int8), ("terminated", np.uint8),
+              ("truncated", np.uint8), ("round_over", np.uint8), ("mask", np.uint8, (num_actions,))]
+    if spare:
+        fields.append(("spare", np.uint8, (spare,)))
+    return np.dtype(fields, align=True)
+
+
+@njit(cache=True)
+def end_game(h, truncated, over_phase):
+    """Mark the game of hot record ``h`` over: terminated (or ``truncated``), in phase
+    ``over_phase``, nobody's turn."""
+    h.terminated = 0 if truncated else 1
+    h.truncated = 1 if truncated else 0
+    h.phase = over_phase
+    h.current_player = -1
+
+
 @njit(cache=True)
 def no_prefetch(data, hot, r, b):
     """A ``prefetch`` that does nothing."""

@@ -44,11 +44,7 @@ O_TRUE, O_LIE, O_BOMB = R.OUTCOME_TRUE, R.OUTCOME_LIE, R.OUTCOME_BOMB
 DEAL, OPENER = rng.Stream.DEAL, rng.Stream.OPENER
 
 I1, I2, I4, U1 = np.int8, np.int16, np.int32, np.uint8
-HOT_DTYPE = np.dtype([
-    ("seed", np.uint64), ("num_decisions", I4), ("num_rounds", I4),
-    ("current_player", I1), ("phase", I1), ("terminated", U1), ("truncated", U1),
-    ("round_over", U1), ("mask", U1, (A,)),
-], align=True)
+HOT_DTYPE = DR.hot_dtype(A)
 STATE_DTYPE = np.dtype([
     ("draw_ptr", I2), ("draw_len", I2), ("fd_count", I2),
     ("reshuffles", I1), ("last_owner", I1), ("last_card", I1), ("last_called", I1),
@@ -93,11 +89,6 @@ def rules_record(rules: R.Rules) -> np.ndarray:
     r["reverse_alone"] = int(rules.reverse_alone)
     r["deck"][0, :rules.deck_size] = rules.deck
     return r
-
-
-def blank_hot(rules: R.Rules) -> np.ndarray:
-    """A 0-d ``HOT_DTYPE`` record of a new game before its deal (seed 0)."""
-    return np.zeros((), HOT_DTYPE)
 
 
 def blank_record(rules: R.Rules) -> np.ndarray:
@@ -414,10 +405,7 @@ def score(g, s):
 @njit(cache=True)
 def finish(g, h, r, truncated):
     """Game over: lowest score first, equal scores share a place."""
-    h.terminated = 0 if truncated else 1
-    h.truncated = 1 if truncated else 0
-    h.phase = PH_OVER
-    h.current_player = -1
+    DR.end_game(h, truncated, PH_OVER)
     p = r.num_players
     sc = r.score
     for s in range(p):

@@ -46,11 +46,7 @@ PLACE_SURVIVOR = 1 << 32
 I1, I2, I4, U1 = np.int8, np.int16, np.int32, np.uint8
 # one game, in two records: the fields read every decision by the kernels and by numpy
 # (runner, agents) in one 64-byte cache line (`HOT_DTYPE`), the rest in `STATE_DTYPE`
-HOT_DTYPE = np.dtype([
-    ("seed", np.uint64), ("num_decisions", I4), ("num_rounds", I4),
-    ("current_player", I1), ("phase", I1), ("terminated", U1), ("truncated", U1),
-    ("round_over", U1), ("mask", U1, (A_MAX,)), ("spare", U1, (8,)),
-], align=True)
+HOT_DTYPE = DR.hot_dtype(A_MAX, spare=8)
 STATE_DTYPE = np.dtype([
     ("chal_ready", U1), ("dealer", I1), ("direction", I1),
     ("round_bits", I1), ("centre", I1), ("start", I1), ("bid_count", I1),
@@ -110,11 +106,6 @@ def rules_record(rules: R.Rules) -> np.ndarray:
     r["deck"][0, :rules.deck_size] = rules.deck
     r["chal"][0, :len(rules.challenge_ids)] = rules.challenge_ids
     return r
-
-
-def blank_hot(rules: R.Rules) -> np.ndarray:
-    """A 0-d ``HOT_DTYPE`` record of a new game before its first deal (seed 0)."""
-    return np.zeros((), HOT_DTYPE)
 
 
 def blank_record(rules: R.Rules) -> np.ndarray:
@@ -584,10 +575,7 @@ def end_round(g, h, r):
 def finish(g, h, r, truncated):
     """Game over (possibly mid-round): survivors by tokens, the eliminated by when."""
     p = r.num_players
-    h.terminated = not truncated
-    h.truncated = truncated
-    h.phase = PH_OVER
-    h.current_player = -1
+    DR.end_game(h, truncated, PH_OVER)
     for s in range(p):
         sc = score(g, h, s)
         place = 1

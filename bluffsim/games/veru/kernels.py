@@ -47,11 +47,7 @@ LC_CHECKER, LC_CLAIMANT, LC_KIND, LC_TRUTH, LC_TAKER = range(5)
 I1, I4, U1 = np.int8, np.int32, np.uint8
 # one game, in two records: the fields read every decision by the kernels and by numpy
 # (runner, agents) in one 64-byte cache line (`HOT_DTYPE`), the rest in `STATE_DTYPE`
-HOT_DTYPE = np.dtype([
-    ("seed", np.uint64), ("num_decisions", I4), ("num_rounds", I4),
-    ("current_player", I1), ("phase", I1), ("terminated", U1), ("truncated", U1),
-    ("round_over", U1), ("mask", U1, (A,)),
-], align=True)
+HOT_DTYPE = DR.hot_dtype(A)
 STATE_DTYPE = np.dtype([
     ("endgame_count", I4),
     ("table_n", I1), ("claimant", I1), ("claim_rank", I1), ("in_bits", I1),
@@ -99,11 +95,6 @@ def rules_record(rules: R.Rules) -> np.ndarray:
         for s in seats:
             r[fld][0, s] = 1
     return r
-
-
-def blank_hot(rules: R.Rules) -> np.ndarray:
-    """A 0-d ``HOT_DTYPE`` record of a new game before its deal (seed 0)."""
-    return np.zeros((), HOT_DTYPE)
 
 
 def blank_record(rules: R.Rules) -> np.ndarray:
@@ -591,10 +582,7 @@ def count_endgame(g, h, r):
 @njit(cache=True)
 def finish(g, h, r, truncated):
     """Game over: placements are the places."""
-    h.terminated = 0 if truncated else 1
-    h.truncated = 1 if truncated else 0
-    h.phase = PH_OVER
-    h.current_player = -1
+    DR.end_game(h, truncated, PH_OVER)
     for q in range(r.num_players):
         g.placements[q] = g.place[q]
 

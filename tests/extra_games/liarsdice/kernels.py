@@ -29,11 +29,7 @@ PH_BID, PH_OVER = R.PHASE_BID, R.PHASE_OVER
 DEAL = rng.Stream.DEAL
 
 I1, U1 = np.int8, np.uint8
-HOT_DTYPE = np.dtype([
-    ("seed", np.uint64), ("num_decisions", np.int32), ("num_rounds", np.int32),
-    ("current_player", I1), ("phase", I1), ("terminated", U1), ("truncated", U1),
-    ("round_over", U1), ("mask", U1, (A_MAX,)),
-], align=True)
+HOT_DTYPE = DR.hot_dtype(A_MAX)
 STATE_DTYPE = np.dtype([
     ("placements", I1, (P_MAX,)), ("hands", I1, (P_MAX, F)), ("dice_left", I1, (P_MAX,)),
     ("bid_quantity", I1), ("bid_face", I1), ("bidder", I1), ("eliminated", I1),
@@ -47,11 +43,6 @@ def rules_record(rules: R.Rules) -> np.ndarray:
     r = np.zeros(1, RULES_DTYPE)
     r["num_players"], r["dice"], r["liar"] = rules.num_players, rules.dice, rules.liar
     return r
-
-
-def blank_hot(rules: R.Rules) -> np.ndarray:
-    """A 0-d ``HOT_DTYPE`` record of a new game before its roll."""
-    return np.zeros((), HOT_DTYPE)
 
 
 def blank_record(rules: R.Rules) -> np.ndarray:
