@@ -213,6 +213,25 @@ def end_game(h, truncated, over_phase):
 
 
 @njit(cache=True)
+def clear_mask(h, over_phase):
+    """Zero the legal mask of hot record ``h``; whether the game is over (phase
+    ``over_phase``: nothing is legal then)."""
+    m = h.mask
+    for a in range(m.shape[0]):
+        m[a] = 0
+    return h.phase == over_phase
+
+
+@njit(cache=True)
+def row_sum(row, n):
+    """The sum of ``row[:n]`` as an int64, left to right (a pile's or a hand's card count)."""
+    total = 0
+    for i in range(n):
+        total += row[i]
+    return total
+
+
+@njit(cache=True)
 def no_prefetch(data, hot, r, b):
     """A ``prefetch`` that does nothing."""
 

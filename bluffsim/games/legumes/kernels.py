@@ -439,13 +439,11 @@ def check_empty_hands(g, h, r, face_down_by):
 @njit(cache=True)
 def update_mask(g, h, r):
     """The legal actions of the current player (none once the game is over)."""
-    m = h.mask
-    for a in range(A):
-        m[a] = 0
-    ph = h.phase
-    if ph == PH_OVER:
+    if DR.clear_mask(h, PH_OVER):
         return
     cp = max(np.int64(h.current_player), 0)
+    m = h.mask
+    ph = h.phase
     hand = g.hands[cp]
     if ph == PH_OPEN:
         for t in range(T):
@@ -532,10 +530,7 @@ OBS_SIZES = {"P": "r.num_players", "T": T, "V": V}
 @njit(cache=True)
 def obs_discard_size(g, h, r, seat):
     """Observation ``discard_size``: cards in the discard pile."""
-    size = 0
-    for t in range(T):
-        size += g.discard[t]
-    return size
+    return DR.row_sum(g.discard, T)
 
 
 @njit(cache=True)

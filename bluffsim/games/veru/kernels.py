@@ -251,13 +251,11 @@ def can_swap(g, r, seat):
 @njit(cache=True)
 def update_mask(g, h, r):
     """The legal actions of the current player (``timeout`` never listed; none once over)."""
-    m = h.mask
-    for a in range(A):
-        m[a] = 0
-    ph = h.phase
-    if ph == PH_OVER:
+    if DR.clear_mask(h, PH_OVER):
         return
     me = np.int64(h.current_player)
+    m = h.mask
+    ph = h.phase
     if ph == PH_ANNOUNCE:
         for k in range(N):
             m[ANNOUNCE0 + k] = 0 if g.closed[k] else 1
@@ -637,19 +635,13 @@ def obs_my_table(g, h, r, seat, t):
 @njit(cache=True)
 def obs_bank_sizes(g, h, r, seat, q):
     """Observation ``bank_sizes``: cards in the Bank owned by seat ``q``."""
-    size = 0
-    for t in range(T):
-        size += g.bank[q, t]
-    return size
+    return DR.row_sum(g.bank[q], T)
 
 
 @njit(cache=True)
 def obs_discard_hidden(g, h, r, seat):
     """Observation ``discard_hidden``: cards out of the game unseen."""
-    hidden = 0
-    for t in range(T):
-        hidden += g.discard_hidden[t]
-    return hidden
+    return DR.row_sum(g.discard_hidden, T)
 
 
 @njit(cache=True)
