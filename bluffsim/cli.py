@@ -159,7 +159,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     t = sub.add_parser("train", help="train a learned agent with PPO from a TOML config "
                                      "(needs the 'learn' extra)")
-    t.add_argument("config", help="training TOML, e.g. experiments/train_qdv.toml")
+    t.add_argument("config", help="training TOML, e.g. experiments/train_qdv_2p.toml")
     t.add_argument("--iterations", type=int, help="override train.iterations")
     t.add_argument("--out", help="override train.out (checkpoints, log.csv)")
     t.add_argument("--weights", help="override train.weights (the weights file written)")

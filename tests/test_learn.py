@@ -408,8 +408,29 @@ def test_the_no_shipped_weights_message_shows_the_params_line_to_write():
     assert 'params = { weights = "PATH" }' in str(info.value), str(info.value)
 
 
-SHIPPED = [("qdv", 2, "train_qdv.toml"), ("qdv", 4, "train_qdv_4p.toml"),
-           ("veru", 4, "train_veru.toml"), ("legumes", 2, "train_legumes.toml")]
+# the usual table sizes, each with a shipped agent (issue 26)
+TABLES = [("qdv", 2), ("qdv", 4), ("legumes", 2), ("legumes", 4), ("veru", 3), ("veru", 4)]
+
+
+def shipped_files() -> list[tuple[str, int, str]]:
+    """(game, players, training config) of every shipped weights file made by ``bluffsim train``
+    for default rules (a preset's file, e.g. qdv_small_2p, carries its rules and is not a
+    default agent)."""
+    from agents.learned import WEIGHTS_DIR, load_weights
+
+    out = []
+    for path in sorted(WEIGHTS_DIR.glob("*.npz")):
+        _, meta = load_weights(path)
+        if not meta.get("rules"):
+            out.append((meta["game"], int(meta["num_players"]), f"train_{path.stem}.toml"))
+    return out
+
+
+SHIPPED = shipped_files()
+
+
+def test_every_usual_table_has_a_shipped_learned_agent():
+    assert sorted((g, p) for g, p, _ in SHIPPED) == sorted(TABLES)
 
 
 @pytest.mark.parametrize("game_id, players, config", SHIPPED, ids=[f"{g}{p}" for g, p, _ in SHIPPED])
@@ -811,3 +832,15 @@ def test_best_responses_to_snapshots_join_the_mixture_and_resume_alike(tmp_path)
     for (w1, b1), (w2, b2) in zip(a.layers, b.layers, strict=True):
         np.testing.assert_allclose(w1, w2, rtol=1e-5, atol=1e-6)
         np.testing.assert_allclose(b1, b2, rtol=1e-5, atol=1e-6)
+
+
+def test_a_training_config_without_a_game_is_a_one_line_error(tmp_path, capsys):
+    from bluffsim.cli import main
+
+    text = "\n".join(ln for ln in TINY.format(out=tmp_path / "run").splitlines()
+                     if not ln.startswith("game = "))
+    (tmp_path / "t.toml").write_text(text + "\n")
+    assert main(["train", str(tmp_path / "t.toml"), "--quiet"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "[train] has no game" in err and "qdv" in err, err
+    assert not (tmp_path / "run").exists()
