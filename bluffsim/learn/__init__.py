@@ -280,14 +280,14 @@ def load_train_config(path: str | Path) -> TrainConfig:
         if not isinstance(raw.get(table, {}), dict):
             raise ConfigError(f"{path}: [{table}] must be a table")
     train = dict(raw.get("train", {}))
-    if "game" not in train:
-        raise ConfigError(f"{path}: [train] has no game; allowed: game = one of "
-                          f"{', '.join(bluffsim.list_games())}")
     known = {k.name for k in TRAIN}
     bad = set(train) - known
     if bad:
         raise ConfigError(f"{path}: unknown [train] key(s) {', '.join(sorted(bad))}; allowed: "
                           f"{', '.join(sorted(known))}")
+    if "game" not in train:
+        raise ConfigError(f"{path}: [train] has no game; allowed: game = one of "
+                          f"{', '.join(bluffsim.list_games())}")
     opp = dict(raw.get("opponents", {}))
     bad = set(opp) - set(OPPONENT_FIELDS)
     if bad:
