@@ -88,13 +88,23 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--table-games", type=int, default=2400)
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--out", default="results/learned")
+    ap.add_argument("--only", nargs="+", default=None, metavar="STEM",
+                    help="only these weights files (e.g. veru_4p); their rows replace theirs in an "
+                         "existing --out table")
     ap.add_argument("--reference-dir", default="results/evaluate/reference",
                     help="cache of the reference ratings (shared with bluffsim evaluate)")
     args = ap.parse_args(argv)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
+    files = [f for f in shipped_files() if args.only is None or f.stem in args.only]
     table = pd.concat([evaluate_file(f, out, args.table_games, args.workers, args.reference_dir)
-                       for f in shipped_files()], ignore_index=True)
+                       for f in files], ignore_index=True)
+    old = out / "learned_tables.csv"
+    if args.only and old.is_file():   # keep the other files' rows, in the full run's order
+        kept = pd.read_csv(old)
+        stems = kept["game"] + "_" + kept["players"].astype(str) + "p"
+        table = pd.concat([kept[~stems.isin(args.only)], table], ignore_index=True)
+        table = table.sort_values(["game", "players"], kind="stable", ignore_index=True)
     table.to_csv(out / "learned_tables.csv", index=False)
     command = ("python experiments/learned/tables.py --table-games "
                f"{args.table_games} --out {args.out}")
