@@ -128,6 +128,15 @@ class Field:
         return self.dtype + (f"[{', '.join(map(str, self.dims))}]" if self.dims else "")
 
 
+# the fields every game's observation starts with: who observes, and the observer's hand
+SEAT = Field("seat", "int8", (), "observing seat (current player; -1 once over)", "hot.current_player")
+
+
+def hand_field(dims: Dims, meaning: str = "my cards by type") -> Field:
+    """The observer's hand, its row of the per-seat ``hands`` state field (zeros once over)."""
+    return Field("hand", "int8", dims, meaning, "data.hands[seat]")
+
+
 @dataclass
 class Context:
     """What a block's encoder gets: the batch of observations, the rules, the named sizes and

@@ -26,12 +26,12 @@ import numpy as np
 
 from bluffsim.games.legumes import rules as R
 from bluffsim.games.legumes.rules import Rules
-from bluffsim.games.obsspec import Block, Copy, Field, ObservationSpec, OneHot, Seat, Seats
+from bluffsim.games.obsspec import SEAT, Block, Copy, Field, ObservationSpec, OneHot, Seat, Seats, hand_field
 
 FIELDS = (
-    Field("seat", "int8", (), "observing seat (current player; -1 once over)", "hot.current_player"),
+    SEAT,
     Field("phase", "int8", (), "0 open a round, 1 play or accuse, 2 over", "hot.phase"),
-    Field("hand", "int8", ("T",), "my cards by type", "data.hands[seat]"),
+    hand_field(("T",)),
     Field("hand_sizes", "int16", ("P",), "cards in hand per seat", "data.hand_sizes"),
     Field("called", "int8", (), "the called vegetable (-1 before the opening)", "data.called"),
     Field("direction", "int8", (), "+1 clockwise, -1 reversed", "data.direction"),

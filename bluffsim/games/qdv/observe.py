@@ -44,15 +44,26 @@ from typing import Any
 
 import numpy as np
 
-from bluffsim.games.obsspec import Block, Copy, Custom, Field, ObservationSpec, OneHot, Seat, Seats
+from bluffsim.games.obsspec import (
+    SEAT,
+    Block,
+    Copy,
+    Custom,
+    Field,
+    ObservationSpec,
+    OneHot,
+    Seat,
+    Seats,
+    hand_field,
+)
 from bluffsim.games.qdv import rules as R
 from bluffsim.games.qdv.rules import Rules
 
 FIELDS = (
-    Field("seat", "int8", (), "the observing seat (the current player; -1 once over)", "hot.current_player"),
+    SEAT,
     Field("phase", "int8", (), "0 start choice, 1 bidding, 2 salad declarations, 3 reward, 4 over",
           "hot.phase"),
-    Field("hand", "int8", ("K",), "my cards in hand by kind (discarded cards excluded)", "data.hands[seat]"),
+    hand_field(("K",), "my cards in hand by kind (discarded cards excluded)"),
     Field("hand_sizes", "int8", ("P",), "cards in hand per seat", "data.hand_sizes"),
     Field("tokens", "int32", ("P",), "tokens per seat", "data.tokens"),
     Field("in_round", "bool", ("P",), "seat still plays this round (False once eliminated, at once)",

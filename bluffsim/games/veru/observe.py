@@ -16,8 +16,8 @@ swaps away lowers every type's bound by one, a closed rank sets it to 0), the
 last check with all its seats (`last_check`), and public per-seat tallies of
 behaviour (`claims` … `swaps_made`) for per-opponent models.
 
-The flat tensor uses relative seats (index 0 = me); ``tensor_layout(rules)``
-gives its index / meaning table.
+In the flat tensor, per-seat blocks start with the observer (relative seats);
+``tensor_layout(rules)`` is its index / meaning table.
 """
 
 from __future__ import annotations
@@ -26,14 +26,26 @@ from typing import Any
 
 import numpy as np
 
-from bluffsim.games.obsspec import Block, Context, Copy, Custom, Field, ObservationSpec, OneHot, Seat, Seats
+from bluffsim.games.obsspec import (
+    SEAT,
+    Block,
+    Context,
+    Copy,
+    Custom,
+    Field,
+    ObservationSpec,
+    OneHot,
+    Seat,
+    Seats,
+    hand_field,
+)
 from bluffsim.games.veru import rules as R
 from bluffsim.games.veru.rules import Rules
 
 FIELDS = (
-    Field("seat", "int8", (), "observing seat (current player; -1 once over)", "hot.current_player"),
+    SEAT,
     Field("phase", "int8", (), "0 announce, 1 putting cards, 2 respond, 3 over", "hot.phase"),
-    Field("hand", "int8", ("T",), "my cards by type", "data.hands[seat]"),
+    hand_field(("T",)),
     Field("hand_sizes", "int8", ("P",), "cards in hand per seat", "data.hand_sizes"),
     Field("out", "bool", ("P",), "seat has finished", "data.out"),
     Field("place", "int8", ("P",), "place of a finished seat (0 while playing)", "data.place"),

@@ -15,12 +15,12 @@ from typing import Any
 import numpy as np
 
 from bluffsim.games.liarsdice import rules as R
-from bluffsim.games.obsspec import Block, Copy, Field, ObservationSpec, OneHot, Seat, Seats
+from bluffsim.games.obsspec import SEAT, Block, Copy, Field, ObservationSpec, OneHot, Seat, Seats, hand_field
 
 FIELDS = (
-    Field("seat", "int8", (), "observing seat (current player; -1 once over)", "hot.current_player"),
+    SEAT,
     Field("phase", "int8", (), "0 bidding, 1 over", "hot.phase"),
-    Field("hand", "int8", ("F",), "my dice per face", "data.hands[seat]"),
+    hand_field(("F",), "my dice per face"),
     Field("dice_left", "int8", ("P",), "dice per seat (0: out)", "data.dice_left"),
     Field("bid_quantity", "int8", (), "the current bid's quantity (-1 before the first bid)",
           "data.bid_quantity"),
