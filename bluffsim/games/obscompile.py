@@ -222,8 +222,10 @@ class _Source:
             t = f"(1.0 if {t} == {int(equals)} else 0.0)"
         return t
 
-    def _loops(self, out: _Writer, f: Field, dims: tuple, e: Copy) -> None:
-        """Loops over ``dims`` (index names ``i..``), writing ``x[o + flat index]``."""
+    def _loops(self, out: _Writer, f: Field, dims: tuple, e: Copy | Seats,
+               lead: tuple[str, str] | None = None) -> None:
+        """Loops over ``dims`` (index names ``i..``), writing ``x[o + flat index]``; ``lead``:
+        (position, field index) of an enclosing loop's axis that comes first (``Seats``)."""
         idx = [f"i{k}" for k in range(len(dims))]
         row = (f.where() or ("", "", False))[2]
         guard = row and self._transform(e, "v") == "v"  # zeros stay zeros: skip the whole row
@@ -233,10 +235,10 @@ class _Source:
         for i, d in zip(idx, dims, strict=True):
             out(f"for {i} in range({_n(d, self.sizes)}):")
             out.depth += 1
-        pos = ""  # the flat index in C order
+        pos = lead[0] if lead else ""  # the flat index in C order
         for i, d in zip(idx, dims, strict=True):
             pos = i if not pos else f"({pos}) * {_n(d, self.sizes)} + {i}"
-        v = self._transform(e, self.value(f, idx, guarded=guard))
+        v = self._transform(e, self.value(f, [*(lead[1:] if lead else ()), *idx], guarded=guard))
         out(f"x[o + {pos or '0'}] = {v}")
         out.depth -= len(idx) + (1 if guard else 0)
 
@@ -253,25 +255,11 @@ class _Source:
         f = self.fields[e.field]
         if not f.dims or f.dims[0] != "P":
             raise ValueError(f"Seats({e.field!r}): the field's first axis is not 'P'")
-        rest = f.dims[1:]
         out("for j in range(n_P):")
         out.depth += 1
         out("s = (me + j) % n_P")
-        idx = [f"i{k}" for k in range(len(rest))]
-        row = (f.where() or ("", "", False))[2]
-        guard = row and self._transform(e, "v") == "v"
-        if guard:
-            out("if seat >= 0:")
-            out.depth += 1
-        for i, d in zip(idx, rest, strict=True):
-            out(f"for {i} in range({_n(d, self.sizes)}):")
-            out.depth += 1
-        pos = "j"
-        for i, d in zip(idx, rest, strict=True):
-            pos = f"{pos} * {_n(d, self.sizes)} + {i}"
-        v = self._transform(e, self.value(f, ["s", *idx], guarded=guard))
-        out(f"x[o + {pos}] = {v}")
-        out.depth -= len(idx) + (1 if guard else 0) + 1
+        self._loops(out, f, f.dims[1:], e, lead=("j", "s"))
+        out.depth -= 1
         out(f"o += {width}")
 
     # ------------------------------------------------------------ the module
