@@ -361,6 +361,23 @@ class ObservationSpec:
         """Attribute access to a batch of observations (``view.hand`` is ``obs["hand"]``)."""
         return ObservationView(obs, self.keys)
 
+    def publish(self, namespace: dict[str, Any]) -> None:
+        """Give a game's ``observe`` module its public names from this spec: ``SPEC``,
+        ``OBS_KEYS``, ``tensor_layout``, ``tensor_size``, ``to_tensor``, and the field table in
+        place of ``{fields}`` in its docstring."""
+        namespace.update(SPEC=self, OBS_KEYS=self.keys, tensor_layout=self.tensor_layout,
+                         tensor_size=self.tensor_size, to_tensor=self.to_tensor)
+        doc = namespace.get("__doc__")
+        if doc:
+            namespace["__doc__"] = doc.replace("{fields}", self.field_table())
+
+    def layout_text(self, rules: Any) -> str:
+        """The tensor's index / meaning table as aligned text (name, first index, width,
+        meaning), one block a line."""
+        rows = self.tensor_layout(rules)
+        w = max(len(r[0]) for r in rows)
+        return "\n".join(f"{n:<{w}} {i:>5} {k:>4}  {m}" for n, i, k, m in rows)
+
 
 class ObservationView:
     """Read-only attribute view of a structured observation; unknown names raise
@@ -376,3 +393,23 @@ class ObservationView:
 
     def __dir__(self) -> list[str]:
         return list(self._keys)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Print a game's flat-tensor index / meaning table:
+    ``python -m bluffsim.games.obsspec GAME [--players N]``."""
+    import argparse
+
+    import bluffsim
+
+    parser = argparse.ArgumentParser(prog="python -m bluffsim.games.obsspec",
+                                     description=main.__doc__.splitlines()[0])
+    parser.add_argument("game", choices=bluffsim.list_games())
+    parser.add_argument("--players", type=int, default=None, help="seats (default: the game's)")
+    args = parser.parse_args(argv)
+    game = bluffsim.spec(args.game)
+    print(game.observation.SPEC.layout_text(game.make_rules(args.players)))
+
+
+if __name__ == "__main__":  # pragma: no cover - documentation helper
+    main()

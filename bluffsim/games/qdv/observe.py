@@ -35,7 +35,7 @@ in the tallies.  Tokens lost are the tokens actually lost (never below 0).
 The flat tensor (``observation_tensor``) lists per-seat blocks in *relative*
 order, index 0 = the observer, 1 = the next seat clockwise, and so on; its
 index / meaning table is ``tensor_layout(rules)`` (printed by
-``python -m bluffsim.games.qdv.observe``).
+``python -m bluffsim.games.obsspec qdv``).
 """
 
 from __future__ import annotations
@@ -241,13 +241,9 @@ BLOCKS = (
           Seats("token_tally")),
 )
 
-SPEC = ObservationSpec(FIELDS, BLOCKS, sizes)
-OBS_KEYS = SPEC.keys
-
-
-# the flat tensor's functions are the spec's: tensor_layout(rules) (the index / meaning table),
-# tensor_size(rules) (its width D) and to_tensor(rules, obs) (float32[B, D])
-tensor_layout, tensor_size, to_tensor = SPEC.tensor_layout, SPEC.tensor_size, SPEC.to_tensor
+# SPEC, OBS_KEYS, tensor_layout(rules) (the index / meaning table), tensor_size(rules) (its
+# width D), to_tensor(rules, obs) (float32[B, D]), and the field table in this docstring
+ObservationSpec(FIELDS, BLOCKS, sizes).publish(globals())
 
 
 def bid_table(history: np.ndarray, num_players: int) -> np.ndarray:
@@ -257,10 +253,3 @@ def bid_table(history: np.ndarray, num_players: int) -> np.ndarray:
     bi, hi = np.nonzero(hist[:, :, 0] >= 0)
     np.maximum.at(table, (bi, hist[bi, hi, 0], hist[bi, hi, 2]), hist[bi, hi, 1])
     return table
-
-
-__doc__ = __doc__.replace("{fields}", SPEC.field_table())
-
-if __name__ == "__main__":  # pragma: no cover - documentation helper
-    for row in tensor_layout(Rules()):
-        print(f"{row[0]:<16} {row[1]:>5} {row[2]:>4}  {row[3]}")

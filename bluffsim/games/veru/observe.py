@@ -215,17 +215,6 @@ BLOCKS = (
     Block("swaps_made", ("P",), "Joker swaps made per relative seat", Seats("swaps_made")),
 )
 
-SPEC = ObservationSpec(FIELDS, BLOCKS, sizes)
-OBS_KEYS = SPEC.keys
-
-
-# the flat tensor's functions are the spec's: tensor_layout(rules) (the index / meaning table),
-# tensor_size(rules) (its width D) and to_tensor(rules, obs) (float32[B, D])
-tensor_layout, tensor_size, to_tensor = SPEC.tensor_layout, SPEC.tensor_size, SPEC.to_tensor
-
-
-__doc__ = __doc__.replace("{fields}", SPEC.field_table())
-
-if __name__ == "__main__":  # pragma: no cover - documentation helper
-    for row in tensor_layout(Rules()):
-        print(f"{row[0]:<18} {row[1]:>5} {row[2]:>4}  {row[3]}")
+# SPEC, OBS_KEYS, tensor_layout(rules) (the index / meaning table), tensor_size(rules) (its
+# width D), to_tensor(rules, obs) (float32[B, D]), and the field table in this docstring
+ObservationSpec(FIELDS, BLOCKS, sizes).publish(globals())

@@ -64,12 +64,4 @@ BLOCKS = (  # each block's encoding: the numpy encoder and the compiled tensor b
     Block("num_rounds", (1,), "rounds so far", Copy("num_rounds")),
 )
 
-SPEC = ObservationSpec(FIELDS, BLOCKS, sizes)
-
-
-# the flat tensor's functions are the spec's: tensor_layout(rules) (the index / meaning table),
-# tensor_size(rules) (its width D) and to_tensor(rules, obs) (float32[B, D])
-tensor_layout, tensor_size, to_tensor = SPEC.tensor_layout, SPEC.tensor_size, SPEC.to_tensor
-
-
-__doc__ = __doc__.replace("{fields}", SPEC.field_table())
+ObservationSpec(FIELDS, BLOCKS, sizes).publish(globals())  # SPEC, to_tensor, ... (obsspec)
