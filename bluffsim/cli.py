@@ -195,7 +195,12 @@ def build_parser() -> argparse.ArgumentParser:
     lb.add_argument("--path", default="results/leaderboard.csv", help="leaderboard CSV")
     lb.set_defaults(func=cmd_leaderboard)
 
-    g = sub.add_parser("games", help="list the games, their options and defaults")
+    g = sub.add_parser("games", help="list the games, their options and defaults; with GAME, "
+                       "its flat observation tensor's index / meaning table")
+    g.add_argument("game", nargs="?", help="a game id: print its tensor's index / meaning table")
+    g.add_argument("--players", type=int, help="seats of that table (default: the game's)")
+    g.add_argument("--source", action="store_true",
+                   help="print the game's generated compiled observation source instead")
     g.set_defaults(func=cmd_games)
     p.description = (f"Simulator and agent benchmark for bluffing card games. Subcommands: "
                      f"{', '.join(sub.choices)} (bluffsim SUBCOMMAND --help for its options).")
@@ -572,7 +577,12 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
 
 
 def cmd_games(args: argparse.Namespace) -> int:
-    """``bluffsim games``: every game with its options and defaults."""
+    """``bluffsim games``: every game with its options and defaults; ``bluffsim games GAME``: its
+    flat tensor's index / meaning table (``--source``: the generated compiled observation)."""
+    if args.game is not None:
+        return print_observation(args.game, args.players, args.source)
+    if args.players is not None or args.source:
+        raise BluffsimError("--players and --source need a GAME (bluffsim games GAME --players N)")
     for gid in bluffsim.list_games():
         spec = bluffsim.spec(gid)
         print(f"{gid}: {spec.name} — {spec.summary}")
@@ -580,6 +590,20 @@ def cmd_games(args: argparse.Namespace) -> int:
             if name == "num_players":
                 allowed += " (experiment.players in a config, --seats in play; not [rules])"
             print(f"    {name:<22} default {default:<40} allowed {allowed}")
+    return 0
+
+
+def print_observation(game_id: str, players: int | None, source: bool) -> int:
+    """Print a game's tensor layout for ``players`` seats, or its generated observation source."""
+    spec = bluffsim.spec(game_id)
+    rules = spec.make_rules(players)
+    if source:
+        from bluffsim.games import obscompile
+
+        kn = bluffsim.make(game_id, players).kernels
+        print(obscompile.source(spec.observation.SPEC, vars(kn), kn.OBS_SIZES), end="")
+    else:
+        print(spec.observation.SPEC.layout_text(rules))
     return 0
 
 

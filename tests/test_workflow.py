@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import bluffsim
 from bluffsim.analysis import plots, stats
 from bluffsim.cli import main
 
@@ -143,6 +144,28 @@ def test_games_lists_num_players_with_where_it_is_set(capsys):
     assert main(["games"]) == 0
     line = next(ln for ln in capsys.readouterr().out.splitlines() if "num_players" in ln)
     assert "experiment.players" in line and "not [rules]" in line
+
+
+@pytest.mark.parametrize("game_id", bluffsim.list_games())
+def test_games_prints_a_games_tensor_layout(capsys, game_id):
+    spec = bluffsim.spec(game_id)
+    players = spec.players[1]
+    assert main(["games", game_id, "--players", str(players)]) == 0
+    rows = [ln.split(maxsplit=3) for ln in capsys.readouterr().out.splitlines()]
+    layout = spec.observation.SPEC.tensor_layout(spec.make_rules(players))
+    assert [(r[0], int(r[1]), int(r[2]), r[3]) for r in rows] == layout
+    assert sum(int(r[2]) for r in rows) == spec.observation.SPEC.tensor_size(spec.make_rules(players))
+    assert main(["games", game_id, "--source"]) == 0
+    assert "def tensor_row(" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(("args", "words"), [
+    (("games", "nope"), ("unknown game 'nope'", "available:")),
+    (("games", "qdv", "--players", "9"), ("num_players=9", "allowed: 2..6")),
+    (("games", "--source"), ("need a GAME",)),
+])
+def test_games_bad_input_is_a_one_line_error(args, words):
+    assert_one_line_error(*cli(*args), *words)
 
 
 def test_bad_dask_address_is_a_one_line_error(tmp_path):

@@ -17,14 +17,13 @@ namespace: its functions call the game's rule functions (``obs_<field>`` of a co
 field, a ``Custom`` block's builder) and the shared ``drivers`` helpers directly, as if
 written at the end of ``kernels.py``, and pickle by reference as ``kernels`` attributes.
 Why generated source rather than a compiled interpreter: ``obsspec``'s docstring.
-``python -m bluffsim.games.obscompile <game>`` prints a game's generated source.
+``bluffsim games <game> --source`` prints a game's generated source.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
-import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -343,10 +342,3 @@ def check_sizes(spec: ObservationSpec, sizes: Sizes, rules: Any, record: np.ndar
     if any(got.get(k) != v for k, v in want.items()):
         raise ValueError(f"the kernels' OBS_SIZES give {got}, the observation spec {want}")
 
-
-if __name__ == "__main__":  # pragma: no cover - documentation helper
-    import importlib
-
-    importlib.import_module("bluffsim").list_games()  # the games on BLUFFSIM_GAMES_PATH too
-    kn = importlib.import_module(f"bluffsim.games.{sys.argv[1]}.kernels")
-    sys.stdout.write(source(kn.O.SPEC, vars(kn), kn.OBS_SIZES))

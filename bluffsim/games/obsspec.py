@@ -18,6 +18,10 @@ A game's ``observe.py`` declares one ``ObservationSpec``:
   column) — and ``Custom`` for a truly game-specific block: a numpy encoder plus the
   name of the game's compiled builder (qdv's bid tables, veru's ``ace_where``).
 
+Both are declared as tables (``fields`` and ``blocks``: a row a field or block, columns apart
+by two or more spaces, read into the objects above), so each reads like the index / meaning
+table it documents and a block's field is named once.
+
 From it derive the key order, the docstring table of the fields (``field_table``),
 the tensor's index / meaning table (``tensor_layout``), its width and numpy encoder
 (``to_tensor``: each block's ``Encoding.numpy``), the dtype / shape of every field
@@ -128,13 +132,8 @@ class Field:
         return self.dtype + (f"[{', '.join(map(str, self.dims))}]" if self.dims else "")
 
 
-# the fields every game's observation starts with: who observes, and the observer's hand
+# the field every game's observation starts with: who observes (the tensor's relative seats read it)
 SEAT = Field("seat", "int8", (), "observing seat (current player; -1 once over)", "hot.current_player")
-
-
-def hand_field(dims: Dims, meaning: str = "my cards by type") -> Field:
-    """The observer's hand, its row of the per-seat ``hands`` state field (zeros once over)."""
-    return Field("hand", "int8", dims, meaning, "data.hands[seat]")
 
 
 @dataclass
@@ -268,6 +267,96 @@ class Block:
         return math.prod(_size(self.dims, sizes))
 
 
+_ENCODINGS: dict[str, type[Encoding]] = {"copy": Copy, "onehot": OneHot, "seats": Seats, "seat": Seat}
+_OPTIONS = {"copy": ("floor", "add", "equals"), "seats": ("add",), "onehot": (), "seat": ()}
+
+
+def _table_rows(text: str) -> list[list[str]]:
+    """The rows of a declaration table: columns split at two or more spaces; a line that starts
+    with white space continues the previous row's last column (its meaning)."""
+    rows: list[list[str]] = []
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        if line[0].isspace():
+            if not rows:
+                raise ValueError(f"declaration table: continuation line before any row: {line!r}")
+            rows[-1][-1] += " " + line.strip()
+        else:
+            rows.append(re.split(r"\s{2,}", line.strip(), maxsplit=3))
+    return rows
+
+
+def _dim(text: str) -> str | int:
+    text = text.strip()
+    return int(text) if text.isdigit() else text
+
+
+def _dims(text: str) -> Dims:
+    return tuple(_dim(d) for d in text.split(",")) if text else ()
+
+
+def blocks(text: str, custom: dict[str, Callable[[Context], np.ndarray]] | None = None,
+           columns: dict[str, tuple[str, ...]] | None = None) -> tuple[Block, ...]:
+    """The flat tensor's blocks from a table, one block a row: ``name  dims  encoding  meaning``
+    (columns apart by two or more spaces; an indented line continues the meaning).
+
+    ``dims``: comma-separated named sizes or numbers (``P,T``; their product is the width).
+    ``encoding``: ``KIND [FIELD][[COL]] [OPTION=N ...]`` — KIND ``copy``, ``onehot``, ``seats`` or
+    ``seat`` (FIELD defaults to the block's name; COL is a column number, or a name in
+    ``columns[FIELD]``; options: ``floor``, ``add``, ``equals`` for copy, ``add`` for seats), or
+    ``custom BUILDER`` (the game's compiled builder; its numpy encoder is ``custom[BUILDER]``)."""
+    out = []
+    for row in _table_rows(text):
+        if len(row) != 4:
+            raise ValueError(f"tensor block row {row}: want name, dims, encoding and meaning")
+        name, dims, encoding, meaning = row
+        out.append(Block(name, _dims(dims), meaning, _encoding(name, encoding, custom or {},
+                                                               columns or {})))
+    return tuple(out)
+
+
+def _encoding(block: str, text: str, custom: dict[str, Callable[[Context], np.ndarray]],
+              columns: dict[str, tuple[str, ...]]) -> Encoding:
+    """One block's ``Encoding`` from its table cell (``blocks``)."""
+    kind, *rest = text.split()
+    if kind == "custom":
+        if len(rest) != 1 or rest[0] not in custom:
+            raise ValueError(f"tensor block {block!r}: {text!r} names no builder of {sorted(custom)}")
+        return Custom(custom[rest[0]], rest[0])
+    if kind not in _ENCODINGS:
+        raise ValueError(f"tensor block {block!r}: encoding {kind!r} is not one of "
+                         f"{', '.join([*_ENCODINGS, 'custom'])}")
+    options = dict(r.split("=", 1) for r in rest if "=" in r)
+    fields = [r for r in rest if "=" not in r]
+    m = re.fullmatch(r"(\w*)(?:\[(\w+)\])?", fields[0] if fields else "")
+    bad = sorted(set(options) - set(_OPTIONS[kind]))
+    if m is None or len(fields) > 1 or bad:
+        raise ValueError(f"tensor block {block!r}: cannot read encoding {text!r} "
+                         f"(KIND [FIELD][[COL]] [{' '.join(o + '=N' for o in _OPTIONS[kind])}])")
+    field, col = m.group(1) or block, m.group(2)
+    kwargs: dict[str, int] = {k: int(v) for k, v in options.items()}
+    if col is not None:
+        kwargs["col"] = int(col) if col.isdigit() else columns[field].index(col)
+    return _ENCODINGS[kind](field, **kwargs)
+
+
+def fields(text: str) -> tuple[Field, ...]:
+    """The structured observation's fields from a table, one field a row:
+    ``name  dtype[dims]  source  meaning`` (columns apart by two or more spaces; an indented
+    line continues the meaning; ``dims`` as in ``blocks``, none for a scalar; ``source`` as
+    ``Field.source``, ``-`` for a computed field)."""
+    out = []
+    for row in _table_rows(text):
+        m = re.fullmatch(r"(\w+)(?:\[(.*)\])?", row[1]) if len(row) == 4 else None
+        if m is None:
+            raise ValueError(f"observation field row {row}: want name, dtype[dims], source and meaning")
+        name, _, source, meaning = row
+        out.append(Field(name, m.group(1), _dims(m.group(2) or ""), meaning,
+                         None if source == "-" else source))
+    return tuple(out)
+
+
 @dataclass(frozen=True)
 class ObservationSpec:
     """A game's observation, declared once (module docstring)."""
@@ -394,22 +483,3 @@ class ObservationView:
     def __dir__(self) -> list[str]:
         return list(self._keys)
 
-
-def main(argv: list[str] | None = None) -> None:
-    """Print a game's flat-tensor index / meaning table:
-    ``python -m bluffsim.games.obsspec GAME [--players N]``."""
-    import argparse
-
-    import bluffsim
-
-    parser = argparse.ArgumentParser(prog="python -m bluffsim.games.obsspec",
-                                     description=main.__doc__.splitlines()[0])
-    parser.add_argument("game", choices=bluffsim.list_games())
-    parser.add_argument("--players", type=int, default=None, help="seats (default: the game's)")
-    args = parser.parse_args(argv)
-    game = bluffsim.spec(args.game)
-    print(game.observation.SPEC.layout_text(game.make_rules(args.players)))
-
-
-if __name__ == "__main__":  # pragma: no cover - documentation helper
-    main()

@@ -691,7 +691,8 @@ def random_choice(g, h, r, seat_key):
 # are generated from it (``obscompile``, at the end of this module).  Here: the named sizes as
 # the compiled code reads them, the computed fields (``obs_<name>(g, h, r, seat)``) and the
 # builders of the ``Custom`` blocks.
-OBS_SIZES = {"P": "r.num_players", "K": K, "F": F, "E": E, "H": "r.history_len"}
+OBS_SIZES = {"P": "r.num_players", "K": K, "F": F, "E": E, "H": "r.history_len", "L": NLR,
+             "BT": R.BID_TALLY, "CT": R.CALL_TALLY, "TT": R.TOKEN_TALLY}
 
 
 @njit(cache=True)

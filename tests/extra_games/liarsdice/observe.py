@@ -15,22 +15,18 @@ from typing import Any
 import numpy as np
 
 from bluffsim.games.liarsdice import rules as R
-from bluffsim.games.obsspec import SEAT, Block, Copy, Field, ObservationSpec, OneHot, Seat, Seats, hand_field
+from bluffsim.games.obsspec import SEAT, ObservationSpec, blocks, fields
 
-FIELDS = (
-    SEAT,
-    Field("phase", "int8", (), "0 bidding, 1 over", "hot.phase"),
-    hand_field(("F",), "my dice per face"),
-    Field("dice_left", "int8", ("P",), "dice per seat (0: out)", "data.dice_left"),
-    Field("bid_quantity", "int8", (), "the current bid's quantity (-1 before the first bid)",
-          "data.bid_quantity"),
-    Field("bid_face", "int8", (), "the current bid's face, 0-based (-1 before the first bid)",
-          "data.bid_face"),
-    Field("bidder", "int8", (), "who made the current bid (-1 none)", "data.bidder"),
-    Field("num_rounds", "int32", (), "rounds (calls) so far", "hot.num_rounds"),
-    Field("last_reveal", "int8", (6,), "last call: caller, bidder, quantity, face, count, loser",
-          "data.last_reveal"),
-)
+FIELDS = (SEAT, *fields("""
+phase         int8     hot.phase          0 bidding, 1 over
+hand          int8[F]  data.hands[seat]   my dice per face
+dice_left     int8[P]  data.dice_left     dice per seat (0: out)
+bid_quantity  int8     data.bid_quantity  the current bid's quantity (-1 before the first bid)
+bid_face      int8     data.bid_face      the current bid's face, 0-based (-1 before the first bid)
+bidder        int8     data.bidder        who made the current bid (-1 none)
+num_rounds    int32    hot.num_rounds     rounds (calls) so far
+last_reveal   int8[6]  data.last_reveal   last call: caller, bidder, quantity, face, count, loser
+"""))
 
 
 def observation_fields(rules: Any, s: Any, seat: int) -> dict[str, np.ndarray]:
@@ -54,14 +50,14 @@ def sizes(rules: Any) -> dict[str, int]:
     return {"P": rules.num_players, "F": R.FACES}
 
 
-BLOCKS = (  # each block's encoding: the numpy encoder and the compiled tensor both follow from it
-    Block("phase", (2,), "one-hot phase: bidding, over", OneHot("phase")),
-    Block("hand", ("F",), "my dice per face", Copy("hand")),
-    Block("dice_left", ("P",), "dice per relative seat", Seats("dice_left")),
-    Block("bid_quantity", (1,), "the current bid's quantity (-1 none)", Copy("bid_quantity")),
-    Block("bid_face", ("F",), "one-hot face of the current bid", OneHot("bid_face")),
-    Block("bidder", ("P",), "one-hot relative seat of the bidder", Seat("bidder")),
-    Block("num_rounds", (1,), "rounds so far", Copy("num_rounds")),
-)
+BLOCKS = blocks("""
+phase         2  onehot  one-hot phase: bidding, over
+hand          F  copy    my dice per face
+dice_left     P  seats   dice per relative seat
+bid_quantity  1  copy    the current bid's quantity (-1 none)
+bid_face      F  onehot  one-hot face of the current bid
+bidder        P  seat    one-hot relative seat of the bidder
+num_rounds    1  copy    rounds so far
+""")
 
 ObservationSpec(FIELDS, BLOCKS, sizes).publish(globals())  # SPEC, to_tensor, ... (obsspec)

@@ -1,0 +1,70 @@
+"""The observation's declaration tables (``obsspec.fields`` / ``obsspec.blocks``): every column
+and encoding reads into the objects it names, and a malformed row is refused saying what is allowed."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from bluffsim.games.obsspec import Copy, Custom, Field, OneHot, Seat, Seats, blocks, fields
+
+
+def _ones(c):
+    return np.ones((len(c.obs["seat"]), 2), np.float32)
+
+
+def test_field_rows_read_name_dtype_dims_source_and_meaning():
+    got = fields("""
+phase       int8        hot.phase         0 play, 1 over
+hand        int8[T]     data.hands[seat]  my cards
+tally       int32[P,4]  data.tally        per seat: four counts,
+                                          continued on the next line
+derived     bool        -                 computed by the kernels
+""")
+    assert got == (
+        Field("phase", "int8", (), "0 play, 1 over", "hot.phase"),
+        Field("hand", "int8", ("T",), "my cards", "data.hands[seat]"),
+        Field("tally", "int32", ("P", 4), "per seat: four counts, continued on the next line",
+              "data.tally"),
+        Field("derived", "bool", (), "computed by the kernels", None),
+    )
+
+
+def test_block_rows_read_every_encoding():
+    got = blocks("""
+phase      3    onehot                     one-hot phase
+hand       T    copy                       my cards
+sizes      P    seats hand_sizes add=1     cards per relative seat, plus one
+last       P    seat last_round[bidder]    relative seat of the last bidder
+count      1    copy last_round[1] floor=0 equals=2  the count
+                                                        was two
+extra      2    custom extra_block         something game-specific
+""", custom={"extra_block": _ones}, columns={"last_round": ("caller", "count", "bidder")})
+    assert [(b.name, b.dims, b.meaning) for b in got] == [
+        ("phase", (3,), "one-hot phase"), ("hand", ("T",), "my cards"),
+        ("sizes", ("P",), "cards per relative seat, plus one"),
+        ("last", ("P",), "relative seat of the last bidder"), ("count", (1,), "the count was two"),
+        ("extra", (2,), "something game-specific")]
+    assert [b.encode for b in got] == [
+        OneHot("phase"), Copy("hand"), Seats("hand_sizes", add=1), Seat("last_round", col=2),
+        Copy("last_round", col=1, floor=0, equals=2), Custom(_ones, "extra_block")]
+
+
+@pytest.mark.parametrize(("table", "words"), [
+    ("x  1  bits  meaning", ("encoding 'bits'", "copy, onehot, seats, seat, custom")),
+    ("x  1  onehot add=1  meaning", ("cannot read encoding", "KIND [FIELD][[COL]]")),
+    ("x  1  seats a b  meaning", ("cannot read encoding",)),
+    ("x  1  custom nope  meaning", ("names no builder",)),
+    ("x  1  copy", ("want name, dims, encoding and meaning",)),
+    ("   continued", ("continuation line before any row",)),
+])
+def test_a_malformed_block_row_is_refused_saying_what_is_allowed(table, words):
+    with pytest.raises(ValueError) as e:
+        blocks(table)
+    for w in words:
+        assert w in str(e.value)
+
+
+def test_a_malformed_field_row_is_refused():
+    with pytest.raises(ValueError, match="want name, dtype\\[dims\\], source and meaning"):
+        fields("x  int8  data.x")
