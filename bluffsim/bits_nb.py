@@ -105,6 +105,17 @@ def nth_set_bit(x: int, n: int) -> int:
     return _cttz(x)
 
 
+@njit(cache=True)
+def take_bit(x: int, k: int) -> tuple[int, int]:
+    """One bitset block of a walk to the ``k``-th item of several blocks: (index of the ``k``-th
+    lowest set bit of ``x``, 0) when ``x`` has more than ``k`` set bits, else (-1, ``k`` minus
+    the set bits of ``x``: the position within the blocks after it)."""
+    n = popcount(x)
+    if k < n:
+        return nth_set_bit(x, k), 0
+    return -1, k - n
+
+
 _LOW7 = np.uint64(0x7F7F7F7F7F7F7F7F)
 _HIGH = np.uint64(0x8080808080808080)
 _GATHER = np.uint64(0x0102040810204080)  # moves bit 8i + 7 >> 7 to bit 56 + i

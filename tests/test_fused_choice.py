@@ -73,6 +73,8 @@ def test_bit_helpers_count_and_index_set_bits() -> None:
         assert [bn.nth_set_bit(x, n) for n in range(len(bits))] == bits
         assert bn.nth_set_bit(x, len(bits)) == 64
         assert bn.trailing_zeros(x) == (bits[0] if bits else 64)
+        assert [bn.take_bit(x, k) for k in range(len(bits) + 3)] == (
+            [(b, 0) for b in bits] + [(-1, k) for k in range(3)])
 
 
 def test_nonzero_bits_of_record_rows() -> None:

@@ -590,10 +590,9 @@ def blocks_nth(kind, held, n_acc, n_choice, n_rev, rev_play, k):
         return OPEN0 + bn.nth_set_bit(held, k // V) * V + k % V
     if kind == 2:
         return ACCUSE + k if k < n_acc else ACCEPT
-    n = bn.popcount(held)
-    if k < n:
-        return PLAY0 + bn.nth_set_bit(held, k)
-    k -= n
+    b, k = bn.take_bit(held, k)
+    if b >= 0:
+        return PLAY0 + b
     if k < n_acc:
         return ACCUSE + k
     k -= n_acc

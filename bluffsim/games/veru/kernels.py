@@ -742,10 +742,9 @@ def blocks_count(first0, first, n_mid, mid0, swaps):
 @njit(cache=True)
 def blocks_nth(first0, first, n_mid, mid0, swaps, k):
     """The ``k``-th legal action (0 <= k < ``blocks_count``) of ``legal_blocks``' blocks."""
-    n = bn.popcount(first)
-    if k < n:
-        return first0 + bn.nth_set_bit(first, k)
-    k -= n
+    b, k = bn.take_bit(first, k)
+    if b >= 0:
+        return first0 + b
     if k < n_mid:
         return mid0 + k
     return SWAP0 + bn.nth_set_bit(swaps, k - n_mid)
