@@ -68,3 +68,23 @@ def test_a_malformed_block_row_is_refused_saying_what_is_allowed(table, words):
 def test_a_malformed_field_row_is_refused():
     with pytest.raises(ValueError, match="want name, dtype\\[dims\\], source and meaning"):
         fields("x  int8  data.x")
+
+
+def test_arrays_reads_left_out_keys_from_the_state_and_casts_to_the_declared_dtypes():
+    from types import SimpleNamespace
+
+    from bluffsim.games.obsspec import SEAT, ObservationSpec
+
+    spec = ObservationSpec((SEAT, *fields("""
+hand   int8[T]    data.hands[seat]  my cards
+tally  int32[P]   data.tally        per seat
+""")), (), lambda rules: {"P": 2, "T": 3})
+    state = SimpleNamespace(tally=[7, 9], hand=[5, 5, 5])
+    obs = spec.arrays(state, {"seat": 1, "hand": [1, 2, 3]})
+    assert list(obs) == ["seat", "hand", "tally"]
+    assert [(v.dtype, v.tolist()) for v in obs.values()] == [
+        (np.dtype("int8"), 1), (np.dtype("int8"), [1, 2, 3]), (np.dtype("int32"), [7, 9])]
+    with pytest.raises(ValueError, match="'extra'] are not declared"):
+        spec.arrays(state, {"seat": 1, "hand": [1, 2, 3], "extra": 0})
+    with pytest.raises(OverflowError):
+        spec.arrays(state, {"seat": 300, "hand": [1, 2, 3]})

@@ -450,6 +450,17 @@ class ObservationSpec:
         """Attribute access to a batch of observations (``view.hand`` is ``obs["hand"]``)."""
         return ObservationView(obs, self.keys)
 
+    def arrays(self, state: Any, values: dict[str, Any]) -> dict[str, np.ndarray]:
+        """An observation for the reference engine's builder: each declared key's value from
+        ``values``, or else the reference ``state``'s attribute of that name, as an array of the
+        key's declared dtype (numpy refuses a Python int the dtype cannot hold).  ``ValueError``
+        for a key of ``values`` that is not declared."""
+        unknown = sorted(set(values) - set(self.keys))
+        if unknown:
+            raise ValueError(f"observation keys {unknown} are not declared; declared: {self.keys}")
+        return {f.name: np.asarray(values[f.name] if f.name in values else getattr(state, f.name),
+                                   f.dtype) for f in self.fields}
+
     def publish(self, namespace: dict[str, Any]) -> None:
         """Give a game's ``observe`` module its public names from this spec: ``SPEC``,
         ``OBS_KEYS``, ``tensor_layout``, ``tensor_size``, ``to_tensor``, and the field table in

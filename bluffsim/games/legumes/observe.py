@@ -71,8 +71,8 @@ bomb_taken        int32[P]    data.bomb_taken              cards each seat took 
 
 def observation_fields(rules: Rules, s: Any, seat: int) -> dict[str, np.ndarray]:
     """Structured observation of ``seat`` in a reference state (``reference.RefState``, read by
-    attribute: the observation does not import the reference engine; no batch axis)."""
-    i8, i16 = np.int8, np.int16
+    attribute: the observation does not import the reference engine; no batch axis); a key
+    left out here is the state's attribute of that name (``ObservationSpec.arrays``)."""
     mine = seat >= 0
     my_fd = [0] * R.NUM_TYPES
     for owner, card, _ in s.face_down:
@@ -82,40 +82,22 @@ def observation_fields(rules: Rules, s: Any, seat: int) -> dict[str, np.ndarray]
     claims = [[0] * R.NUM_VEG for _ in range(rules.num_players)]
     for owner, _, called in s.face_down:
         claims[owner][called] += 1
-    i32 = np.int32
-    return {
-        "seat": np.asarray(seat, i8),
-        "phase": np.asarray(s.phase, i8),
-        "hand": np.asarray(s.hand_counts[seat] if mine else [0] * R.NUM_TYPES, i8),
-        "hand_sizes": np.asarray([sum(h) for h in s.hand_counts], i16),
-        "called": np.asarray(s.called, i8),
-        "direction": np.asarray(s.direction, i8),
-        "face_down_count": np.asarray(len(s.face_down), i16),
-        "last_owner": np.asarray(last[0], i8),
-        "last_called": np.asarray(last[2], i8),
-        "my_face_down": np.asarray(my_fd, i8),
-        "face_up": np.asarray(s.face_up, i8),
-        "after_reverse": np.asarray(s.after_reverse, bool),
-        "discard_size": np.asarray(sum(s.discard), i16),
-        "discard_revealed": np.asarray(s.discard_revealed, i8),
-        "draw_size": np.asarray(len(s.draw) - s.draw_ptr, i16),
-        "reshuffles": np.asarray(s.reshuffles, i8),
-        "revealed_total": np.asarray(s.revealed_total, i32),
-        "last_reveal": np.asarray(s.last_reveal, i16),
-        "pending": np.asarray(s.pending, i8),
-        "num_rounds": np.asarray(s.num_rounds, np.int32),
-        "my_discard": np.asarray(s.my_discard[seat] if mine else [0] * R.NUM_TYPES, i8),
-        "reshuffled_known": np.asarray(s.reshuffled_known[seat] if mine else [0] * R.NUM_TYPES,
-                                       i8),
-        "fd_claims": np.asarray(claims, i16),
-        "taken_known": np.asarray(s.taken_known[seat] if mine
-                                  else [[0] * R.NUM_TYPES] * rules.num_players, i32),
-        "accused_tally": np.asarray(s.accused_tally, i32),
-        "accuser_tally": np.asarray(s.accuser_tally, i32),
-        "shown_tally": np.asarray(s.shown_tally, i32),
-        "drawn_tally": np.asarray(s.drawn_tally, i32),
-        "bomb_taken": np.asarray(s.bomb_taken, i32),
-    }
+    return SPEC.arrays(s, {
+        "seat": seat,
+        "hand": s.hand_counts[seat] if mine else [0] * R.NUM_TYPES,
+        "hand_sizes": [sum(h) for h in s.hand_counts],
+        "face_down_count": len(s.face_down),
+        "last_owner": last[0],
+        "last_called": last[2],
+        "my_face_down": my_fd,
+        "discard_size": sum(s.discard),
+        "draw_size": len(s.draw) - s.draw_ptr,
+        "my_discard": s.my_discard[seat] if mine else [0] * R.NUM_TYPES,
+        "reshuffled_known": s.reshuffled_known[seat] if mine else [0] * R.NUM_TYPES,
+        "fd_claims": claims,
+        "taken_known": s.taken_known[seat] if mine
+                                  else [[0] * R.NUM_TYPES] * rules.num_players,
+    })
 
 
 def sizes(rules: Rules) -> dict[str, int]:
@@ -153,6 +135,7 @@ drawn_tally       P    seats   cards drawn from the pile per relative seat
 bomb_taken        P    seats   cards taken with a Bomb per relative seat
 """)
 
-# SPEC, OBS_KEYS, tensor_layout(rules) (the index / meaning table), tensor_size(rules) (its
-# width D), to_tensor(rules, obs) (float32[B, D]), and the field table in this docstring
-ObservationSpec(FIELDS, BLOCKS, sizes).publish(globals())
+SPEC = ObservationSpec(FIELDS, BLOCKS, sizes)
+# OBS_KEYS, tensor_layout(rules) (the index / meaning table), tensor_size(rules) (its width D),
+# to_tensor(rules, obs) (float32[B, D]), and the field table in this docstring
+SPEC.publish(globals())

@@ -100,46 +100,19 @@ token_tally       int32[P,TT]  data.token_tally       per seat, tokens lost and 
 
 def observation_fields(rules: Rules, s: Any, seat: int) -> dict[str, np.ndarray]:
     """Structured observation of ``seat`` in a reference state (``reference.RefState``, read by
-    attribute: the observation does not import the reference engine; no batch axis)."""
-    i8 = np.int8
-    hist = bid_array(rules, s.bid_history)
-    hand = (np.asarray(s.hand_counts[seat], dtype=i8) if seat >= 0
-            else np.zeros(R.NUM_KINDS, dtype=i8))
-    return {
-        "seat": np.asarray(seat, dtype=i8),
-        "phase": np.asarray(s.phase, dtype=i8),
-        "hand": hand,
-        "hand_sizes": np.asarray([sum(h) for h in s.hand_counts], dtype=i8),
-        "tokens": np.asarray(s.tokens, dtype=np.int32),
-        "in_round": np.asarray(s.in_round, dtype=bool),
-        "dealer": np.asarray(s.dealer, dtype=i8),
-        "direction": np.asarray(s.direction, dtype=i8),
-        "centre": np.asarray(s.centre, dtype=i8),
-        "start": np.asarray(s.start, dtype=i8),
-        "bid_count": np.asarray(s.bid_count, dtype=i8),
-        "bid_fruit": np.asarray(s.bid_fruit, dtype=i8),
-        "bidder": np.asarray(s.bidder, dtype=i8),
-        "num_bids": np.asarray(len(s.bid_history), dtype=i8),
-        "bid_history": hist,
-        "revealed": np.asarray(s.revealed, dtype=i8),
-        "discarded": np.asarray(s.discarded, dtype=i8),
-        "drawn": np.asarray(s.drawn, dtype=i8),
-        "challenges": np.asarray(s.challenges, dtype=i8),
-        "challenge_left": np.asarray(len(s.chal_deck) - s.chal_ptr, dtype=i8),
-        "undealt_left": np.asarray(len(s.deck) - s.deck_ptr, dtype=i8),
-        "call": np.asarray(s.call, dtype=i8),
-        "caller": np.asarray(s.caller, dtype=i8),
-        "showdown_hands": np.asarray(s.showdown_hands, dtype=i8),
-        "declared": np.asarray(s.declared, dtype=i8),
-        "showdown_count": np.asarray(s.showdown_count, dtype=i8),
-        "num_rounds": np.asarray(s.num_rounds, dtype=np.int32),
-        "last_round": np.asarray([s.last_round.get(k, -1) for k in R.LAST_ROUND], dtype=np.int16),
+    attribute: the observation does not import the reference engine; no batch axis); a key
+    left out here is the state's attribute of that name (``ObservationSpec.arrays``)."""
+    return SPEC.arrays(s, {
+        "seat": seat,
+        "hand": s.hand_counts[seat] if seat >= 0 else [0] * R.NUM_KINDS,
+        "hand_sizes": [sum(h) for h in s.hand_counts],
+        "num_bids": len(s.bid_history),
+        "bid_history": bid_array(rules, s.bid_history),
+        "challenge_left": len(s.chal_deck) - s.chal_ptr,
+        "undealt_left": len(s.deck) - s.deck_ptr,
+        "last_round": [s.last_round.get(k, -1) for k in R.LAST_ROUND],
         "last_bid_history": bid_array(rules, s.last_bid_history),
-        "bid_tally": np.asarray(s.bid_tally, dtype=np.int32),
-        "call_tally": np.asarray(s.call_tally, dtype=np.int32),
-        "called_tally": np.asarray(s.called_tally, dtype=np.int32),
-        "token_tally": np.asarray(s.token_tally, dtype=np.int32),
-    }
+    })
 
 
 def bid_array(rules: Rules, bids: list[tuple[int, int, int]]) -> np.ndarray:
@@ -235,9 +208,10 @@ token_tally        P,TT  seats                                  [seat][5] tokens
 """, custom={"bid_table_block": _bid_table_block, "last_bid_table_block": _last_bid_table_block},
     columns={"last_round": R.LAST_ROUND})
 
-# SPEC, OBS_KEYS, tensor_layout(rules) (the index / meaning table), tensor_size(rules) (its
-# width D), to_tensor(rules, obs) (float32[B, D]), and the field table in this docstring
-ObservationSpec(FIELDS, BLOCKS, sizes).publish(globals())
+SPEC = ObservationSpec(FIELDS, BLOCKS, sizes)
+# OBS_KEYS, tensor_layout(rules) (the index / meaning table), tensor_size(rules) (its width D),
+# to_tensor(rules, obs) (float32[B, D]), and the field table in this docstring
+SPEC.publish(globals())
 
 
 def bid_table(history: np.ndarray, num_players: int) -> np.ndarray:

@@ -78,8 +78,9 @@ swaps_made        int32[P]    -                      per seat: Joker swaps made 
 
 def observation_fields(rules: Rules, s: Any, seat: int) -> dict[str, np.ndarray]:
     """Structured observation of ``seat`` in a reference state (``reference.RefState``, read by
-    attribute: the observation does not import the reference engine; no batch axis)."""
-    i8, p = np.int8, s.num_players
+    attribute: the observation does not import the reference engine; no batch axis); a key
+    left out here is the state's attribute of that name (``ObservationSpec.arrays``)."""
+    p = s.num_players
     me = max(seat, 0)
     mine = seat >= 0
     table = [0] * R.NUM_TYPES
@@ -95,45 +96,25 @@ def observation_fields(rules: Rules, s: Any, seat: int) -> dict[str, np.ndarray]
     else:
         ace_where = [-1] * (p + 3)
     swaps_left = (rules.joker_swaps - s.swaps_used[me]) if seat in rules.joker_swap_seats else 0
-    return {
-        "seat": np.asarray(seat, i8),
-        "phase": np.asarray(s.phase, i8),
-        "hand": np.asarray(s.hand_counts[me] if mine else [0] * R.NUM_TYPES, i8),
-        "hand_sizes": np.asarray([sum(h) for h in s.hand_counts], i8),
-        "out": np.asarray(s.out, bool),
-        "place": np.asarray(s.place, i8),
-        "opener": np.asarray(s.opener, i8),
-        "claimant": np.asarray(s.claimant, i8),
-        "claim_rank": np.asarray(s.claim_rank, i8),
-        "claim_count": np.asarray(len(s.table), i8),
-        "put_count": np.asarray(s.put_count, i8),
-        "my_table": np.asarray(table if mine and s.claimant == seat else [0] * R.NUM_TYPES, i8),
-        "bank_sizes": np.asarray([sum(b) for b in s.bank], i8),
-        "my_bank": np.asarray(s.bank[me] if mine else [0] * R.NUM_TYPES, i8),
-        "closed": np.asarray(s.closed, bool),
-        "discard_seen": np.asarray(s.discard_seen, i8),
-        "discard_hidden": np.asarray(sum(s.discard_hidden), i8),
-        "taken": np.asarray(s.taken, np.int32),
-        "seen_taken": np.asarray(s.seen_taken[me] if mine else [[0] * R.NUM_TYPES] * p,
-                                 np.int32),
-        "last_check": np.asarray(s.last_check, i8),
-        "last_check_cards": np.asarray(s.last_check_cards if saw_check else [0] * R.NUM_TYPES,
-                                       i8),
-        "swaps_left": np.asarray(swaps_left if mine else 0, i8),
-        "ace_where": np.asarray(ace_where, i8),
-        "endgame_left": np.asarray(rules.endgame_limit - s.endgame_count
-                                   if s.endgame_count >= 0 else -1, np.int32),
-        "num_rounds": np.asarray(s.num_rounds, np.int32),
-        "my_out": np.asarray(s.hidden_out[me] if mine else [0] * R.NUM_TYPES, i8),
-        "known_in_hand": np.asarray(s.known[me] if mine else [[0] * R.NUM_TYPES] * p, i8),
-        "claims": np.asarray(s.claims, np.int32),
-        "cards_claimed": np.asarray(s.cards_claimed, np.int32),
-        "claims_checked": np.asarray(s.claim_checks, np.int32),
-        "checks": np.asarray(s.checks, np.int32),
-        "pickups": np.asarray(s.pickups, np.int32),
-        "timeouts": np.asarray(s.timeouts, np.int32),
-        "swaps_made": np.asarray(s.swaps_used, np.int32),
-    }
+    return SPEC.arrays(s, {
+        "seat": seat,
+        "hand": s.hand_counts[me] if mine else [0] * R.NUM_TYPES,
+        "hand_sizes": [sum(h) for h in s.hand_counts],
+        "claim_count": len(s.table),
+        "my_table": table if mine and s.claimant == seat else [0] * R.NUM_TYPES,
+        "bank_sizes": [sum(b) for b in s.bank],
+        "my_bank": s.bank[me] if mine else [0] * R.NUM_TYPES,
+        "discard_hidden": sum(s.discard_hidden),
+        "seen_taken": s.seen_taken[me] if mine else [[0] * R.NUM_TYPES] * p,
+        "last_check_cards": s.last_check_cards if saw_check else [0] * R.NUM_TYPES,
+        "swaps_left": swaps_left if mine else 0,
+        "ace_where": ace_where,
+        "endgame_left": rules.endgame_limit - s.endgame_count if s.endgame_count >= 0 else -1,
+        "my_out": s.hidden_out[me] if mine else [0] * R.NUM_TYPES,
+        "known_in_hand": s.known[me] if mine else [[0] * R.NUM_TYPES] * p,
+        "claims_checked": s.claim_checks,
+        "swaps_made": s.swaps_used,
+    })
 
 
 def sizes(rules: Rules) -> dict[str, int]:
@@ -196,6 +177,7 @@ timeouts          P    seats                        timeouts per relative seat
 swaps_made        P    seats                        Joker swaps made per relative seat
 """, custom={"ace_where_block": _ace_where})
 
-# SPEC, OBS_KEYS, tensor_layout(rules) (the index / meaning table), tensor_size(rules) (its
-# width D), to_tensor(rules, obs) (float32[B, D]), and the field table in this docstring
-ObservationSpec(FIELDS, BLOCKS, sizes).publish(globals())
+SPEC = ObservationSpec(FIELDS, BLOCKS, sizes)
+# OBS_KEYS, tensor_layout(rules) (the index / meaning table), tensor_size(rules) (its width D),
+# to_tensor(rules, obs) (float32[B, D]), and the field table in this docstring
+SPEC.publish(globals())

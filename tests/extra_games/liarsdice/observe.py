@@ -30,19 +30,12 @@ last_reveal   int8[6]  data.last_reveal   last call: caller, bidder, quantity, f
 
 
 def observation_fields(rules: Any, s: Any, seat: int) -> dict[str, np.ndarray]:
-    """Structured observation of ``seat`` in a reference state (read by attribute)."""
-    i8 = np.int8
-    return {
-        "seat": np.asarray(seat, i8),
-        "phase": np.asarray(s.phase, i8),
-        "hand": np.asarray(s.hand_counts[seat] if seat >= 0 else [0] * R.FACES, i8),
-        "dice_left": np.asarray(s.dice_left, i8),
-        "bid_quantity": np.asarray(s.bid_quantity, i8),
-        "bid_face": np.asarray(s.bid_face, i8),
-        "bidder": np.asarray(s.bidder, i8),
-        "num_rounds": np.asarray(s.num_rounds, np.int32),
-        "last_reveal": np.asarray(s.last_reveal, i8),
-    }
+    """Structured observation of ``seat`` in a reference state (read by attribute; a key left
+    out is the state's attribute of that name)."""
+    return SPEC.arrays(s, {
+        "seat": seat,
+        "hand": s.hand_counts[seat] if seat >= 0 else [0] * R.FACES,
+    })
 
 
 def sizes(rules: Any) -> dict[str, int]:
@@ -60,4 +53,5 @@ bidder        P  seat    one-hot relative seat of the bidder
 num_rounds    1  copy    rounds so far
 """)
 
-ObservationSpec(FIELDS, BLOCKS, sizes).publish(globals())  # SPEC, to_tensor, ... (obsspec)
+SPEC = ObservationSpec(FIELDS, BLOCKS, sizes)
+SPEC.publish(globals())  # OBS_KEYS, to_tensor, ... (obsspec)
