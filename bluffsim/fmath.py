@@ -3,10 +3,10 @@
 
 Why.  An agent's decision may not depend on the machine.  Neither
 numpy nor the C library guarantees that for these functions: numpy dispatches its own SIMD
-``exp``/``log`` on AVX-512 CPUs (about 5% of inputs differ from libm in the last bit), and
-glibc picks an FMA build of its ``exp``, ``log``, ``pow`` ... on CPUs with FMA (on 100,000
-uniform inputs, 58 ``exp`` and 65 ``pow`` results differ between the two builds on one
-machine, ``GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX2,-FMA``).  These functions use only
+``exp``/``log`` on AVX-512 CPUs (4.6% of ``exp`` results differ from libm in the last bit), and
+glibc picks an FMA build of its ``exp``, ``log``, ``pow`` ... on CPUs with FMA (53 ``exp`` and
+86 ``pow`` results of 100,000 differ between the two builds): measured by
+``experiments/determinism/libm_diff.py``, table in docs/float_contract.md.  These functions use only
 ``+ - * /``, comparisons and exact scaling by powers of two (built from their bits), each
 correctly rounded by IEEE 754, in a fixed order; numba does not contract ``a * b + c`` into an
 FMA without ``fastmath`` (``tests/test_fmath.py`` checks the machine code), so every x86-64

@@ -185,6 +185,17 @@ def permutation_into(seed: np.uint64, stream: int, major: int, n: int, keys, tmp
 
 
 @njit(cache=True)
+def shuffled_into(seed: np.uint64, stream: int, major: int, n: int, keys, tmp, counts, deck,
+                  out) -> None:
+    """``out[i] = deck[p[i]]`` for ``p`` = ``rng.permutation(seed, stream, major, n)``: a deck
+    shuffled; ``keys``, ``tmp`` (uint64) and ``counts`` (int64) are scratch."""
+    shuffle_keys(seed, stream, major, n, n, keys, tmp, counts)
+    low = (ONE << _U(index_bits(n))) - ONE
+    for i in range(n):
+        out[i] = deck[np.int64(keys[i] & low)]
+
+
+@njit(cache=True)
 def agent_word(seed: np.uint64, seat: int, decision: int, i: int) -> np.uint64:
     """The ``i``-th word of an agent's decision; equals ``AgentRNG.words()[:, i]``
     (stream ``Stream.AGENT + max(seat, 0)``, major = the decision index)."""

@@ -58,3 +58,12 @@ def test_shuffles_equal_numpy_permutations() -> None:
     nb.shuffle_keys(np.uint64(11), 2, 3, 5, 40, keys, tmp, counts)
     low = (1 << rng.index_bits(40)) - 1
     assert [int(k) & low for k in keys[:5]] == rng.permutation(11, 2, 3, 5, 40)
+
+
+def test_shuffled_into_deals_a_deck_through_the_permutation() -> None:
+    keys, tmp = np.zeros(64, np.uint64), np.zeros(64, np.uint64)
+    counts, out = np.zeros(nb.BUCKETS + 1, np.int64), np.zeros(64, np.int8)
+    deck = (np.arange(64) * 3 % 61).astype(np.int8)
+    for n in (1, 19, 52, 64):
+        nb.shuffled_into(np.uint64(n), rng.Stream.DEAL, 4, n, keys, tmp, counts, deck, out)
+        assert out[:n].tolist() == deck[rng.permutation(n, rng.Stream.DEAL, 4, n)].tolist()

@@ -165,12 +165,8 @@ def players_with_tokens(g, h, r):
 @njit(cache=True)
 def start_round(g, h, r):
     """Shuffle, deal (capped), turn up the centre card and open the bidding."""
-    n = r.deck_size
-    keys = r.keys
-    rn.shuffle_keys(h.seed, DEAL, h.num_rounds, n, n, keys, r.tmp, r.counts)
-    low = (rn.ONE << np.uint64(rn.index_bits(n))) - rn.ONE
-    for i in range(n):
-        g.deck[i] = r.deck[np.int64(keys[i] & low)]
+    rn.shuffled_into(h.seed, DEAL, h.num_rounds, r.deck_size, r.keys, r.tmp, r.counts, r.deck,
+                     g.deck)
     g.chal_ready = 0  # the challenge deck is shuffled at the round's first draw
     reset_round_fields(g, h, r)
     deal(g, h, r)
@@ -295,12 +291,8 @@ def bid(g, h, r, raise_by, fruit):
 def draw_challenge(g, h, r, bidder):
     """Turn the top challenge card and apply it; returns True for ``skip``."""
     if not g.chal_ready:
-        n = r.chal_size
-        keys = r.keys
-        rn.shuffle_keys(h.seed, CHALLENGE_DECK, h.num_rounds, n, n, keys, r.tmp, r.counts)
-        low = (rn.ONE << np.uint64(rn.index_bits(n))) - rn.ONE
-        for i in range(n):
-            g.chal_deck[i] = r.chal[np.int64(keys[i] & low)]
+        rn.shuffled_into(h.seed, CHALLENGE_DECK, h.num_rounds, r.chal_size, r.keys, r.tmp,
+                         r.counts, r.chal, g.chal_deck)
         g.chal_ready = 1
     index = np.int64(g.chal_ptr)
     effect = np.int64(g.chal_deck[index])
