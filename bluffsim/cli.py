@@ -200,7 +200,8 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("game", nargs="?", help="a game id: print its tensor's index / meaning table")
     g.add_argument("--players", type=int, help="seats of that table (default: the game's)")
     g.add_argument("--source", action="store_true",
-                   help="print the game's generated compiled observation source instead")
+                   help="print the game's generated compiled observation source instead (the same "
+                        "for every table size: sizes are read from the rules)")
     g.set_defaults(func=cmd_games)
     p.description = (f"Simulator and agent benchmark for bluffing card games. Subcommands: "
                      f"{', '.join(sub.choices)} (bluffsim SUBCOMMAND --help for its options).")
@@ -600,7 +601,10 @@ def print_observation(game_id: str, players: int | None, source: bool) -> int:
     if source:
         from bluffsim.games import obscompile
 
-        kn = bluffsim.make(game_id, players).kernels
+        kn = getattr(bluffsim.make(game_id, players), "kernels", None)
+        if kn is None:
+            raise BluffsimError(f"{game_id} has no generated observation source (its engine is "
+                                "not a CompiledGame)")
         print(obscompile.source(spec.observation.SPEC, vars(kn), kn.OBS_SIZES), end="")
     else:
         print(spec.observation.SPEC.layout_text(rules))

@@ -57,6 +57,12 @@ extra      2    custom extra_block         something game-specific
     ("x  1  custom nope  meaning", ("names no builder",)),
     ("x  1  copy", ("want name, dims, encoding and meaning",)),
     ("   continued", ("continuation line before any row",)),
+    ("x  1  copy  one\n y  1  copy  two", ("indented line", "has columns")),
+    ("x  P  seats x[1]  meaning", ("cannot read encoding", "COL not for seats")),
+    ("x  1  copy x[kind]  meaning", ("column 'kind' of 'x'", "a number or one of []")),
+    ("x  1  copy floor=a  meaning", ("cannot read encoding", "a whole number")),
+    ("x  1  copy floor=0 floor=1  meaning", ("cannot read encoding", "each option once")),
+    ("x  P,  copy  meaning", ("dimension ''", "named size")),
 ])
 def test_a_malformed_block_row_is_refused_saying_what_is_allowed(table, words):
     with pytest.raises(ValueError) as e:
@@ -65,9 +71,14 @@ def test_a_malformed_block_row_is_refused_saying_what_is_allowed(table, words):
         assert w in str(e.value)
 
 
-def test_a_malformed_field_row_is_refused():
-    with pytest.raises(ValueError, match="want name, dtype\\[dims\\], source and meaning"):
-        fields("x  int8  data.x")
+@pytest.mark.parametrize(("row", "words"), [
+    ("x  int8  data.x", "want name, dtype\\[dims\\], source and meaning"),
+    ("x  int9  data.x  meaning", "'int9' is not a numpy dtype"),
+    ("x  int8  my meaning  more", "is not 'data.<field>'"),
+])
+def test_a_malformed_field_row_is_refused(row, words):
+    with pytest.raises(ValueError, match=words):
+        fields(row)
 
 
 def test_arrays_reads_left_out_keys_from_the_state_and_casts_to_the_declared_dtypes():
@@ -86,5 +97,8 @@ tally  int32[P]   data.tally        per seat
         (np.dtype("int8"), 1), (np.dtype("int8"), [1, 2, 3]), (np.dtype("int32"), [7, 9])]
     with pytest.raises(ValueError, match="'extra'] are not declared"):
         spec.arrays(state, {"seat": 1, "hand": [1, 2, 3], "extra": 0})
+    computed = ObservationSpec((SEAT, *fields("mine  int8  -  computed")), (), lambda r: {})
+    with pytest.raises(ValueError, match=r"\['mine \(source -\)'\] must be given"):
+        computed.arrays(SimpleNamespace(mine=3), {"seat": 0})
     with pytest.raises(OverflowError):
         spec.arrays(state, {"seat": 300, "hand": [1, 2, 3]})

@@ -39,7 +39,7 @@ from functools import lru_cache
 import numpy as np
 from numba import njit
 
-from agents.fused import COUNTING, HEURISTIC, RANDOM, play_seats_loop
+from agents.fused import COUNTING, HEURISTIC, RANDOM, observation_rows, play_seats_loop
 from agents.legumes import counting as C
 from agents.legumes import counting_kernel as CK
 from agents.legumes import heuristic_kernel as HK
@@ -64,6 +64,13 @@ def _counting_params(agent: C.LegumesCounting) -> list[float]:
                                                           for n in COUNTING_PARAMS[1:]]
 
 
+# the observation keys ``counting_action`` copies from the records, in its context's order
+OBSERVATION_KEYS = (
+    "seat", "phase", "hand", "hand_sizes", "called", "direction", "face_down_count", "last_owner",
+    "last_called", "my_face_down", "face_up", "discard_size", "discard_revealed", "pending",
+    "num_rounds", "my_discard", "fd_claims", "accused_tally", "accuser_tally", "shown_tally",
+    "drawn_tally")
+
 # agent class -> (policy kind, its parameter row, the ``act`` the policy equals)
 POLICIES = {RandomAgent: (RANDOM, lambda agent: [], RandomAgent.act),
             LegumesHeuristic: (HEURISTIC, HK.params_row, LegumesHeuristic.act),
@@ -84,18 +91,9 @@ def contexts(game) -> tuple:
     card totals, claim weights, lie penalties and card points (as
     ``LegumesCounting.judge_rows`` passes them)."""
     rules = game.rules
-    p, T, V = game.num_players, KN.T, KN.V
-    ws = (np.empty(1, np.int8), np.empty(1, np.int8), np.empty((1, T), np.int8),
-          np.empty((1, p), np.int16), np.empty(1, np.int8), np.empty(1, np.int8),
-          np.empty(1, np.int16), np.empty(1, np.int8), np.empty(1, np.int8),
-          np.empty((1, T), np.int8), np.empty((1, T), np.int8), np.empty(1, np.int16),
-          np.empty((1, T), np.int8), np.empty(1, np.int8), np.empty(1, np.int32),
-          np.empty((1, T), np.int8), np.empty((1, p, V), np.int16),
-          np.empty((1, p, 3), np.int32), np.empty((1, p, 3), np.int32),
-          np.empty((1, p, 4), np.int32), np.empty((1, p), np.int32),
-          np.empty((1, KN.A), np.bool_), np.empty(1, np.bool_), np.empty(1, np.bool_),
-          np.empty(1, np.bool_), np.zeros(1, np.int64), np.zeros(1, np.int64),
-          np.zeros((1, 3)))
+    ws = observation_rows(game, OBSERVATION_KEYS) + (
+        np.empty((1, KN.A), np.bool_), np.empty(1, np.bool_), np.empty(1, np.bool_),
+        np.empty(1, np.bool_), np.zeros(1, np.int64), np.zeros(1, np.int64), np.zeros((1, 3)))
     return (), ws + (C._total_cards(rules), C.CLAIM_WEIGHTS, _penalty(rules), C.POINTS)
 
 

@@ -92,6 +92,7 @@ from agents.linear import linear
 from agents.veru import counting_kernel as K
 from agents.veru.heuristic import VeruHeuristic
 from bluffsim import fmath as fm
+from bluffsim.games.veru import observe as O
 from bluffsim.games.veru import rules as R
 from bluffsim.rng import AgentRNG
 
@@ -383,16 +384,14 @@ def next_holds_fitting(obs: dict[str, np.ndarray], rules: R.Rules, step: int) ->
     return 1.0 - smooth_pmf(pool, good, hand, 0)
 
 
-# the observation fields the compiled kernel reads, with the engine's dtypes (other callers'
-# arrays are converted; the engine's are passed as they are)
-KERNEL_FIELDS = {
-    "seat": np.int8, "phase": np.int8, "hand": np.int8, "hand_sizes": np.int8, "out": np.bool_,
-    "closed": np.bool_, "claimant": np.int8, "claim_rank": np.int8, "claim_count": np.int8,
-    "put_count": np.int8, "my_table": np.int8, "bank_sizes": np.int8, "my_bank": np.int8,
-    "discard_seen": np.int8, "discard_hidden": np.int8, "num_rounds": np.int32, "claims": np.int32,
-    "cards_claimed": np.int32, "claims_checked": np.int32, "checks": np.int32,
-}
-
+# the observation fields the compiled kernel reads, in its argument order; their dtypes are the
+# observation's (``O.SPEC``: other callers' arrays are converted, the engine's passed as they are)
+KERNEL_FIELDS = (
+    "seat", "phase", "hand", "hand_sizes", "out", "closed", "claimant", "claim_rank", "claim_count",
+    "put_count", "my_table", "bank_sizes", "my_bank", "discard_seen", "discard_hidden", "num_rounds",
+    "claims", "cards_claimed", "claims_checked", "checks",
+)
+_DTYPES = {f.name: np.dtype(f.dtype) for f in O.SPEC.fields}
 
 
 def _weights(w: np.ndarray, n: int) -> np.ndarray:
@@ -427,7 +426,7 @@ class VeruCounting(Agent):
         """int64[B]: every row's action from the compiled ``counting_kernel.decide_kernel``;
         with ``probs`` (float64[B, 3]) also its model probabilities (kernel docstring)."""
         rules = self.game.rules
-        o = {k: np.asarray(obs[k], dtype=t) for k, t in KERNEL_FIELDS.items()}
+        o = {k: np.asarray(obs[k], dtype=_DTYPES[k]) for k in KERNEL_FIELDS}
         out = np.zeros(o["phase"].shape[0], np.int64)
         K.decide_kernel(
             o["seat"], o["phase"], o["hand"], o["hand_sizes"], o["out"], o["closed"], o["claimant"],

@@ -33,7 +33,7 @@ import numpy as np
 from numba import njit
 
 from agents.combinatorics import LOG_CHOOSE
-from agents.fused import COUNTING, HEURISTIC, RANDOM, play_seats_loop
+from agents.fused import COUNTING, HEURISTIC, RANDOM, observation_rows, play_seats_loop
 from agents.random import RandomAgent
 from agents.veru import counting as C
 from agents.veru import counting_kernel as CK
@@ -56,15 +56,7 @@ def contexts(game) -> tuple:
     """``(hctx, cctx)``: nothing for the heuristic; for counting a one-row observation (the dtypes
     and shapes of ``observe``) that ``counting_action`` fills, then the counting agent's
     log-binomial table and model weights (as ``VeruCounting.decide_rows`` passes them)."""
-    p = game.num_players
-    ws = (np.empty(1, np.int8), np.empty(1, np.int8), np.empty((1, KN.T), np.int8),
-          np.empty((1, p), np.int8), np.empty((1, p), np.bool_), np.empty((1, KN.N), np.bool_),
-          np.empty(1, np.int8), np.empty(1, np.int8), np.empty(1, np.int8),
-          np.empty(1, np.int8), np.empty((1, KN.T), np.int8), np.empty((1, p), np.int8),
-          np.empty((1, KN.T), np.int8), np.empty((1, KN.T), np.int8), np.empty(1, np.int8),
-          np.empty(1, np.int32), np.empty((1, p, 2), np.int32), np.empty((1, p), np.int32),
-          np.empty((1, p, 2), np.int32), np.empty((1, p, 4), np.int32), np.zeros(1, np.int64),
-          np.empty((0, 3)))
+    ws = observation_rows(game, C.KERNEL_FIELDS) + (np.zeros(1, np.int64), np.empty((0, 3)))
     tables = (LOG_CHOOSE, C._weights(C.HONESTY_WEIGHTS, len(C.HONESTY_FEATURES)),
               C._weights(C.DOUBT_WEIGHTS, len(C.DOUBT_FEATURES)),
               C._weights(C.FITTING_WEIGHTS, len(C.FITTING_FEATURES)))

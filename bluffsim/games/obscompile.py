@@ -341,4 +341,3 @@ def check_sizes(spec: ObservationSpec, sizes: Sizes, rules: Any, record: np.ndar
            for k, v in sizes.items()}
     if any(got.get(k) != v for k, v in want.items()):
         raise ValueError(f"the kernels' OBS_SIZES give {got}, the observation spec {want}")
-

@@ -80,6 +80,7 @@ import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -281,6 +282,10 @@ def _table_rows(text: str) -> list[list[str]]:
         if line[0].isspace():
             if not rows:
                 raise ValueError(f"declaration table: continuation line before any row: {line!r}")
+            if re.search(r"\S\s{2,}\S", line.strip()):
+                raise ValueError(f"declaration table: indented line {line.strip()!r} has columns: "
+                                 "a row starts at the line's start; an indented line continues "
+                                 "the meaning")
             rows[-1][-1] += " " + line.strip()
         else:
             rows.append(re.split(r"\s{2,}", line.strip(), maxsplit=3))
@@ -289,7 +294,11 @@ def _table_rows(text: str) -> list[list[str]]:
 
 def _dim(text: str) -> str | int:
     text = text.strip()
-    return int(text) if text.isdigit() else text
+    if text.isdigit():
+        return int(text)
+    if not text.isidentifier():
+        raise ValueError(f"dimension {text!r}: want a named size (P, T, ...) or a whole number")
+    return text
 
 
 def _dims(text: str) -> Dims:
@@ -327,16 +336,23 @@ def _encoding(block: str, text: str, custom: dict[str, Callable[[Context], np.nd
     if kind not in _ENCODINGS:
         raise ValueError(f"tensor block {block!r}: encoding {kind!r} is not one of "
                          f"{', '.join([*_ENCODINGS, 'custom'])}")
-    options = dict(r.split("=", 1) for r in rest if "=" in r)
+    usage = f"KIND [FIELD][[COL]] [{' '.join(o + '=N' for o in _OPTIONS[kind])}]"
+    pairs = [r.split("=", 1) for r in rest if "=" in r]
+    options = dict(pairs)
     fields = [r for r in rest if "=" not in r]
     m = re.fullmatch(r"(\w*)(?:\[(\w+)\])?", fields[0] if fields else "")
     bad = sorted(set(options) - set(_OPTIONS[kind]))
-    if m is None or len(fields) > 1 or bad:
-        raise ValueError(f"tensor block {block!r}: cannot read encoding {text!r} "
-                         f"(KIND [FIELD][[COL]] [{' '.join(o + '=N' for o in _OPTIONS[kind])}])")
+    if (m is None or len(fields) > 1 or bad or len(options) < len(pairs)
+            or (m.group(2) is not None and kind == "seats")
+            or not all(re.fullmatch(r"-?\d+", v) for v in options.values())):
+        raise ValueError(f"tensor block {block!r}: cannot read encoding {text!r} ({usage}; "
+                         "COL not for seats; each option once, a whole number)")
     field, col = m.group(1) or block, m.group(2)
     kwargs: dict[str, int] = {k: int(v) for k, v in options.items()}
     if col is not None:
+        if not col.isdigit() and col not in columns.get(field, ()):
+            raise ValueError(f"tensor block {block!r}: column {col!r} of {field!r} is not a number "
+                             f"or one of {list(columns.get(field, ()))}")
         kwargs["col"] = int(col) if col.isdigit() else columns[field].index(col)
     return _ENCODINGS[kind](field, **kwargs)
 
@@ -352,8 +368,15 @@ def fields(text: str) -> tuple[Field, ...]:
         if m is None:
             raise ValueError(f"observation field row {row}: want name, dtype[dims], source and meaning")
         name, _, source, meaning = row
-        out.append(Field(name, m.group(1), _dims(m.group(2) or ""), meaning,
-                         None if source == "-" else source))
+        try:
+            np.dtype(m.group(1))
+        except TypeError:
+            raise ValueError(f"observation field {name!r}: {m.group(1)!r} is not a numpy dtype "
+                             "(int8, int16, int32, bool, ...)") from None
+        field = Field(name, m.group(1), _dims(m.group(2) or ""), meaning,
+                      None if source == "-" else source)
+        field.where()  # a source that is not data.<field>, hot.<field>, data.<field>[seat] or -
+        out.append(field)
     return tuple(out)
 
 
@@ -369,6 +392,13 @@ class ObservationSpec:
     def keys(self) -> tuple[str, ...]:
         """The structured observation's keys, in order."""
         return tuple(f.name for f in self.fields)
+
+    @cached_property
+    def _state_keys(self) -> frozenset[str]:
+        """The keys whose source is ``data.<key>`` or ``hot.<key>`` (``arrays`` may read them
+        from a reference state by name)."""
+        return frozenset(f.name for f in self.fields
+                         if f.where() in (("data", f.name, False), ("hot", f.name, False)))
 
     @property
     def computed_keys(self) -> tuple[str, ...]:
@@ -452,12 +482,19 @@ class ObservationSpec:
 
     def arrays(self, state: Any, values: dict[str, Any]) -> dict[str, np.ndarray]:
         """An observation for the reference engine's builder: each declared key's value from
-        ``values``, or else the reference ``state``'s attribute of that name, as an array of the
-        key's declared dtype (numpy refuses a Python int the dtype cannot hold).  ``ValueError``
-        for a key of ``values`` that is not declared."""
+        ``values``, or else (a key whose source is ``data.<key>`` or ``hot.<key>``: the state
+        holds it under the same name) the reference ``state``'s attribute of that name, as an
+        array of the key's declared dtype (numpy refuses a Python int the dtype cannot hold).
+        ``ValueError`` for a key of ``values`` that is not declared or a left-out key of another
+        source."""
         unknown = sorted(set(values) - set(self.keys))
         if unknown:
             raise ValueError(f"observation keys {unknown} are not declared; declared: {self.keys}")
+        missing = [f"{f.name} (source {f.source or '-'})" for f in self.fields
+                   if f.name not in values and f.name not in self._state_keys]
+        if missing:
+            raise ValueError(f"observation keys {missing} must be given: only a key whose source "
+                             "is data.<key> or hot.<key> is read from the state by name")
         return {f.name: np.asarray(values[f.name] if f.name in values else getattr(state, f.name),
                                    f.dtype) for f in self.fields}
 
@@ -475,7 +512,7 @@ class ObservationSpec:
         """The tensor's index / meaning table as aligned text (name, first index, width,
         meaning), one block a line."""
         rows = self.tensor_layout(rules)
-        w = max(len(r[0]) for r in rows)
+        w = max((len(r[0]) for r in rows), default=0)
         return "\n".join(f"{n:<{w}} {i:>5} {k:>4}  {m}" for n, i, k, m in rows)
 
 
@@ -493,4 +530,3 @@ class ObservationView:
 
     def __dir__(self) -> list[str]:
         return list(self._keys)
-

@@ -9,8 +9,11 @@ the function is finite):
   process started with ``GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX2,-FMA`` (glibc then picks its
   baseline builds).
 
-A result "differs" when its bits differ.  Prints a markdown table (function, inputs, numpy
-differs, FMA vs SSE2 differs) headed by the command, date, machine and versions::
+A result "differs" when its bits differ.  Where glibc ignores ``GLIBC_TUNABLES`` (another C
+library, a setuid process) the child uses the same build and the last column reads 0.
+
+Prints a markdown table (function, inputs, numpy differs, FMA vs SSE2 differs) headed by the
+command, date, machine and versions::
 
     python experiments/determinism/libm_diff.py [--n 100000]
 
@@ -74,6 +77,19 @@ def child_libm(n: int) -> dict[str, list[int]]:
     return json.loads(out)
 
 
+def cpu_text() -> str:
+    """The CPU's model name, whether it has AVX-512 (``avx512f``) and its cores, from
+    ``/proc/cpuinfo`` where there is one."""
+    try:
+        lines = open("/proc/cpuinfo", encoding="utf-8").read().splitlines()
+    except OSError:
+        return f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores"
+    model = next((ln.split(":", 1)[1].strip() for ln in lines if ln.startswith("model name")),
+                 platform.machine())
+    flags = next((ln.split(":", 1)[1].split() for ln in lines if ln.startswith("flags")), [])
+    return f"{model} ({'AVX-512' if 'avx512f' in flags else 'no AVX-512'}), {os.cpu_count()} cores"
+
+
 def main() -> None:
     """Print the table (or, with ``--child``, this process's C-library bits as JSON)."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -84,8 +100,7 @@ def main() -> None:
         print(json.dumps({f: libm_bits(f, inputs(f, args.n)) for f in FUNCTIONS}))
         return
     baseline = child_libm(args.n)
-    cpu = next((ln.split(":", 1)[1].strip() for ln in open("/proc/cpuinfo")
-                if ln.startswith("model name")), platform.processor())
+    cpu = cpu_text()
     print(f"`python experiments/determinism/libm_diff.py --n {args.n}` — "
           f"{datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC, {cpu}, "
           f"{platform.libc_ver()[0]} {platform.libc_ver()[1]}, Python {platform.python_version()}, "

@@ -3,8 +3,9 @@
 Structured observation (``QdvGame.observe``; batch-first ``[B, ...]``; the
 reference engine returns the same keys without the batch axis).  ``P`` seats,
 ``K = 19`` card kinds, ``F = 6`` fruits, ``E = 6`` challenge effects, ``H`` =
-``rules.history_len``; ``L``, ``BT``, ``CT``, ``TT`` the columns of ``last_round``,
-``bid_tally``, ``call_tally`` / ``called_tally`` and ``token_tally`` (below).  Seats are absolute
+``rules.history_len``; ``L = 10``, ``BT = 5``, ``CT = 4``, ``TT = 5`` the columns of
+``last_round``, ``bid_tally``, ``call_tally`` / ``called_tally`` and ``token_tally`` (below;
+``sizes`` reads them from ``rules``).  Seats are absolute
 (clockwise numbering).
 
 {fields}
