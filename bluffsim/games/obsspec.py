@@ -394,11 +394,19 @@ class ObservationSpec:
         return tuple(f.name for f in self.fields)
 
     @cached_property
-    def _state_keys(self) -> frozenset[str]:
-        """The keys whose source is ``data.<key>`` or ``hot.<key>`` (``arrays`` may read them
-        from a reference state by name)."""
+    def _given_keys(self) -> frozenset[str]:
+        """The keys ``arrays`` must be given: all but those whose source is ``data.<key>`` or
+        ``hot.<key>`` (read from a reference state by name)."""
         return frozenset(f.name for f in self.fields
-                         if f.where() in (("data", f.name, False), ("hot", f.name, False)))
+                         if f.where() not in (("data", f.name, False), ("hot", f.name, False)))
+
+    @cached_property
+    def _all_keys(self) -> frozenset[str]:
+        return frozenset(self.keys)
+
+    @cached_property
+    def _dtypes(self) -> tuple[tuple[str, np.dtype], ...]:
+        return tuple((f.name, np.dtype(f.dtype)) for f in self.fields)
 
     @property
     def computed_keys(self) -> tuple[str, ...]:
@@ -487,16 +495,17 @@ class ObservationSpec:
         array of the key's declared dtype (numpy refuses a Python int the dtype cannot hold).
         ``ValueError`` for a key of ``values`` that is not declared or a left-out key of another
         source."""
-        unknown = sorted(set(values) - set(self.keys))
-        if unknown:
-            raise ValueError(f"observation keys {unknown} are not declared; declared: {self.keys}")
-        missing = [f"{f.name} (source {f.source or '-'})" for f in self.fields
-                   if f.name not in values and f.name not in self._state_keys]
-        if missing:
+        given = values.keys()
+        if not (self._given_keys <= given <= self._all_keys):
+            unknown = sorted(given - self._all_keys)
+            if unknown:
+                raise ValueError(f"observation keys {unknown} are not declared; declared: {self.keys}")
+            missing = [f"{f.name} (source {f.source or '-'})" for f in self.fields
+                       if f.name in self._given_keys - given]
             raise ValueError(f"observation keys {missing} must be given: only a key whose source "
                              "is data.<key> or hot.<key> is read from the state by name")
-        return {f.name: np.asarray(values[f.name] if f.name in values else getattr(state, f.name),
-                                   f.dtype) for f in self.fields}
+        return {name: np.asarray(values[name] if name in values else getattr(state, name), dtype)
+                for name, dtype in self._dtypes}
 
     def publish(self, namespace: dict[str, Any]) -> None:
         """Give a game's ``observe`` module its public names from this spec: ``SPEC``,
