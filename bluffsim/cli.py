@@ -597,17 +597,16 @@ def cmd_games(args: argparse.Namespace) -> int:
 def print_observation(game_id: str, players: int | None, source: bool) -> int:
     """Print a game's tensor layout for ``players`` seats, or its generated observation source."""
     spec = bluffsim.spec(game_id)
-    rules = spec.make_rules(players)
-    if source:
-        from bluffsim.games import obscompile
+    if not source:
+        print(spec.observation.SPEC.layout_text(spec.make_rules(players)))
+        return 0
+    from bluffsim.games import obscompile
 
-        kn = getattr(bluffsim.make(game_id, players), "kernels", None)
-        if kn is None:
-            raise BluffsimError(f"{game_id} has no generated observation source (its engine is "
-                                "not a CompiledGame)")
-        print(obscompile.source(spec.observation.SPEC, vars(kn), kn.OBS_SIZES), end="")
-    else:
-        print(spec.observation.SPEC.layout_text(rules))
+    kn = getattr(spec.make(players), "kernels", None)
+    if kn is None:
+        raise BluffsimError(f"{game_id} has no generated observation source (its engine is not a "
+                            "CompiledGame)")
+    print(obscompile.source(spec.observation.SPEC, vars(kn), kn.OBS_SIZES), end="")
     return 0
 
 

@@ -391,7 +391,6 @@ KERNEL_FIELDS = (
     "put_count", "my_table", "bank_sizes", "my_bank", "discard_seen", "discard_hidden", "num_rounds",
     "claims", "cards_claimed", "claims_checked", "checks",
 )
-_DTYPES = {f.name: np.dtype(f.dtype) for f in O.SPEC.fields}
 
 
 def _weights(w: np.ndarray, n: int) -> np.ndarray:
@@ -426,7 +425,7 @@ class VeruCounting(Agent):
         """int64[B]: every row's action from the compiled ``counting_kernel.decide_kernel``;
         with ``probs`` (float64[B, 3]) also its model probabilities (kernel docstring)."""
         rules = self.game.rules
-        o = {k: np.asarray(obs[k], dtype=_DTYPES[k]) for k in KERNEL_FIELDS}
+        o = {k: np.asarray(obs[k], dtype=O.SPEC.dtypes[k]) for k in KERNEL_FIELDS}
         out = np.zeros(o["phase"].shape[0], np.int64)
         K.decide_kernel(
             o["seat"], o["phase"], o["hand"], o["hand_sizes"], o["out"], o["closed"], o["claimant"],

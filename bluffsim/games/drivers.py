@@ -13,8 +13,8 @@ kernel are generated from the game's observation spec: ``games.obscompile``).
 | ``act_loop`` | an agent's ``act_kernel`` | a compiled policy's action in every game |
 
 The loops are ``inline="always"``: numba compiles each into the game's cached kernel with the
-game's functions called directly (the kernels themselves are ``KERNELS``, generated into each
-game's namespace by ``compile_drivers``) (a function passed to a cached kernel as a value would make
+game's functions called directly; the kernels themselves are ``KERNELS``, generated into each
+game's namespace by ``compile_drivers`` (a function passed to a cached kernel as a value would make
 it uncacheable, and counting references on every call made fused play 4x slower, measured
 in ``agents.fused``).  numba's cache keys a kernel on its own file only: after editing this
 module, delete the games' ``__pycache__/*.nb[ic]``.  ``one_hot``/``rel_seat`` are the tensor

@@ -405,8 +405,9 @@ class ObservationSpec:
         return frozenset(self.keys)
 
     @cached_property
-    def _dtypes(self) -> tuple[tuple[str, np.dtype], ...]:
-        return tuple((f.name, np.dtype(f.dtype)) for f in self.fields)
+    def dtypes(self) -> dict[str, np.dtype]:
+        """Per key, its declared numpy dtype (in key order; the same for every table size)."""
+        return {f.name: np.dtype(f.dtype) for f in self.fields}
 
     @property
     def computed_keys(self) -> tuple[str, ...]:
@@ -505,7 +506,7 @@ class ObservationSpec:
             raise ValueError(f"observation keys {missing} must be given: only a key whose source "
                              "is data.<key> or hot.<key> is read from the state by name")
         return {name: np.asarray(values[name] if name in values else getattr(state, name), dtype)
-                for name, dtype in self._dtypes}
+                for name, dtype in self.dtypes.items()}
 
     def publish(self, namespace: dict[str, Any]) -> None:
         """Give a game's ``observe`` module its public names from this spec: ``SPEC``,
