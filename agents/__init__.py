@@ -25,6 +25,9 @@ def _import_agent_modules() -> None:
 
 _import_agent_modules()
 from agents.random import RandomAgent  # noqa: E402  (re-exported)
+from agents.text import register_text_counting  # noqa: E402
+
+register_text_counting()  # text-counting for every game counting plays (all modules imported now)
 
 __all__ = ["REGISTRY", "Agent", "AgentContractError", "AgentError", "AgentParamError", "Param",
            "RandomAgent", "Traits", "check_name", "describe", "list_agents", "make", "register",
@@ -37,13 +40,18 @@ def list_agents() -> list[str]:
 
 
 def make(name: str, game: Any, **params: Any) -> Agent:
-    """Build agent ``name`` (a registered name or ``"package.module:ClassName"``) for ``game``.
+    """Build agent ``name`` (a registered name, ``"package.module:ClassName"`` or a text agent
+    ``"text:package.module:function"``, see ``agents.text``) for ``game``.
 
     Unknown names, parameters outside their declared type and range, and custom
     classes that do not fit the contract (``agents.custom``) raise ``AgentError``
     (a ``ValueError``) naming them and what is allowed."""
     from agents import custom
 
+    if custom.is_text_spec(name):
+        from agents.text import make_callable
+
+        return make_callable(name, game, **params)
     if custom.is_spec(name):
         return custom.build(name, game, **params)
     if name not in REGISTRY:
@@ -64,7 +72,9 @@ def check_name(name: str) -> None:
     ``make(name, game, **params)`` then builds it and checks the contract."""
     from agents import custom
 
-    if custom.is_spec(name):
+    if custom.is_text_spec(name):
+        custom.import_object(name[len(custom.TEXT_PREFIX):], "function", name)
+    elif custom.is_spec(name):
         custom.import_class(name)
     elif name not in REGISTRY:
         raise AgentError(f"unknown agent {name!r}; available: {', '.join(list_agents())}, or "

@@ -38,30 +38,53 @@ class AgentContractError(AgentError):
 
 
 def is_spec(name: str) -> bool:
-    """True for ``"package.module:ClassName"`` specs (as opposed to registered names)."""
-    return isinstance(name, str) and SPEC_SEP in name
+    """True for ``"package.module:ClassName"`` specs (as opposed to registered names and
+    ``"text:package.module:function"`` text-agent specs)."""
+    return isinstance(name, str) and SPEC_SEP in name and not is_text_spec(name)
+
+
+# ``text:package.module:function``: a Python callable played through the text protocol (agents.text)
+TEXT_PREFIX = "text:"
+
+
+def is_text_spec(name: str) -> bool:
+    """True for ``"text:package.module:function"`` specs (``agents.text``)."""
+    return isinstance(name, str) and name.startswith(TEXT_PREFIX)
 
 
 def import_class(spec: str) -> type:
     """The class named by ``"package.module:ClassName"``, imported from the working dir or the env."""
-    module_name, _, cls_name = spec.partition(SPEC_SEP)
-    if not module_name or not cls_name or not module_name.replace(".", "").replace("_", "a").isalnum():
-        raise AgentContractError(f"agent {spec!r}: write \"package.module:ClassName\"")
+    cls = import_object(spec, "class")
+    if not isinstance(cls, type):
+        module_name, _, cls_name = spec.partition(SPEC_SEP)
+        raise AgentContractError(f"agent {spec!r}: module {module_name!r} has no class {cls_name!r}")
+    return cls
+
+
+def import_object(spec: str, kind: str = "class", label: str | None = None) -> object:
+    """The ``kind`` (class, function) named by ``"package.module:Name"``, imported from the
+    working dir or the env; errors name ``label`` (default ``spec``)."""
+    label = spec if label is None else label
+    module_name, _, obj_name = spec.partition(SPEC_SEP)
+    placeholder = "ClassName" if kind == "class" else kind
+    if not module_name or not obj_name or not module_name.replace(".", "").replace("_", "a").isalnum():
+        prefix = TEXT_PREFIX if is_text_spec(label) else ""
+        raise AgentContractError(f"agent {label!r}: write \"{prefix}package.module:{placeholder}\"")
     cwd = os.getcwd()
     if cwd not in sys.path:
         sys.path.insert(0, cwd)
     try:
         module = importlib.import_module(module_name)
     except ImportError as e:
-        raise AgentContractError(f"agent {spec!r}: cannot import module {module_name!r} from the "
+        raise AgentContractError(f"agent {label!r}: cannot import module {module_name!r} from the "
                                  f"working directory or the environment ({e})") from None
     except Exception as e:  # the user's module itself failed
-        raise AgentContractError(f"agent {spec!r}: importing {module_name!r} raised "
+        raise AgentContractError(f"agent {label!r}: importing {module_name!r} raised "
                                  f"{type(e).__name__}: {e}") from None
-    cls = getattr(module, cls_name, None)
-    if not isinstance(cls, type):
-        raise AgentContractError(f"agent {spec!r}: module {module_name!r} has no class {cls_name!r}")
-    return cls
+    found = getattr(module, obj_name, None)
+    if found is None:
+        raise AgentContractError(f"agent {label!r}: module {module_name!r} has no {kind} {obj_name!r}")
+    return found
 
 
 def register(name: str, cls: type) -> None:
