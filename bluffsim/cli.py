@@ -352,7 +352,7 @@ def cmd_play(args: argparse.Namespace) -> int:
             options[name.strip()] = value
     seats = args.seats or bluffsim.spec(args.game).terminal_seats(watch=args.watch)
     return play_in_terminal(args.game, seats, args.seed, options, watch=args.watch,
-                            delay=max(args.delay, 0.0))
+                            delay=args.delay)
 
 
 ABR_ONLY = ("agent", "game", "players", "out", "eval_games", "markdown", "force")

@@ -23,6 +23,7 @@ With several humans at one terminal the log is worded for the first human seat.
 
 from __future__ import annotations
 
+import math
 import os
 import random
 import sys
@@ -34,9 +35,11 @@ from typing import Any, TextIO
 
 import agents as agent_registry
 import bluffsim
+from bluffsim import kernel_cache
 from bluffsim.adapters.single import SingleGame
 from bluffsim.api import BluffsimError
 from bluffsim.games.display import Event, GameDisplay
+from bluffsim.kernel_cache import COMPILING
 
 HUMAN = "human"
 SEED_MAX = 2**64 - 1
@@ -76,10 +79,7 @@ def parse_seats(text: str, watch: bool = False) -> list[SeatSpec]:
             continue
         name, params = _seat_name_and_params(item)
         if name != HUMAN:
-            try:
-                agent_registry.check_name(name)
-            except ValueError as e:
-                raise BluffsimError(f"--seats: unknown seat {name!r}: {e}, or {HUMAN!r}") from None
+            check_seat_name(name)
         values: dict[str, Any] = {}
         for p in params:
             key, sep, value = p.partition("=")
@@ -97,6 +97,28 @@ def parse_seats(text: str, watch: bool = False) -> list[SeatSpec]:
         raise BluffsimError("--seats: name at least one 'human' seat, e.g. human,counting "
                             "(or --watch to watch agents play)")
     return seats
+
+
+def check_seat_name(name: str) -> None:
+    """Refuse a seat that is neither ``human``, a registered agent nor an importable
+    ``package.module:ClassName``, in one line that names it once."""
+    try:
+        agent_registry.check_name(name)
+    except ValueError as e:
+        if agent_registry.custom.is_spec(name):   # why the class does not import, name said once
+            why = str(e).removeprefix(f"agent {name!r}: ")
+            raise BluffsimError(f"--seats: unknown seat {name!r}: {why}") from None
+        raise BluffsimError(f"--seats: unknown seat {name!r}; available: {HUMAN}, "
+                            f"{', '.join(agent_registry.list_agents())}, or "
+                            "\"package.module:ClassName\"") from None
+
+
+def check_seat_count(game_id: str, seats: list[SeatSpec]) -> None:
+    """Refuse a number of seats the game is not played by (one seat per player)."""
+    lo, hi, _ = bluffsim.spec(game_id).players
+    if not lo <= len(seats) <= hi:
+        raise BluffsimError(f"--seats: {len(seats)} seat{'' if len(seats) == 1 else 's'}; "
+                            f"{game_id} is played by {lo}..{hi} players, one seat each")
 
 
 def _seat_name_and_params(item: str) -> tuple[str, list[str]]:
@@ -118,11 +140,39 @@ def check_seed(seed: int | None) -> int:
     return seed
 
 
+def check_delay(delay: float, watch: bool) -> float:
+    """``--delay``: a finite number of seconds >= 0, and only with ``--watch`` (a game with a
+    human waits for their moves)."""
+    if not math.isfinite(delay) or delay < 0:
+        raise BluffsimError(f"--delay {delay:g}: give a finite number of seconds >= 0 (e.g. 0.5)")
+    if delay and not watch:
+        raise BluffsimError(f"--delay {delay:g} paces --watch only: a game with a human seat "
+                            "waits for your moves")
+    return delay
+
+
 def display_for(game_id: str, rules: Any, labels: list[str], viewer: int,
                 omniscient: bool = False) -> GameDisplay:
     """The display of ``game_id`` (its spec's ``display`` module, class ``DISPLAY``)."""
     module = bluffsim.spec(game_id).display_module()
     return module.DISPLAY(rules, labels, viewer, omniscient)
+
+
+def agents_cold(vec: bluffsim.Game, names: list[str]) -> bool:
+    """True when the compiled kernels of agents ``names`` (registered or ``package.module:Class``)
+    are not in numba's cache, so their first decisions compile (a first ``play`` with
+    ``counting``: tens of seconds).  The game itself runs on the reference engine and
+    compiles nothing, so the engine's own kernels are left out."""
+    classes = [agent_registry.custom.import_class(n) if agent_registry.custom.is_spec(n)
+               else agent_registry.REGISTRY[n][vec.game_id]
+               for n in names if agent_registry.custom.is_spec(n) or vec.game_id in
+               agent_registry.REGISTRY.get(n, {})]
+    if not classes:
+        return False
+    engine = getattr(type(vec), "kernels", None)
+    skip = {id(engine.start_kernel), id(engine.step_kernel)} if engine is not None else set()
+    return not all(kernel_cache.cached(d) for d in kernel_cache.entry_kernels(vec, classes)
+                   if id(d) not in skip)
 
 
 # ---------------------------------------------------------------- the loop
@@ -140,11 +190,14 @@ class TerminalGame:
 
     def __init__(self, game_id: str, seats: list[SeatSpec], seed: int, options: dict[str, Any],
                  read: Callable[[str], str] = input, out: TextIO = sys.stdout,
-                 watch: bool = False, delay: float = 0.0):
+                 watch: bool = False, delay: float = 0.0, err: TextIO | None = None):
         self.single = SingleGame(game_id, len(seats), **options)
         self.game_id, self.seats, self.seed = game_id, seats, seed
         self.watch, self.delay = watch, delay
         vec = self.single.vectorised()
+        cold = agents_cold(vec, [s.name for s in seats if s.name != HUMAN])
+        if cold:   # a custom agent's contract check may compile too: say so before building
+            print(COMPILING, file=err or sys.stderr, flush=True)
         self.agents = {}
         for i, spec in enumerate(seats):
             if spec.name != HUMAN:
@@ -152,6 +205,8 @@ class TerminalGame:
                     self.agents[i] = agent_registry.make(spec.name, vec, **spec.params)
                 except (ValueError, TypeError) as e:
                     raise BluffsimError(f"--seats: seat {i}: {e}") from None
+        if cold:
+            self.warm_up()
         self.humans = [i for i, s in enumerate(seats) if s.name == HUMAN]
         self.viewer = self.humans[0] if self.humans else 0
         self.display = display_for(game_id, self.single.rules, [s.label for s in seats],
@@ -161,6 +216,19 @@ class TerminalGame:
         self.log: list[Record] = []
         self.rounds = 0            # rounds played, the one under way included
         self.shown: dict[str, str] = {}   # --watch: the hands last printed
+
+    def warm_up(self, max_decisions: int = 400) -> None:
+        """Compile the agents' kernels before the game starts (not at a human's first wait): the
+        agents play a throwaway game of the same rules and seed among themselves, every seat
+        taken in turn, so each decision kernel they reach is compiled (agents keep no state
+        between calls, so the real game is unchanged)."""
+        lineup = list(self.agents.values())
+        s = self.single.new_state(self.seed)
+        for _ in range(max_decisions):
+            if s.done:
+                break
+            agent = lineup[s.current_player % len(lineup)]
+            self.single.apply(s, self.single.agent_action(agent, s, self.seed))
 
     def say(self, text: str = "") -> None:
         """Print a line."""
@@ -264,7 +332,9 @@ def play_in_terminal(game_id: str, seats_text: str, seed: int | None, options: d
     """``bluffsim play`` body: exit status 0 when the game finished or a human left with ``q``
     (130 on Ctrl-C)."""
     seats = parse_seats(seats_text, watch=watch)
+    check_seat_count(game_id, seats)
     seed = check_seed(seed)
+    delay = check_delay(delay, watch)
     try:
         TerminalGame(game_id, seats, seed, options, watch=watch, delay=delay).play()
     except BrokenPipeError:  # the output was piped into a pager or ``head`` that closed

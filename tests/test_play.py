@@ -316,6 +316,12 @@ def test_the_display_words_reverse_with_a_card_and_accept():
     (["play", "qdv", "--watch", "--rule", "num_players=3"], "number of --seats"),
     (["play", "qdv", "--watch", "--seats", "human,random"], "every seat must be an agent"),
     (["play", "qdv", "--watch", "--seats", "heuristic:zzz=1,random"], "unknown parameter(s) zzz"),
+    (["play", "qdv", "--seats", "human"], "--seats: 1 seat; qdv is played by 2..6 players"),
+    (["play", "veru", "--watch", "--seats", "random,random"], "veru is played by 3..6 players"),
+    (["play", "qdv", "--watch", "--delay", "-1"], "--delay -1: give a finite number of seconds >= 0"),
+    (["play", "qdv", "--watch", "--delay", "inf"], "--delay inf: give a finite number"),
+    (["play", "qdv", "--watch", "--delay", "nan"], "--delay nan: give a finite number"),
+    (["play", "qdv", "--seats", "human,random", "--delay", "1"], "--delay 1 paces --watch only"),
 ])
 def test_bad_play_arguments_are_one_line_errors(args, message):
     """Bad arguments (issue 13: a seed beyond 2**64-1 included) print one line and exit 2."""
@@ -576,3 +582,56 @@ def test_the_human_is_addressed_as_you_with_the_plain_verb():
     assert d.end_reason(ev) == "the game is over: your hand is empty"
     obs["hand_sizes"] = np.array([0, 0, 4], np.int8)
     assert d.end_reason(ev) == "the game is over: your and seat 1's hands are empty"
+
+
+@pytest.mark.parametrize("seat", ["wizard", "experiments.nowhere:Nobody"])
+def test_an_unknown_seat_is_named_once(seat):
+    """The one-line error names the unknown seat once (not "unknown seat 'x': unknown agent 'x'")
+    and says what is allowed."""
+    r = subprocess.run([sys.executable, "-m", "bluffsim.cli", "play", "qdv", "--seats",
+                        f"human,{seat}"], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2
+    assert r.stderr.count(seat) == 1, r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
+    assert ("available: human, counting" if ":" not in seat else "cannot import module") in r.stderr
+
+
+def test_a_first_play_says_it_compiles_and_then_plays_the_same_game(tmp_path):
+    """With numba's cache empty the agents' kernels compile before the game (the note on stderr,
+    ahead of the first line of the game); the second run prints no note, and both games are
+    the same (the warm-up leaves the game unchanged)."""
+    import os
+
+    from bluffsim.kernel_cache import COMPILING
+
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    runs = [subprocess.run([sys.executable, "-m", "bluffsim.cli", "play", "qdv", "--watch",
+                            "--seats", "random,random", "--seed", "1", "--rule",
+                            "starting_tokens=2"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           text=True, timeout=300, env=env) for _ in range(2)]
+    assert all(r.returncode == 0 for r in runs), runs[0].stdout[-500:]
+    first, second = (r.stdout for r in runs)
+    assert first.startswith(COMPILING + "\nqdv, seed 1: "), first[:300]
+    assert first.count(COMPILING) == 1 and COMPILING not in second
+    assert first.removeprefix(COMPILING + "\n") == second
+
+
+def test_the_warm_up_compiles_every_agent_kernel_and_leaves_the_game_unchanged(monkeypatch):
+    """A cold cache (simulated) prints the note to ``err`` and warms the agents up on a throwaway
+    game; the game played afterwards is decision for decision the one played without it."""
+    import bluffsim.play as play_module
+    from bluffsim.kernel_cache import COMPILING
+
+    seats = parse_seats("counting,heuristic,random", watch=True)
+    plain = TerminalGame("legumes", seats, 5, {"hand_size": 3}, out=io.StringIO(), watch=True)
+    plain.play()
+    calls, warm_up = [], TerminalGame.warm_up
+    monkeypatch.setattr(play_module, "agents_cold", lambda vec, names: True)
+    monkeypatch.setattr(TerminalGame, "warm_up",
+                        lambda self: calls.append(len(self.agents)) or warm_up(self))
+    err, out = io.StringIO(), io.StringIO()
+    warmed = TerminalGame("legumes", seats, 5, {"hand_size": 3}, out=out, watch=True, err=err)
+    assert err.getvalue() == COMPILING + "\n" and calls == [3] and out.getvalue() == ""
+    warmed.play()
+    assert [(r.seat, r.action, r.lines) for r in warmed.log] == \
+        [(r.seat, r.action, r.lines) for r in plain.log]
