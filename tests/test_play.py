@@ -397,7 +397,7 @@ def test_a_drawn_challenge_card_is_named_to_the_bidder_only():
         return out
 
     head = "  challenge card drawn: draw — the bidder draws a card secretly"
-    assert lines_for(1)[-1] == head + ": you drew apricot x3"
+    assert lines_for(1)[-1] == head + ": you drew apricot (worth 3)"
     assert lines_for(0)[-1] == head
     assert lines_for(2)[-1] == head
 
@@ -635,3 +635,29 @@ def test_the_warm_up_compiles_every_agent_kernel_and_leaves_the_game_unchanged(m
     warmed.play()
     assert [(r.seat, r.action, r.lines) for r in warmed.log] == \
         [(r.seat, r.action, r.lines) for r in plain.log]
+
+
+def test_a_qdv_card_worth_several_reads_as_one_card():
+    """``grape x2`` (one card counting as two grapes) reads like two cards: the screen says
+    ``grape (worth 2)`` in hands, the centre card and the final screen, explained once at the
+    start; with every multiplier 1 there is nothing to explain."""
+    from bluffsim.games.qdv.observe import observation_fields
+    from bluffsim.games.qdv.reference import scenario
+
+    game, s = scenario([["grape x2", "cherry"], ["apricot x3"], ["banana"]], centre="grape x2",
+                       tokens=[3, 3, 3], dealer=2)
+    d = display_for("qdv", game.rules, ["human", "random", "random"], viewer=0)
+    obs = observation_fields(game.rules, s, 0)
+    text = "\n".join(d.status(obs))
+    assert "your cards: grape (worth 2), cherry" in text and "centre card: grape (worth 2)" in text
+    (legend, deal) = d.opening(obs)
+    assert legend.startswith('cards: "grape (worth 2)" is one card that counts as two grapes')
+    assert "centre card grape (worth 2): the circle starts at grape, initial bid 2 × grape" in deal
+    plain = display_for("qdv", type(game.rules)(num_players=3, fruit_multipliers=(1, 1)),
+                        ["human", "random", "random"], viewer=0)
+    assert len(plain.opening(obs)) == 1
+    out = io.StringIO()
+    TerminalGame("qdv", parse_seats("counting,heuristic,random", watch=True), 5, {}, out=out,
+                 watch=True).play()
+    assert "(worth 2)" in out.getvalue() and "(worth 3)" in out.getvalue()
+    assert not re.search(r"\b(strawberry|grape|watermelon|apricot|cherry|banana) x\d", out.getvalue())

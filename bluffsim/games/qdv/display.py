@@ -35,6 +35,14 @@ def _i(x: Any) -> int:
     return int(np.asarray(x))
 
 
+def card_label(kind: int) -> str:
+    """How a card is named on screen: ``grape``, ``grape (worth 2)`` for the card that counts as
+    two grapes (the engine's ``grape x2`` reads like two cards), ``salad``."""
+    mult = R.KIND_MULT[kind]
+    return R.KIND_NAMES[kind] if kind == R.SALAD or mult == 1 else \
+        f"{R.FRUITS[R.KIND_FRUIT[kind]]} (worth {mult})"
+
+
 def fruits(n: int, fruit: str) -> str:
     """``1 cherry``, ``11 cherries``, ``0 grapes``: a count of a fruit."""
     if n == 1:
@@ -45,7 +53,7 @@ def fruits(n: int, fruit: str) -> str:
 class QdvDisplay(GameDisplay):
     """Wording of ``qdv`` for the terminal (see the module docstring)."""
 
-    card_names = R.KIND_NAMES
+    card_names = tuple(card_label(k) for k in range(R.NUM_KINDS))
 
     # -------------------------------------------------------- small pieces
     @staticmethod
@@ -115,7 +123,7 @@ class QdvDisplay(GameDisplay):
             for i in range(p)))
         lines.append("cards in hand: " + " · ".join(
             f"{self.seat_short(i)} {int(sizes[i])}" for i in range(p) if in_round[i] or sizes[i]))
-        lines.append(f"centre card: {R.KIND_NAMES[_i(obs['centre'])]}")
+        lines.append(f"centre card: {self.card_names[_i(obs['centre'])]}")
         lines.append(f"circle (clockwise): {self.circle(obs)}")
         start = _i(obs["start"])
         if start >= 0:
@@ -314,14 +322,19 @@ class QdvDisplay(GameDisplay):
         return "; ".join(parts) if parts else "nobody loses a token"
 
     def opening(self, obs: dict[str, np.ndarray]) -> list[str]:
-        """The first deal: dealer, centre card, start and initial bid."""
-        return [self.new_round(obs)]
+        """What a card is worth (once, when some fruit card counts more than one), then the first
+        deal: dealer, centre card, start and initial bid."""
+        legend = ('cards: "grape (worth 2)" is one card that counts as two grapes, and so on; '
+                  "a plain fruit card counts one; each salad its holder declares at a showdown "
+                  "counts one of the called fruit")
+        worth = any(m > 1 for m in self.rules.fruit_multipliers)
+        return ([legend] if worth else []) + [self.new_round(obs)]
 
     def new_round(self, a: dict[str, np.ndarray]) -> str:
         """The next deal: dealer, centre card, start and initial bid."""
         centre = _i(a["centre"])
         head = (f"--- round {_i(a['num_rounds']) + 1}: {self.does(_i(a['dealer']), 'deal')}; centre card "
-                f"{R.KIND_NAMES[centre]}")
+                f"{self.card_names[centre]}")
         if centre == R.SALAD:
             return head + ": the dealer picks the start fruit ---"
         return head + f": the circle starts at {R.FRUITS[_i(a['start'])]}, initial bid " \
