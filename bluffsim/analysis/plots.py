@@ -7,11 +7,15 @@ selects the non-interactive Agg backend itself (``bluffsim.cli``).
 
 from __future__ import annotations
 
+from typing import Any
+
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
+from matplotlib.legend_handler import HandlerTuple
 from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
 
 WIN_SHARE_LABEL = "win share (first place, a tie for first split 1/k)"
 """Legend entry of the win-share marks drawn beside every outright win rate shown against chance:
@@ -45,9 +49,21 @@ def _bar_height(n: int) -> float:
     return max(3.8, 1.6 + 0.28 * n)
 
 
-def _legend_below(ax: plt.Axes) -> None:
-    """The legend under the axes, clear of the bars (``tight_layout`` makes room for it)."""
-    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2, frameon=False)
+def _legend_below(ax: plt.Axes, **kwargs: Any) -> None:
+    """The legend under the axes, clear of the bars (``tight_layout`` makes room for it);
+    ``kwargs`` go to ``Axes.legend`` (e.g. explicit ``handles`` and ``labels``)."""
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2, frameon=False,
+              **kwargs)
+
+
+def _colour_strip_legend(ax: plt.Axes, colours: list[str], label: str) -> None:
+    """The legend below with ``label`` first, its key a strip of ``colours`` (the bars' own,
+    one colour per agent: a single patch would show one agent's colour only), then the
+    axes' labelled artists."""
+    handles, labels = ax.get_legend_handles_labels()
+    strip = tuple(Patch(facecolor=c) for c in dict.fromkeys(colours)) or (Patch(facecolor="grey"),)
+    _legend_below(ax, handles=[strip, *handles], labels=[label, *labels],
+                  handler_map={tuple: HandlerTuple(ndivide=None, pad=0)})
 
 
 def _titled(ax: plt.Axes, what: str, title: str) -> None:
@@ -66,9 +82,8 @@ def win_rates(summary: pd.DataFrame, title: str = "", order: list[str] | None = 
     names = _ordered(s.index, order or s.sort_values("win_rate", ascending=False).index.tolist())
     s = s.loc[names[::-1]]
     err = _error_bars(s["win_rate"], s["ci_low"], s["ci_high"])
-    ax.barh(s.index, s["win_rate"], xerr=err, capsize=4,
-            color=[agent_colour(a, order or names) for a in s.index],
-            label="outright win rate (first place alone)")
+    colours = [agent_colour(a, order or names) for a in s.index]
+    ax.barh(s.index, s["win_rate"], xerr=err, capsize=4, color=colours)
     top = [float(np.nanmax(s["ci_high"])) if len(s) else 0.0]
     if "win_share" in s:
         ax.plot(s["win_share"], s.index, ls="none", marker="D", color="black", ms=6, zorder=3,
@@ -76,7 +91,7 @@ def win_rates(summary: pd.DataFrame, title: str = "", order: list[str] | None = 
         top.append(float(np.nanmax(s["win_share"])) if len(s) else 0.0)
     if chance:
         ax.axvline(chance, color="black", ls="--", lw=1, label=f"chance 1/P = {chance:.3g}")
-    _legend_below(ax)
+    _colour_strip_legend(ax, colours[::-1], "outright win rate (first place alone)")
     ax.set_xlim(0, max(1e-3, max(top) * 1.1, (chance or 0) * 1.2))
     ax.set_xlabel("win rate (95% Wilson CI)")
     _titled(ax, "Win rate per agent", title)
