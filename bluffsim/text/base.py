@@ -60,6 +60,7 @@ class GameText:
 
     languages: tuple[str, ...] = ("en",)          # number words the parser reads
     synonyms: Mapping[str, str | tuple[str, ...]] = {}  # word (or stem*) -> canonical word(s)
+    fillers: tuple[str, ...] = ()                 # more words a phrase may run over
     covered: tuple[str, ...] | None = None        # observation keys ``view_lines`` states itself
     #                                               (None: the display's status, then every field)
 
@@ -175,9 +176,16 @@ class GameText:
         return self.names[action]
 
     def gloss(self, action: int, obs: Obs) -> str:
-        """What ``action`` means at this decision, for the list of legal actions ("" = nothing
-        to add to its notation)."""
-        return ""
+        """What ``action`` means at this decision, for the list of legal actions: the display's
+        menu wording (``action_label``) when it says more than the notation, else ""."""
+        name = self.names[action]
+        label = self.display(self.me(obs)).action_label(name, dict(obs))
+        return "" if label in (name, self.action_text(action)) else label
+
+    def hint_phrases(self, obs: Obs) -> list[tuple[str, str]]:
+        """(phrase, reason) pairs read only when an answer names no action at all: loose
+        wordings of impossible moves (qdv's bare ``8 grapes``), for a better reason."""
+        return []
 
     def phrases(self, action: int) -> list[str]:
         """Every way of writing ``action`` the parser accepts, independent of the position: its

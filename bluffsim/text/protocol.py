@@ -86,7 +86,7 @@ class TextProtocol:
         vocab = {w for ps in phrases.values() for p in ps for w in words(p)}
         vocab |= {w for t in self.text.synonyms.values()
                   for x in ([t] if isinstance(t, str) else t) for w in words(x)}
-        self.lexicon = Lexicon(vocab, self.text.synonyms, self.text.languages)
+        self.lexicon = Lexicon(vocab, self.text.synonyms, self.text.languages, self.text.fillers)
         self.index = PhraseIndex()
         for a, ps in phrases.items():
             for p in ps:
@@ -115,7 +115,7 @@ class TextProtocol:
             lines += ["", "Your legal actions:"]
             for a in np.flatnonzero(np.asarray(legal)):
                 gloss = self.text.gloss(int(a), obs)
-                lines.append(f"- {self._texts[a]}" + (f" ({gloss})" if gloss else ""))
+                lines.append(f"- {self._texts[a]}" + (f": {gloss}" if gloss else ""))
         return "\n".join(lines)
 
     def messages(self, obs: Mapping[str, np.ndarray], legal: np.ndarray,
@@ -155,22 +155,27 @@ class TextProtocol:
         found = self.index.matches(tokens)
         impossible: list[str] = []
         if obs is not None:
-            found += self._context_matches(tokens, obs, legal, impossible)
+            found += self._context_matches(tokens, obs, impossible, self.text.impossible_phrases)
+            if not found:   # loose wordings of impossible moves, for a better reason
+                found = self._context_matches(tokens, None, impossible,
+                                              lambda _: self.text.hint_phrases(obs))
         if not found:
             return Parsed(None, UNPARSEABLE, f"no action found in {source} "
                                              f"({self._example(legal)})")
         return self._choose(found, tokens, legal, obs, impossible)
 
-    def _context_matches(self, tokens: list[Token], obs: Obs, legal: np.ndarray,
-                         impossible: list[str]) -> list[Match]:
-        """Matches of the phrases that need the position; ``impossible`` receives the reasons of
-        the game's never-legal phrases (their matches carry action ``-1 - k``)."""
+    def _context_matches(self, tokens: list[Token], obs: Obs | None, impossible: list[str],
+                         reasons: Any) -> list[Match]:
+        """Matches of the phrases that need the position (none when ``obs`` is None) and of
+        ``reasons(obs)``'s (phrase, reason) pairs, whose matches carry action ``-1 - k`` for
+        the reason ``impossible[k]`` (appended here)."""
         index = PhraseIndex()
-        for a in range(self.num_actions):
-            for p in self.text.context_phrases(a, obs):
-                index.add(self.lexicon.phrase(p), a)
-        for k, (p, why) in enumerate(self.text.impossible_phrases(obs)):
-            index.add(self.lexicon.phrase(p), -1 - k)
+        if obs is not None:
+            for a in range(self.num_actions):
+                for p in self.text.context_phrases(a, obs):
+                    index.add(self.lexicon.phrase(p), a)
+        for p, why in reasons(obs):
+            index.add(self.lexicon.phrase(p), -1 - len(impossible))
             impossible.append(why)
         return index.matches(tokens)
 

@@ -45,7 +45,7 @@ NUMBER_WORDS = {"en": (EN_NUMBERS, EN_TENS), "fr": (FR_NUMBERS, FR_TENS), "ru": 
 
 # words a phrase may run over (articles, fillers); French ``un``/``une`` stay numbers as well
 SKIPPABLE = frozenset(
-    "a an the my your of with as i will ll to is it s d and then on now so card cards "
+    "a an the my your of with as at i will ll to is it s d and then on now so card cards "
     "le la les l de des du d j je et un une en au aux".split()
     + "я и на а в мою мои свою свои карту карты".split())
 
@@ -90,7 +90,8 @@ class Lexicon:
     synonyms (exact words, or stems ending in ``*`` for inflected languages), number words."""
 
     def __init__(self, vocabulary: Iterable[str], synonyms: Mapping[str, str | Iterable[str]],
-                 languages: Iterable[str] = ("en",)):
+                 languages: Iterable[str] = ("en",), fillers: Iterable[str] = ()):
+        self.skippable = SKIPPABLE | {fold(w) for w in fillers}
         self.exact: dict[str, set[str]] = {}
         self.stems: list[tuple[str, set[str]]] = []
         self.numbers: dict[str, int] = {}
@@ -105,6 +106,8 @@ class Lexicon:
             if not v.isdigit():
                 for p in plural_forms(v):
                     self._add(p, v)
+                if v.endswith("s") and len(v) > 3 and v[:-1] not in vocab:   # salads <- salad
+                    self._add(v[:-1], v)
         for word, targets in synonyms.items():
             targets = [targets] if isinstance(targets, str) else list(targets)
             for target in targets:
@@ -149,7 +152,7 @@ class Lexicon:
                 i += used
                 continue
             vals = self.values(w)
-            out.append(Token(w, frozenset(vals), w in SKIPPABLE))
+            out.append(Token(w, frozenset(vals), w in self.skippable))
             i += 1
         return out
 
