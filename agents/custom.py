@@ -11,8 +11,15 @@ the instance has
 
 ``check_agent`` builds the agent and plays one decision of two fresh games with
 it, so a class that does not fit fails at config load with one line naming the
-spec, not in the middle of a run.  Modules are imported from the working
-directory first (it is put on ``sys.path``), then from the environment.
+spec, not in the middle of a run.  It then plays the first six decisions of those
+games, asking ``act`` twice each time with the same observations, mask and ``rng``:
+different answers (an agent drawing from ``np.random`` or ``random`` instead of ``rng``,
+or keeping state between calls) are an error, since such an agent makes every run
+irreproducible.  An agent that draws from elsewhere only rarely can slip through; a
+``text:package.module:function`` agent is not asked twice (its function may be a
+sampled language model, and each answer may cost a call).
+Modules are imported from the working directory first (it is put on ``sys.path``),
+then from the environment.
 """
 
 from __future__ import annotations
@@ -150,7 +157,55 @@ def check_agent(label: str, cls: type, game: Any, params: dict[str, Any]) -> Any
     if not callable(getattr(agent, "act", None)):
         raise AgentContractError(f"agent {label!r}: needs a method act(obs, legal_mask, rng) -> int[B]")
     _probe(label, agent, game)
+    if not is_text_spec(label):   # a text callable may be a sampled model, each call may cost
+        _probe_reproducible(label, agent, game)
     return agent
+
+
+REPRO_GAMES = 2        # fresh games of the reproducibility probe (the batch of ``_probe``)
+REPRO_DECISIONS = 6    # decisions of each it compares
+
+
+def _probe_reproducible(label: str, agent: Any, game: Any) -> None:
+    """``act`` called twice on the same observations, mask and ``rng`` must choose the same
+    actions, at the first decisions of a few fresh games: an agent drawing from ``np.random``
+    or ``random`` (or keeping state between calls) would make every run irreproducible."""
+    from bluffsim.rng import AgentRNG
+
+    st = game.init(np.arange(1, REPRO_GAMES + 1, dtype=np.uint64))
+    for _ in range(REPRO_DECISIONS):
+        if st.done.any():
+            return
+        obs, mask = game.observe(st), st.legal_action_mask
+        rng = AgentRNG(st.seed, st.current_player, st.num_decisions)
+        first, second = (_act_on_copies(label, agent, obs, mask, rng) for _ in range(2))
+        if first.shape != (REPRO_GAMES,) or not mask[np.arange(REPRO_GAMES), first].all():
+            raise AgentContractError(f"agent {label!r}: act returned an illegal action "
+                                     f"{first.tolist()} (B={REPRO_GAMES})")
+        if not np.array_equal(first, second):
+            g = int(np.flatnonzero(first != second)[0])
+            raise AgentContractError(
+                f"agent {label!r}: act chose action {first[g]} then {second[g]} for the same "
+                "observation, mask and rng: draw random numbers from the rng argument only "
+                "(rng.uniform, rng.below), not np.random or random, and keep no state between "
+                "calls, or runs cannot be reproduced")
+        game.step(st, first)
+
+
+def _act_on_copies(label: str, agent: Any, obs: dict[str, np.ndarray], mask: np.ndarray,
+                   rng: Any) -> np.ndarray:
+    """``agent.act`` on copies of ``obs`` and ``mask`` (an agent may write into its inputs)."""
+    try:
+        a = agent.act({k: np.array(v) for k, v in obs.items()}, mask.copy(), rng)
+    except Exception as e:
+        raise AgentContractError(f"agent {label!r}: act(obs, legal_mask, rng) raised "
+                                 f"{type(e).__name__}: {e}") from None
+    a = np.asarray(a)
+    if a.ndim != 1 or not np.issubdtype(a.dtype, np.integer) or \
+            not ((a >= 0) & (a < mask.shape[1])).all():
+        raise AgentContractError(f"agent {label!r}: act must return int[B], one legal action id "
+                                 f"per game; got {a.dtype}{list(a.shape)} {a.tolist()[:8]}")
+    return a
 
 
 def _probe(label: str, agent: Any, game: Any) -> None:

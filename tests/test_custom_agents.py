@@ -82,6 +82,34 @@ class BareGames:
 class UnknownGames(BareGames):
     games = ("qdv", "chess")
 
+class NpRandom:
+    name = "nprandom"
+    traits = {"stochastic": True}
+    def __init__(self, game):
+        pass
+    def act(self, obs, mask, rng):
+        u = np.random.random_sample(len(mask))
+        return np.argmax(np.cumsum(mask, axis=1) > (u * mask.sum(axis=1))[:, None], axis=1)
+
+class StdRandom:
+    name = "stdrandom"
+    traits = {"stochastic": True}
+    def __init__(self, game):
+        pass
+    def act(self, obs, mask, rng):
+        import random
+        return np.array([random.choice(np.flatnonzero(row)) for row in mask], np.int64)
+
+class Stateful:
+    name = "stateful"
+    traits = {}
+    def __init__(self, game):
+        self.calls = 0
+    def act(self, obs, mask, rng):
+        self.calls += 1
+        last = mask.shape[1] - 1 - np.argmax(mask[:, ::-1], axis=1)
+        return np.argmax(mask, axis=1) if self.calls % 2 else last
+
 class Good:
     name = "good"
     traits = {"stochastic": False}
@@ -119,6 +147,10 @@ plots = false
     ("mybad:", "{}", "write \\\"package.module:ClassName\\\""),
     ("mybad:BareGames", "{}", "games = 'qdv' is a string; give a tuple of game ids"),
     ("mybad:UnknownGames", "{}", "unknown game 'chess' in games"),
+    ("mybad:NpRandom", "{}", "for the same observation, mask and rng: draw random numbers from "
+                             "the rng argument only (rng.uniform, rng.below), not np.random"),
+    ("mybad:StdRandom", "{}", "draw random numbers from the rng argument only"),
+    ("mybad:Stateful", "{}", "keep no state between calls, or runs cannot be reproduced"),
 ])
 def test_a_custom_agent_that_does_not_fit_is_a_one_line_error(tmp_path, agent, params, message):
     (tmp_path / "mybad.py").write_text(BAD_AGENTS)
@@ -190,3 +222,30 @@ def test_check_name_accepts_registered_names_and_importable_specs():
         agents.check_name("oracle")
     with pytest.raises(AgentContractError, match="has no class 'Nope'"):
         agents.check_name("experiments.my_agent:Nope")
+
+
+def test_an_agent_drawing_from_np_random_is_refused_wherever_it_is_built(tmp_path, monkeypatch):
+    """The reproducibility check runs wherever a custom class is built: ``agents.make`` (configs,
+    evaluate, exploit), ``agents.register`` classes and a ``bluffsim play`` seat; an agent drawing
+    from ``rng`` (the README's Skeptic) passes it."""
+    (tmp_path / "mybad.py").write_text(BAD_AGENTS)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    game = bluffsim.make("qdv", 3)
+    with pytest.raises(AgentContractError, match="not np.random or random"):
+        agents.make("mybad:NpRandom", game)
+    import mybad
+
+    agents.register("nprandom-test", mybad.NpRandom)
+    try:
+        with pytest.raises(AgentContractError, match="agent 'nprandom-test': act chose action"):
+            agents.make("nprandom-test", game)
+    finally:
+        agents.REGISTRY.pop("nprandom-test")
+        from agents import custom
+        custom.REGISTERED.pop("nprandom-test")
+    assert agents.make("experiments.my_agent:Skeptic", game).name == "skeptic"
+    r = subprocess.run([sys.executable, "-m", "bluffsim.cli", "play", "qdv", "--watch", "--seats",
+                        "mybad:NpRandom,random"], capture_output=True, text=True, cwd=tmp_path,
+                       env={**__import__("os").environ, "PYTHONPATH": str(ROOT)}, timeout=120)
+    assert r.returncode == 2 and "not np.random or random" in r.stderr, r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1 and r.stdout == ""
