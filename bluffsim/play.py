@@ -105,7 +105,7 @@ def check_seat_name(name: str) -> None:
     try:
         agent_registry.check_name(name)
     except ValueError as e:
-        if agent_registry.custom.is_spec(name):   # why the class does not import, name said once
+        if ":" in name:   # a class or text function that does not import: the name said once
             why = str(e).removeprefix(f"agent {name!r}: ")
             raise BluffsimError(f"--seats: unknown seat {name!r}: {why}") from None
         raise BluffsimError(f"--seats: unknown seat {name!r}; available: {HUMAN}, "
@@ -123,8 +123,11 @@ def check_seat_count(game_id: str, seats: list[SeatSpec]) -> None:
 
 def _seat_name_and_params(item: str) -> tuple[str, list[str]]:
     """Split ``name:k=v:k=v``; a custom agent ``package.module:ClassName`` keeps its own ``:``
-    (after a name that is neither ``human`` nor registered, a part without ``=`` is its class)."""
+    (after a name that is neither ``human`` nor registered, a part without ``=`` is its class),
+    and so does a text agent ``text:package.module:function``."""
     parts = [p.strip() for p in item.split(":")]
+    if f"{parts[0]}:" == agent_registry.custom.TEXT_PREFIX and len(parts) > 2:
+        return ":".join(parts[:3]), parts[3:]        # text:package.module:function
     known = parts[0] == HUMAN or parts[0] in agent_registry.list_agents()
     if not known and len(parts) > 1 and "=" not in parts[1]:
         return f"{parts[0]}:{parts[1]}", parts[2:]
@@ -195,8 +198,12 @@ class TerminalGame:
         self.game_id, self.seats, self.seed = game_id, seats, seed
         self.watch, self.delay = watch, delay
         vec = self.single.vectorised()
-        cold = agents_cold(vec, [s.name for s in seats if s.name != HUMAN])
-        if cold:   # a custom agent's contract check may compile too: say so before building
+        names = [s.name for s in seats if s.name != HUMAN]
+        # a custom class's contract check (agents.make) already calls act: a cold one compiles
+        # there, so its note comes first; the built-in agents are built (and their parameters
+        # checked) before theirs
+        custom_cold = agents_cold(vec, [n for n in names if agent_registry.custom.is_spec(n)])
+        if custom_cold:
             print(COMPILING, file=err or sys.stderr, flush=True)
         self.agents = {}
         for i, spec in enumerate(seats):
@@ -205,7 +212,9 @@ class TerminalGame:
                     self.agents[i] = agent_registry.make(spec.name, vec, **spec.params)
                 except (ValueError, TypeError) as e:
                     raise BluffsimError(f"--seats: seat {i}: {e}") from None
-        if cold:
+        if custom_cold or agents_cold(vec, names):
+            if not custom_cold:
+                print(COMPILING, file=err or sys.stderr, flush=True)
             self.warm_up()
         self.humans = [i for i, s in enumerate(seats) if s.name == HUMAN]
         self.viewer = self.humans[0] if self.humans else 0

@@ -626,7 +626,7 @@ def test_the_warm_up_compiles_every_agent_kernel_and_leaves_the_game_unchanged(m
     plain = TerminalGame("legumes", seats, 5, {"hand_size": 3}, out=io.StringIO(), watch=True)
     plain.play()
     calls, warm_up = [], TerminalGame.warm_up
-    monkeypatch.setattr(play_module, "agents_cold", lambda vec, names: True)
+    monkeypatch.setattr(play_module, "agents_cold", lambda vec, names: bool(names))
     monkeypatch.setattr(TerminalGame, "warm_up",
                         lambda self: calls.append(len(self.agents)) or warm_up(self))
     err, out = io.StringIO(), io.StringIO()
@@ -661,3 +661,23 @@ def test_a_qdv_card_worth_several_reads_as_one_card():
                  watch=True).play()
     assert "(worth 2)" in out.getvalue() and "(worth 3)" in out.getvalue()
     assert not re.search(r"\b(strawberry|grape|watermelon|apricot|cherry|banana) x\d", out.getvalue())
+
+
+def test_a_text_agent_takes_a_seat(tmp_path, monkeypatch):
+    """``text:package.module:function`` keeps its two colons in ``--seats`` (parameters after
+    them) and plays; a function that is not there is a one-line error naming the seat once."""
+    (tmp_path / "mytext.py").write_text("def doubt(prompt):\n    return 'menteur'\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    seats = parse_seats("text:mytext:doubt:rethinks=0,random", watch=True)
+    assert [(s.name, s.params) for s in seats] == [("text:mytext:doubt", {"rethinks": 0}),
+                                                    ("random", {})]
+    run = [sys.executable, "-m", "bluffsim.cli", "play", "qdv", "--watch", "--seed", "1", "--rule",
+           "starting_tokens=2", "--seats"]
+    r = subprocess.run([*run, "text:mytext:doubt,random"], capture_output=True, text=True,
+                       cwd=tmp_path, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert re.search(r"^  seat 0 \(text:mytext:doubt\): place \d", r.stdout, re.M)
+    bad = subprocess.run([*run, "text:mytext:nothing,random"], capture_output=True, text=True,
+                         cwd=tmp_path, timeout=120)
+    assert bad.returncode == 2 and bad.stderr.count("text:mytext:nothing") == 1, bad.stderr
+    assert "module 'mytext' has no function 'nothing'" in bad.stderr
