@@ -63,6 +63,7 @@ class Decision:
     outcome: str                  # "ok" | "rethought" | "random" | "forfeit"
     rethinks: int
     meta: list[dict] = field(default_factory=list)   # per answer: what answer_many returned
+    parsed: list[Parsed] = field(default_factory=list)  # per answer: how the parser read it
 
 
 TEXT_PARAMS: dict[str, Any] = {"list_legal": True, "rethinks": 2, "on_failure": "forfeit",
@@ -84,6 +85,7 @@ class _Row:
         self.answers: list[str] = []
         self.meta: list[dict] = []
         self.parsed: Parsed | None = None
+        self.reads: list[Parsed] = []
 
 
 class TextAgent(Agent):
@@ -153,6 +155,7 @@ class TextAgent(Agent):
                 row.answers.append(answer)
                 row.meta.append(dict(meta or {}))
                 row.parsed = self.protocol.parse(answer, legal[row.index], row_of(obs, row.index))
+                row.reads.append(row.parsed)
             pending = [r for r in pending if not r.parsed.ok]
 
     def _close(self, row: _Row, out: np.ndarray) -> None:
@@ -167,7 +170,7 @@ class TextAgent(Agent):
                 self.forfeited.add(row.key[:2])
         a = int(out[row.index])
         self._keep(Decision(*row.key, row.messages, row.answers, a, self.protocol.action_text(a),
-                            outcome, len(row.answers) - 1, row.meta))
+                            outcome, len(row.answers) - 1, row.meta, row.reads))
 
     def _keep(self, decision: Decision) -> None:
         self.decisions.append(decision)
