@@ -212,9 +212,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 def cmd_run(args: argparse.Namespace) -> int:
     """``bluffsim run``: play, write results, print the summary."""
+    import signal
+
     from bluffsim.tournament import run_experiment
+    from bluffsim.tournament.output import finished_rerun
+    from bluffsim.tournament.runner import schedule_of
     from bluffsim.tournament.sweep import Sweep, load_plan, run_sweep
 
+    if hasattr(signal, "SIGXFSZ"):   # past a file size limit a write fails (EFBIG), no kill
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
     if args.resume and args.force:
         raise BluffsimError("--resume and --force exclude each other: --resume finishes the "
                             "previous run, --force replaces it")
@@ -229,7 +235,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         print_sweep(run_sweep(exp, resume=args.resume, progress=not args.quiet, force=args.force,
                               keep_shards=args.keep_shards), exp.out_dir)
         return 0
-    if not args.quiet:
+    if not args.quiet and not finished_rerun(exp, args.resume, args.force):
         from bluffsim.tournament.output import check_output
 
         check_output(exp, args.resume, args.force)   # a bad --out fails before the config shows
@@ -237,6 +243,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     summary = run_experiment(exp, resume=args.resume, progress=not args.quiet, force=args.force,
                              keep_shards=args.keep_shards)
     print_summary(summary, exp.out_dir)
+    balance = schedule_of(exp).balance()
+    if not balance.whole:
+        print(f"note: seatings unbalanced: {balance.games:,} games is not a whole number of "
+              f"{balance.cycle:,}-game cycles ({balance.spread()}); see manifest.json \"seating\"")
     return 0
 
 

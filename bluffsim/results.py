@@ -32,11 +32,16 @@ is prepared again.  The merge streams shard after shard through a
 ``pyarrow.parquet.ParquetWriter``, so its memory does not grow with the number
 of games.  Every file is created with the permissions the umask allows (as
 ``open`` would), not ``mkstemp``'s private 0600.
+
+A write that fails (a full disk, a quota, a file size limit such as ``ulimit -f``) leaves
+no partial file under a final name; ``write_failure`` words the cause for the one-line
+error the runner gives (what is kept and how ``--resume`` finishes).
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import hashlib
 import json
@@ -74,6 +79,21 @@ RUN_FILES = ("config.json", "manifest.json", "games.parquet", "rounds.parquet", 
 RUN_DIRS = ("shards", "plots")
 LOCK_FILE = ".bluffsim.lock"
 SHARD_RE = re.compile(r"games-(\d+)\.parquet")
+
+
+# errno -> what it means for a run's writes (pyarrow's messages name only the system call)
+FULL_DISK_ERRNOS = {errno.ENOSPC: "no space left on the device",
+                    errno.EFBIG: "a file reached the file size limit (ulimit -f)",
+                    getattr(errno, "EDQUOT", errno.ENOSPC): "the disk quota is exceeded"}
+
+
+def write_failure(e: OSError) -> str:
+    """The cause of a failed write in a few words: a full disk, a quota or a file size limit by
+    name, else the system's message."""
+    if e.errno in FULL_DISK_ERRNOS:
+        return FULL_DISK_ERRNOS[e.errno]
+    first = str(e.strerror or e).strip().splitlines()
+    return first[0] if first else type(e).__name__
 
 
 def shard_paths(out: Path, shard: int) -> tuple[Path, Path]:
@@ -250,8 +270,9 @@ def _stream_concat(parts: list[Path], dest: Path) -> int:
             writer = None
         _publish(tmp, dest)
     finally:
-        if writer is not None:
-            writer.close()
+        if writer is not None:           # a failed write: closing may fail the same way
+            with contextlib.suppress(OSError, pa.ArrowException):
+                writer.close()
         if os.path.exists(tmp):
             os.unlink(tmp)
     return rows

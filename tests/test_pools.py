@@ -121,3 +121,22 @@ def test_a_bad_pool_is_a_one_line_cli_error(tmp_path):
                           env={**__import__("os").environ, "PYTHONPATH": str(ROOT)})
     assert proc.returncode == 2 and "run.lineups = -3 is invalid" in proc.stderr
     assert "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_a_pool_with_a_partial_cycle_is_flagged_with_the_games_each_agent_plays():
+    """The example pool with balanced seatings and --games 100: not a whole number of the
+    20 lineups x 6 seatings, so agents play 42 to 60 games each (counted on the runner's
+    schedule); 120 games play every lineup in every seating once, 60 games each."""
+    from bluffsim.tournament.sweep import load_plan
+
+    exp = load_plan(ROOT / "experiments" / "pool_qdv.toml", ['run.seating="balanced"'])
+    for games, spread, whole in ((100, (42, 60), False), (120, (60, 60), True)):
+        sched = schedule_of(exp.with_overrides(games=games))
+        b = sched.balance()
+        played = pd.Series(sched.seat_lineup(range(games)).ravel()).value_counts()
+        assert (int(played.min()), int(played.max())) == b.agent_games == spread
+        assert b.whole is whole and b.cycle == 120
+    warning = schedule_of(exp.with_overrides(games=100)).balance().warning()
+    assert "agents play 42 to 60 games each" in warning
+    assert "one cycle is 120 games (20 lineups x the 6 balanced seatings of 3 players)" in warning
+    assert warning.endswith("play 120 games for an exact balance")

@@ -1,5 +1,6 @@
-"""Long silent phases say what is happening: the first ``bluffsim run`` says numba is compiling
-(before its progress bar, which sits at 0% meanwhile), only when the compile cache is cold."""
+"""Long silent phases say what is happening: the first ``bluffsim run`` says numba is compiling,
+then that it is done and how long it took, before its progress bar (which would sit at 0%
+meanwhile), only when the compile cache is cold."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from bluffsim.kernel_cache import COMPILING
+from bluffsim.tournament.experiment import COMPILED, COMPILING
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -42,21 +43,28 @@ def run_cli(conf: Path, out: Path, cache: Path) -> subprocess.CompletedProcess:
 
 
 def test_the_first_run_says_it_compiles_and_the_next_one_does_not(tmp_path):
-    """An empty ``NUMBA_CACHE_DIR`` is a first run: the note is on stderr before the bar, not on
-    stdout; the second run loads the cache and prints no note."""
+    """An empty ``NUMBA_CACHE_DIR`` is a first run: on stderr (not stdout) the compile note, then
+    the line saying it is done and how long it took, then the bar; the second run loads the
+    cache and prints neither."""
+    import re
+
     conf = tmp_path / "tiny.toml"
     conf.write_text(TINY)
     cache = tmp_path / "numba-cache"
     cache.mkdir()
     first = run_cli(conf, tmp_path / "a", cache)
     assert first.returncode == 0, first.stderr
-    assert COMPILING in first.stderr and COMPILING not in first.stdout
-    assert first.stderr.index(COMPILING) < first.stderr.index("tiny:")   # before the bar
-    assert first.stderr.count(COMPILING) == 1
+    lines = first.stderr.splitlines()
+    assert lines[0] == f"bluffsim: {COMPILING}" and "first run only" in COMPILING
+    done = re.fullmatch(r"bluffsim: kernels compiled in (\d+) s; playing", lines[1])
+    assert done and COMPILED.format(seconds=int(done[1])) == lines[1].removeprefix("bluffsim: ")
+    assert first.stderr.index(lines[1]) < first.stderr.index("tiny:")    # then the bar
+    assert first.stderr.count(COMPILING) == 1 and "compiled" not in first.stdout
     assert any(cache.rglob("*.nbi"))                                     # numba wrote its cache
     second = run_cli(conf, tmp_path / "b", cache)
     assert second.returncode == 0, second.stderr
-    assert COMPILING not in second.stderr and "tiny:" in second.stderr
+    assert COMPILING not in second.stderr and "kernels compiled" not in second.stderr
+    assert "tiny:" in second.stderr
 
 
 def test_kernels_cold_follows_numbas_cache(tmp_path):

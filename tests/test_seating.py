@@ -188,3 +188,88 @@ def test_a_bad_seating_is_one_line_and_exit_2(tmp_path):
     assert proc.stderr.startswith("bluffsim: error: run.seating = 'balanced' contradicts")
     assert len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr
     assert not out.exists()
+
+
+# ------------------------------------------------------------------ partial cycles
+def spreads(lineup: np.ndarray) -> tuple[tuple[int, int], tuple[int, int]]:
+    """(fewest, most) games of an agent in one seat, and of agent b right after agent a, counted
+    on the games' lineups (every (agent, seat) and ordered pair, absent ones as 0)."""
+    p = lineup.shape[1]
+    seats = np.zeros((p, p), np.int64)
+    after = np.zeros((p, p), np.int64)
+    for s in range(p):
+        np.add.at(seats, (lineup[:, s], s), 1)
+        np.add.at(after, (lineup[:, s], lineup[:, (s + 1) % p]), 1)
+    off = after[~np.eye(p, dtype=bool)]
+    return (int(seats.min()), int(seats.max())), (int(off.min()), int(off.max()))
+
+
+@pytest.mark.parametrize("players, games, run, words", [
+    (6, 90, {"permute": True}, "an agent plays 0 to 90 games in one seat"),
+    (5, 100, {"seating": "balanced"}, "one agent sits right after another in 15 to 30 games"),
+    (6, 90, {"seating": "balanced", "duplicate": True}, "an agent plays 11 to 19 games in one seat"),
+])
+def test_a_partial_seating_cycle_is_named_with_the_counts_it_unbalances(players, games, run,
+                                                                         words):
+    """The issue's cases: a game count that is not a whole number of design cycles is flagged,
+    with the cycle, the nearest whole counts and the spread the runner's schedule really plays;
+    a whole number of cycles is not flagged and leaves every count equal."""
+    exp = parse_config(raw(players, games, **run))
+    sched = schedule_of(exp)
+    b = sched.balance()
+    cycle = len(sched.seatings)
+    assert b.cycle == cycle and not b.whole and words in b.warning()
+    assert (b.below, b.above) == (games // cycle * cycle, games // cycle * cycle + cycle)
+    nearest = f"{b.below:,} or {b.above:,}" if b.below else f"{b.above:,}"
+    assert f"one cycle is {cycle:,} games" in b.warning()
+    assert f"play {nearest} games for an exact balance" in b.warning()
+    assert (b.seat_games, b.after_games) == spreads(sched.seat_lineup(np.arange(games)))
+    whole = schedule_of(parse_config(raw(players, 2 * cycle, **run)))
+    w = whole.balance()
+    assert w.whole and w.seat_games[0] == w.seat_games[1] and w.after_games[0] == w.after_games[1]
+    assert (w.seat_games, w.after_games) == spreads(whole.seat_lineup(np.arange(2 * cycle)))
+
+
+def test_rotation_and_fixed_seats_claim_only_what_they_balance():
+    """Rotation balances seats (so a partial cycle is flagged) but not neighbours; fixed seats
+    balance nothing, so any count is whole."""
+    b = schedule_of(parse_config(raw(4, 30))).balance()
+    assert not b.whole and b.cycle == 4 and b.after_games is None
+    assert b.seat_games == spreads(schedule_of(parse_config(raw(4, 30))).seat_lineup(
+        np.arange(30)))[0] == (7, 8)
+    fixed = schedule_of(parse_config(raw(4, 30, rotate=False))).balance()
+    assert fixed.whole and fixed.cycle == 1 and fixed.seat_games is None
+
+
+def test_bluffsim_run_warns_of_a_partial_cycle_before_playing_and_records_it(tmp_path, capsys):
+    """6 players, permute, 90 games: one warning line on stderr before the progress bar, the
+    flag and the spread in manifest.json, and a note under the summary; a whole number of
+    cycles gives none of them."""
+    conf = tmp_path / "p.toml"
+    conf.write_text(TOML.replace("players = 4", "players = 6").replace("games = 48", "games = 90")
+                    .replace('agent = "random"', 'agent = "random"\n[[seats]]\nagent = "random"')
+                    .replace('seating = "balanced"', 'seating = "permute"')
+                    .replace("duplicate = true", "duplicate = false"))
+    out = tmp_path / "res"
+    assert main(["run", str(conf), "--out", str(out)]) == 0
+    captured = capsys.readouterr()
+    warnings = [line for line in captured.err.splitlines() if "warning" in line]
+    assert len(warnings) == 1, captured.err
+    assert warnings[0].startswith("bluffsim: warning: 90 games is not a whole number of seating "
+                                  "cycles, so the seatings are unbalanced (")
+    assert "one cycle is 720 games (all 720 orders of 6 players)" in warnings[0]
+    assert warnings[0].endswith("play 720 games for an exact balance")
+    assert captured.err.index("warning") < captured.err.index("balanced:")   # before the bar
+    seating = json.loads((out / "manifest.json").read_text())["seating"]
+    assert seating["whole_cycles"] is False and seating["cycle_games"] == 720
+    assert (seating["nearest_below"], seating["nearest_above"]) == (0, 720)
+    games = pd.read_parquet(out / "games.parquet")
+    assert seating["seat_games"] == [int(x) for x in games.groupby(["agent", "seat"]).size()
+                                     .unstack(fill_value=0).stack().agg(["min", "max"])]
+    assert 'note: seatings unbalanced: 90 games is not a whole number of 720-game cycles' \
+        in captured.out
+    whole = tmp_path / "whole"
+    assert main(["run", str(conf), "--out", str(whole), "--games", "720", "--quiet"]) == 0
+    captured = capsys.readouterr()
+    assert "warning" not in captured.err and "unbalanced" not in captured.out
+    assert json.loads((whole / "manifest.json").read_text())["seating"]["whole_cycles"] is True

@@ -188,11 +188,14 @@ def test_out_pointing_at_a_file_is_a_one_line_error(tmp_path, target):
 
 @pytest.mark.parametrize("target", ["file", "previous run"])
 def test_a_refused_out_dir_prints_no_config_saying_it_was_saved(tmp_path, capsys, target):
+    """(A previous run of the same config is not refused: see
+    test_the_same_run_again_shows_its_results_and_force_replays_it.)"""
     out = tmp_path / "o"
     if target == "file":
         out.write_text("keep me")
     else:
-        assert main(["run", str(toml(tmp_path)), "--out", str(out), "--quiet"]) == 0
+        other = toml(tmp_path, params="bluff = 0.2", name="other.toml")
+        assert main(["run", str(other), "--out", str(out), "--quiet"]) == 0
         capsys.readouterr()
     assert main(["run", str(toml(tmp_path)), "--out", str(out)]) == 2
     captured = capsys.readouterr()
@@ -398,6 +401,117 @@ def test_a_second_run_on_a_dir_in_use_is_refused_and_the_first_finishes(tmp_path
     manifest = json.loads((tmp_path / "res" / "manifest.json").read_text())
     assert manifest["timing"]["shards_run"] == 3
     assert not list((tmp_path / "res").rglob("*.lock"))   # the lock goes with the run
+
+
+def test_the_same_run_again_shows_its_results_and_force_replays_it(tmp_path, capsys):
+    """The README's command a second time: one line saying the dir holds this finished run (and
+    that --force replays it), the summary of the results there, exit 0, nothing replayed; a
+    non-identity key (--workers) does not matter; --force replays the same games; another config
+    in that dir is still refused."""
+    from bluffsim.results import results_digest
+
+    out = tmp_path / "qs"
+    args = ["run", str(ROOT / "experiments" / "quickstart.toml"), "--games", "200", "--out",
+            str(out), "--no-plots"]
+    assert main([*args, "--workers", "1"]) == 0
+    capsys.readouterr()
+    digest, manifest = results_digest(out), (out / "manifest.json").read_text()
+    assert main(args) == 0
+    captured = capsys.readouterr()
+    assert captured.err.strip() == (f"bluffsim: {str(out)!r} already holds this finished run "
+                                    "(same config): its results are kept and its report rebuilt; "
+                                    "pass --force to play the games again")
+    assert "resolved config" not in captured.out and "win rate" in captured.out
+    assert (out / "manifest.json").read_text() == manifest and results_digest(out) == digest
+    assert main([*args, "--quiet"]) == 0                        # --quiet: the line all the same
+    assert "already holds this finished run" in capsys.readouterr().err
+    assert main([*args, "--force", "--workers", "1"]) == 0
+    captured = capsys.readouterr()
+    assert "already holds" not in captured.err and "resolved config" in captured.out
+    assert (out / "manifest.json").read_text() != manifest and results_digest(out) == digest
+    assert main([*args, "--seed", "7"]) == 2
+    err = capsys.readouterr().err
+    assert "not empty: it holds a previous run" in err and "--force" in err
+
+
+def test_ctrl_c_with_two_workers_prints_one_line_and_resume_finishes(tmp_path):
+    """Ctrl-C (SIGINT to the whole process group, as a terminal sends it) while two workers
+    play: the one "interrupted" line, no worker traceback, exit 130; --resume then finishes."""
+    import json
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    (tmp_path / "gate.py").write_text(GATE_AGENT)
+    (tmp_path / "c.toml").write_text(TOML.format(rules="", params="").replace(
+        'agent = "random"', 'agent = "gate:Gate"').replace("games = 30", "games = 80"))
+    hold = tmp_path / "hold"
+    hold.write_text("")
+    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
+           "BLUFF_HOLD": str(hold)}
+    run = [sys.executable, "-m", "bluffsim.cli", "run", "c.toml", "--out", "res", "--quiet",
+           "--workers", "2"]
+    first = subprocess.Popen(run, cwd=tmp_path, env=env, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        end = time.monotonic() + 120
+        while not (tmp_path / "res" / "shards" / "games-00000.parquet").exists():
+            assert first.poll() is None, first.communicate()
+            assert time.monotonic() < end, "the run wrote no shard"
+            time.sleep(0.05)
+        time.sleep(1.0)                  # both workers now wait in the gate agent's act
+        assert first.poll() is None
+        os.killpg(first.pid, signal.SIGINT)
+        out, err = first.communicate(timeout=60)
+    finally:
+        hold.unlink()
+        if first.poll() is None:
+            os.killpg(first.pid, signal.SIGKILL)
+            first.wait()
+    assert first.returncode == 130, err
+    assert err.strip().splitlines() == ["bluffsim: interrupted; finished shards are kept: rerun "
+                                        "with --resume"], err
+    del env["BLUFF_HOLD"]
+    done = subprocess.run([*run, "--resume"], cwd=tmp_path, env=env, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert pd.read_parquet(tmp_path / "res" / "games.parquet")["game"].nunique() == 80
+    assert json.loads((tmp_path / "res" / "manifest.json").read_text())["timing"][
+        "shards_resumed"] >= 1
+
+
+def test_a_full_disk_during_the_merge_is_one_line_and_resume_finishes_it(tmp_path):
+    """The quickstart under a file size limit (a real ``ulimit -f``) that its shards fit but its
+    merged rounds table does not: one line naming the cause, that the shards are kept and that
+    --resume finishes the merge, exit 2, no pyarrow traceback; --resume without the limit then
+    gives the same data as a run that never failed."""
+    import shlex
+    import subprocess
+    import sys
+
+    from bluffsim.results import results_digest
+
+    args = ["run", str(ROOT / "experiments" / "quickstart.toml"), "--games", "2000", "--set",
+            "run.shard_games=500", "--workers", "1", "--quiet", "--no-plots"]
+    ref = tmp_path / "ref"
+    assert main([*args, "--out", str(ref), "--keep-shards"]) == 0
+    largest_shard = max(f.stat().st_size for f in (ref / "shards").iterdir())
+    merged = (ref / "rounds.parquet").stat().st_size
+    assert merged > 2 * largest_shard
+    limit_kib = (largest_shard + merged) // 2 // 1024
+    out = tmp_path / "full"
+    command = shlex.join([sys.executable, "-m", "bluffsim.cli", *args, "--out", str(out)])
+    proc = subprocess.run(["bash", "-c", f"ulimit -f {limit_kib}; exec {command}"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300)
+    assert_one_line_error(proc.returncode, proc.stderr, "bluffsim: error: cannot merge the shards",
+                          "file size limit", "the 4 finished shards are kept",
+                          "rerun with --resume to finish the merge")
+    assert not (out / "manifest.json").exists() and not (out / "games.parquet").exists()
+    assert not list(out.rglob("*.tmp"))
+    assert main([*args, "--out", str(out), "--resume"]) == 0
+    assert results_digest(out) == results_digest(ref)
 
 
 def test_results_files_respect_the_umask(tmp_path):

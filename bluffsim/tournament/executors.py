@@ -4,12 +4,17 @@ Every executor yields ``(shard, games, rounds)`` as shards finish; the caller
 writes them.  Workers return DataFrames instead of writing files, so a remote
 Dask cluster needs no shared filesystem.  ``local`` with one worker runs in the
 calling process (no pickling; easiest to debug).
+
+Ctrl-C reaches every process of the terminal's process group.  Pool workers ignore SIGINT
+(``ignore_interrupts``, their initializer): the parent alone stops, terminates the pool and
+prints the one "interrupted" line, instead of every worker printing its traceback.
 """
 
 from __future__ import annotations
 
 import logging
 import multiprocessing as mp
+import signal
 import sys
 from collections.abc import Iterator
 
@@ -60,12 +65,17 @@ def pool_start_method() -> str | None:
     return "forkserver" if any(m in sys.modules for m in FORK_UNSAFE_MODULES) else None
 
 
+def ignore_interrupts() -> None:
+    """Pool worker initializer: ignore SIGINT (Ctrl-C); the parent ends the pool."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def _run_pool(exp: Experiment, shards: list[int]) -> Iterator[ShardResult]:
     import multiprocessing_logging
 
     multiprocessing_logging.install_mp_handler()
     ctx = mp.get_context(pool_start_method())
-    pool = ctx.Pool(min(exp.workers, len(shards)))
+    pool = ctx.Pool(min(exp.workers, len(shards)), initializer=ignore_interrupts)
     try:
         yield from pool.imap_unordered(_task, [(exp, s) for s in shards])
         pool.close()

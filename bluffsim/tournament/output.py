@@ -1,6 +1,13 @@
 """A run's output dir as the runner uses it: prepared (or checked for a resume) from an
 ``Experiment``, and the manifest written once merged.  The file I/O itself is
-``bluffsim.results`` (below both the runner and the analysis)."""
+``bluffsim.results`` (below both the runner and the analysis).
+
+Running the same config again into a dir that holds its finished run (``finished_rerun``:
+same identity, merged, neither ``--resume`` nor ``--force``) is not an error: the games are
+already there, so the runner says so in one line and rebuilds the report, as ``--resume``
+on a finished run does; ``--force`` replays the games.  A different config in that dir, or
+an unfinished run without ``--resume``, is still refused.
+"""
 
 from __future__ import annotations
 
@@ -21,10 +28,12 @@ from bluffsim.results import (
     clear_run,
     git_hash,
     has_results,
+    is_complete,
     remove_temporaries,
     write_json,
 )
 from bluffsim.tournament.config import EXPERIMENT_KEYS, RUN_KEYS, Experiment
+from bluffsim.tournament.runner import schedule_of
 
 
 def prepare_output(exp: Experiment, resume: bool, force: bool = False) -> Path:
@@ -82,6 +91,26 @@ def check_output(exp: Experiment, resume: bool, force: bool = False) -> bool:
     return False
 
 
+def finished_rerun(exp: Experiment, resume: bool, force: bool) -> bool:
+    """True when a plain run (neither ``resume`` nor ``force``) finds its output dir holding a
+    finished run of the same identity (module docstring); reads only, never raises."""
+    out = exp.out_dir
+    if resume or force:
+        return False
+    try:
+        if not (out.is_dir() and is_complete(out)):
+            return False
+        return saved_identity(out / "config.json") == _jsonable(exp.identity())
+    except OSError:       # unreadable or corrupt: check_output words the refusal
+        return False
+
+
+def finished_rerun_note(exp: Experiment) -> str:
+    """The one line a finished rerun prints: the results are there, ``--force`` replays them."""
+    return (f"{str(exp.out_dir)!r} already holds this finished run (same config): its results "
+            "are kept and its report rebuilt; pass --force to play the games again")
+
+
 def saved_identity(cfg: Path) -> dict[str, Any]:
     """The identity a run saved in its ``config.json``; ``OutputError`` naming the file if it is
     not the JSON a run writes (corrupt or edited)."""
@@ -135,7 +164,8 @@ def _shown(value: Any, path: str) -> str:
 
 
 def write_manifest(out: Path, exp: Experiment, timing: dict[str, Any]) -> None:
-    """Version, git hash, config, seed scheme, timing and machine, as JSON."""
+    """Version, git hash, config, seed scheme, seating balance (``Schedule.balance``), timing
+    and machine, as JSON."""
     write_json(out / "manifest.json", {
         "bluffsim_version": bluffsim.__version__,
         "git_hash": git_hash(),
@@ -143,6 +173,7 @@ def write_manifest(out: Path, exp: Experiment, timing: dict[str, Any]) -> None:
         "seeds": {"master": exp.seed, "scheme": f"word(master, {rng.Stream.SCHEDULE}, deal) "
                   "(bluffsim.tournament.schedule)", "duplicate": exp.duplicate, "rotate": exp.rotate,
                   "permute": exp.permute, "seating": exp.seating_mode},
+        "seating": schedule_of(exp).balance().to_dict(),
         "timing": timing,
         "machine": {"python": platform.python_version(), "platform": platform.platform(),
                     "cpus": os.cpu_count()},

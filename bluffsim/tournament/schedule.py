@@ -49,6 +49,15 @@ and duplicate deals replay a deal under the ``S`` seatings of one lineup.
 
 Shards are consecutive ranges of ``shard_games`` games; results never depend on
 how shards are distributed over workers or executors.
+
+A game count that is not a whole number of cycles (``Schedule.cycle_games``: the ``S``
+seatings, times the ``L`` lineups with a pool) leaves the seatings unbalanced: the last,
+partial cycle favours its first seatings (at 6 players with ``permute``, 90 games seat one
+agent in seat 0 in all 90).  The runner plays it anyway (a quick look at a few games is
+legitimate) but says so before playing and records it: ``Schedule.balance()`` gives the
+cycle, the nearest whole counts below and above, and how unequal the counts the design
+balances end up (games per agent and seat; games in which one agent sits right after
+another, for ``permute`` and ``balanced``; games per agent, with a pool).
 """
 
 from __future__ import annotations
@@ -92,6 +101,30 @@ class Schedule:
         return np.arange(p, dtype=np.int8)[None, :]
 
     @property
+    def mode(self) -> str:
+        """The seating cycle by name: "balanced" | "permute" | "rotate" | "fixed"."""
+        return ("balanced" if self.balanced else "permute" if self.permute
+                else "rotate" if self.rotate else "fixed")
+
+    @property
+    def cycle_games(self) -> int:
+        """Games in one whole cycle of the design: every seating (of every pool lineup) once."""
+        return len(self.seatings) * (len(self.lineups) if self.lineups is not None else 1)
+
+    def balance(self) -> SeatingBalance:
+        """How ``num_games`` fits the seating cycle, and how unequal a partial cycle leaves the
+        counts the design balances (module docstring)."""
+        if self.lineups is not None:
+            return SeatingBalance(self.num_games, self.cycle_games, self.mode, self.num_players,
+                                  len(self.seatings), len(self.lineups), self.duplicate,
+                                  agent_games=_pool_agent_games(self))
+        seat, after = _seat_and_after_games(self.seatings, self.num_games)
+        return SeatingBalance(self.num_games, self.cycle_games, self.mode, self.num_players,
+                              len(self.seatings), 0, self.duplicate,
+                              seat_games=seat if self.mode != "fixed" else None,
+                              after_games=after if self.mode in ("permute", "balanced") else None)
+
+    @property
     def num_shards(self) -> int:
         """Number of shards."""
         return -(-self.num_games // self.shard_games)
@@ -132,6 +165,124 @@ class Schedule:
         out = np.empty(seats.shape, np.int16)
         out[rows, seats] = members
         return out
+
+
+@dataclass(frozen=True)
+class SeatingBalance:
+    """Whether a schedule's game count is a whole number of seating cycles, and the spread
+    (fewest, most) of the counts its design balances: equal exactly when ``whole``."""
+
+    games: int
+    cycle: int                                 # games in one whole cycle (``cycle_games``)
+    mode: str                                  # "balanced" | "permute" | "rotate" | "fixed"
+    players: int
+    seatings: int                              # seatings in the cycle
+    lineups: int = 0                           # pool lineups (0 without a pool)
+    duplicate: bool = False
+    seat_games: tuple[int, int] | None = None  # games of one agent in one seat (no pool)
+    after_games: tuple[int, int] | None = None  # games with agent b right after agent a
+    agent_games: tuple[int, int] | None = None  # games per pool agent
+
+    @property
+    def whole(self) -> bool:
+        """True when every seating (of every lineup) is played equally often."""
+        return self.games % self.cycle == 0
+
+    @property
+    def below(self) -> int:
+        """The nearest whole number of cycles' games at or below ``games`` (0 if under one)."""
+        return self.games // self.cycle * self.cycle
+
+    @property
+    def above(self) -> int:
+        """The nearest whole number of cycles' games above ``games``."""
+        return self.below + self.cycle
+
+    def spread(self) -> str:
+        """The unequal counts in words, e.g. "an agent plays 0 to 90 games in one seat"."""
+        parts = []
+        if self.agent_games is not None:
+            parts.append(_counts(self.agent_games, "agents play {} games each",
+                                 "every agent plays {} games"))
+        if self.seat_games is not None:
+            parts.append(_counts(self.seat_games, "an agent plays {} games in one seat",
+                                 "every agent plays {} games in every seat"))
+        if self.after_games is not None:
+            parts.append(_counts(self.after_games, "one agent sits right after another in {} games",
+                                 "every agent sits right after every other in {} games"))
+        return ", ".join(parts)
+
+    def cycle_text(self) -> str:
+        """What one cycle is, e.g. "720 games: every one of the 720 seatings of 6 players"."""
+        seating = (f"all {self.seatings} orders" if self.mode == "permute"
+                   else f"the {self.seatings} {self.mode} seatings")
+        if self.lineups:
+            what = f"{self.lineups:,} lineups x {seating} of {self.players} players"
+        else:
+            what = f"{seating} of {self.players} players"
+        return f"{self.cycle:,} games ({what}{', duplicate deals' if self.duplicate else ''})"
+
+    def warning(self) -> str:
+        """One line for a partial cycle: the cycle, the spread and the nearest whole counts."""
+        nearest = (f"{self.below:,} or {self.above:,}" if self.below else f"{self.above:,}")
+        return (f"{self.games:,} games is not a whole number of seating cycles, so the seatings "
+                f"are unbalanced ({self.spread()}); one cycle is {self.cycle_text()}: play "
+                f"{nearest} games for an exact balance")
+
+    def to_dict(self) -> dict[str, object]:
+        """JSON-ready form (the manifest's ``seating`` entry)."""
+        return {"mode": self.mode, "cycle_games": self.cycle, "seatings": self.seatings,
+                "lineups": self.lineups or None, "games": self.games,
+                "whole_cycles": self.whole, "nearest_below": self.below,
+                "nearest_above": self.above,
+                "seat_games": None if self.seat_games is None else list(self.seat_games),
+                "after_games": None if self.after_games is None else list(self.after_games),
+                "agent_games": None if self.agent_games is None else list(self.agent_games)}
+
+
+def _counts(span: tuple[int, int], unequal: str, equal: str) -> str:
+    """``unequal`` with "lo to hi" when the counts differ, else ``equal`` with the one count."""
+    lo, hi = span
+    return unequal.format(f"{lo:,} to {hi:,}") if lo != hi else equal.format(f"{lo:,}")
+
+
+def _seatings_played(num_seatings: int, games: int) -> np.ndarray:
+    """How many of ``games`` consecutive games (from 0) play each seating of the cycle."""
+    q, r = divmod(games, num_seatings)
+    return q + (np.arange(num_seatings) < r).astype(np.int64)
+
+
+def _seat_and_after_games(seatings: np.ndarray, games: int) -> tuple[tuple[int, int],
+                                                                       tuple[int, int] | None]:
+    """(fewest, most) games of a lineup entry in one seat, and of entry b right after entry a
+    (seat ``+1`` mod ``P``; None below 2 players), over ``games`` games from 0."""
+    s, p = seatings.shape
+    played = _seatings_played(s, games)
+    entries = np.broadcast_to(np.arange(p), (s, p))
+    seat = np.zeros((p, p), np.int64)
+    np.add.at(seat, (entries, seatings), np.broadcast_to(played[:, None], (s, p)))
+    seat_range = (int(seat.min()), int(seat.max()))
+    if p < 2:
+        return seat_range, None
+    at = np.empty_like(seatings)
+    at[np.arange(s)[:, None], seatings] = entries           # at[s, k] = entry in seat k
+    nxt = at[np.arange(s)[:, None], (seatings + 1) % p]      # entry right after each entry
+    after = np.zeros((p, p), np.int64)
+    np.add.at(after, (entries, nxt), np.broadcast_to(played[:, None], (s, p)))
+    off = after[~np.eye(p, dtype=bool)]
+    return seat_range, (int(off.min()), int(off.max()))
+
+
+def _pool_agent_games(sched: Schedule) -> tuple[int, int]:
+    """(fewest, most) games of the pool agents that are in some lineup, over the schedule."""
+    lineups = np.asarray(sched.lineups, dtype=np.int64)
+    s = len(sched.seatings)
+    per_lineup = _seatings_played(len(lineups), sched.num_games // s) * s
+    rest = sched.num_games % s                       # the partial block of the next lineup
+    per_lineup[(sched.num_games // s) % len(lineups)] += rest
+    counts = np.bincount(lineups.ravel(), weights=np.repeat(per_lineup, lineups.shape[1]))
+    present = counts[np.unique(lineups)]
+    return int(present.min()), int(present.max())
 
 
 MAX_BALANCED_PLAYERS = 6   # the games seat at most 6; the search grows fast beyond
