@@ -66,6 +66,7 @@ class LegumesText(GameText):
     languages = ("en", "fr")
     synonyms = FRENCH
     fillers = FILLERS
+    label_phrases = False
     covered = ("phase", "hand", "hand_sizes", "called", "direction", "face_down_count",
                "last_owner", "last_called", "my_face_down", "face_up", "after_reverse",
                "discard_size", "discard_revealed", "draw_size", "reshuffles", "revealed_total",
@@ -176,7 +177,7 @@ class LegumesText(GameText):
             if bomb[i]:
                 parts.append(f"took {d.count(bomb[i], 'card')} with Bombs")
             if parts:
-                lines.append(f"record of {d.seat_short(i)}: " + "; ".join(parts))
+                lines.append(f"{d.poss(i)} record: " + "; ".join(parts))
         return lines
 
     # ------------------------------------------------------------------ actions

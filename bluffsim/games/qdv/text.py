@@ -36,6 +36,7 @@ class QdvText(GameText):
 
     languages = ("en", "fr")
     synonyms = FRENCH
+    label_phrases = False
     covered = ("phase", "hand", "hand_sizes", "tokens", "in_round", "dealer", "direction",
                "centre", "start", "bid_count", "bid_fruit", "bidder", "num_bids", "bid_history",
                "revealed", "discarded", "drawn", "challenges", "challenge_left", "undealt_left",
@@ -166,7 +167,7 @@ class QdvText(GameText):
                              f"to punish {tok[i, 2]}; gained {tok[i, 3]}; punished others "
                              f"{tok[i, 4]}")
             if parts:
-                lines.append(f"record of {d.seat_short(i)}: " + "; ".join(parts))
+                lines.append(f"{d.poss(i)} record: " + "; ".join(parts))
         return lines
 
     # ------------------------------------------------------------------ actions

@@ -50,6 +50,7 @@ class VeruText(GameText):
     languages = ("en", "ru")
     synonyms = {**ENGLISH, **RUSSIAN}
     fillers = FILLERS
+    label_phrases = False
     covered = ("phase", "hand", "hand_sizes", "out", "place", "opener", "claimant", "claim_rank",
                "claim_count", "put_count", "my_table", "bank_sizes", "my_bank", "closed",
                "discard_seen", "discard_hidden", "taken", "seen_taken", "last_check",
@@ -178,7 +179,7 @@ class VeruText(GameText):
             if swaps[i]:
                 parts.append(f"Joker swaps {swaps[i]}")
             if parts:
-                lines.append(f"record of {d.seat_short(i)}: " + "; ".join(parts))
+                lines.append(f"{d.poss(i)} record: " + "; ".join(parts))
         return lines
 
     # ------------------------------------------------------------------ actions
