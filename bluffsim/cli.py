@@ -196,8 +196,10 @@ def build_parser() -> argparse.ArgumentParser:
     lb.set_defaults(func=cmd_leaderboard)
 
     g = sub.add_parser("games", help="list the games, their options and defaults; with GAME, "
-                       "its flat observation tensor's index / meaning table")
-    g.add_argument("game", nargs="?", help="a game id: print its tensor's index / meaning table")
+                       "what an agent reads: its observation's fields, card types and values, "
+                       "and the flat tensor's index / meaning table")
+    g.add_argument("game", nargs="?", help="a game id: print its observation's fields (key, dtype, "
+                                           "shape, meaning), card types and tensor layout")
     g.add_argument("--players", type=int, help="seats of that table (default: the game's)")
     g.add_argument("--source", action="store_true",
                    help="print the game's generated compiled observation source instead (the same "
@@ -588,8 +590,8 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
 
 
 def cmd_games(args: argparse.Namespace) -> int:
-    """``bluffsim games``: every game with its options and defaults; ``bluffsim games GAME``: its
-    flat tensor's index / meaning table (``--source``: the generated compiled observation)."""
+    """``bluffsim games``: every game with its options and defaults; ``bluffsim games GAME``: what
+    an agent reads (``print_observation``; ``--source``: the generated compiled observation)."""
     if args.game is not None:
         return print_observation(args.game, args.players, args.source)
     if args.players is not None or args.source:
@@ -605,10 +607,15 @@ def cmd_games(args: argparse.Namespace) -> int:
 
 
 def print_observation(game_id: str, players: int | None, source: bool) -> int:
-    """Print a game's tensor layout for ``players`` seats, or its generated observation source."""
+    """Print what an agent of a game reads at ``players`` seats (the structured observation's
+    fields, the legal mask, the card types and their worth, the tensor layout:
+    ``bluffsim.games.display.agent_view_text``), or its generated observation source."""
     spec = bluffsim.spec(game_id)
     if not source:
-        print(spec.observation.SPEC.layout_text(spec.make_rules(players)))
+        from bluffsim.games.display import agent_view_text
+
+        print(agent_view_text(game_id, spec.make_rules(players), spec.observation.SPEC,
+                              spec.observation.__name__, spec.display_module().DISPLAY))
         return 0
     from bluffsim.games import obscompile
 

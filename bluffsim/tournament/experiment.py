@@ -9,7 +9,8 @@ What a run says on stderr, and when:
 * numba's first compile (cold cache, local executors): ``COMPILING``, then the kernels are
   compiled by playing the run's first two games on the side (their results are discarded;
   forked workers inherit the compiled code, others load it from the cache), then
-  ``COMPILED`` with the time, then the progress bar;
+  ``COMPILED`` with the time (``compile_seconds`` in the manifest's timing, apart from
+  ``play_seconds``), then the progress bar;
 * a failed write (full disk, quota, ``ulimit -f``): one line naming the cause, that the
   finished shards are kept and that ``--resume`` finishes (``bluffsim.results.write_failure``).
 """
@@ -108,15 +109,15 @@ def _run(exp: Experiment, resume: bool, progress: bool, keep_shards: bool,
     if todo and not balance.whole:
         log.warning("%s: %s", exp.name, balance.warning())
         say(f"warning: {balance.warning()}")
-    if progress and todo:  # before the bar, which would sit at 0% while numba compiles
-        compile_first(exp)
+    compiled = compile_first(exp) if progress and todo else 0.0   # before the bar
     start = time.perf_counter()
     _play(exp, out, sched, todo, len(done), progress)
     play_seconds = time.perf_counter() - start
     with _kept_on_failure(out, "merge the shards", sched.num_shards, "finish the merge"):
         game_rows, round_rows = merge_shards(out, sched.num_shards)
         merged = time.perf_counter() - start
-        write_manifest(out, exp, {"play_seconds": round(play_seconds, 3),
+        write_manifest(out, exp, {"compile_seconds": round(compiled, 3),
+                                  "play_seconds": round(play_seconds, 3),
                                   "merge_seconds": round(merged - play_seconds, 3),
                                   "total_seconds": round(merged, 3),
                                   "shards_run": len(todo), "shards_resumed": len(done),
@@ -168,21 +169,22 @@ def _kept_on_failure(out: Path, doing: str, kept: int, finishes: str) -> Iterato
                           f"room (or lift the limit), then rerun with --resume to {finishes}") from None
 
 
-def compile_first(exp: Experiment) -> bool:
+def compile_first(exp: Experiment) -> float:
     """When numba must compile the run's kernels (cold cache) and they compile on this machine,
     say so, compile them by playing the run's first games on the side, and say how long it took;
-    returns whether it did."""
+    returns that time in seconds (0 when nothing compiled here)."""
     if exp.executor == "dask" and exp.address:   # remote workers compile from their own cache
-        return False
+        return 0.0
     if not kernels_cold(bluffsim.make(exp.game, exp.players, **exp.rules),
                         [s.agent for s in exp.seats]):
-        return False
+        return 0.0
     say(COMPILING)
     start = time.perf_counter()
     n = min(exp.games, WARMUP_GAMES)
     play_shard(dataclasses.replace(exp, games=n, shard_games=n, batch=1), 0)
-    say(COMPILED.format(seconds=time.perf_counter() - start))
-    return True
+    seconds = time.perf_counter() - start
+    say(COMPILED.format(seconds=seconds))
+    return seconds
 
 
 def _log_to_file(out: Path) -> None:
