@@ -151,7 +151,8 @@ def test_games_prints_a_games_tensor_layout(capsys, game_id):
     spec = bluffsim.spec(game_id)
     players = spec.players[1]
     assert main(["games", game_id, "--players", str(players)]) == 0
-    rows = [ln.split(maxsplit=3) for ln in capsys.readouterr().out.splitlines()]
+    out = capsys.readouterr().out.split("\nflat tensor = ", 1)[1]   # after the fields, last
+    rows = [ln.split(maxsplit=3) for ln in out.splitlines()[1:]]
     layout = spec.observation.SPEC.tensor_layout(spec.make_rules(players))
     assert [(r[0], int(r[1]), int(r[2]), r[3]) for r in rows] == layout
     assert sum(int(r[2]) for r in rows) == spec.observation.SPEC.tensor_size(spec.make_rules(players))

@@ -2,7 +2,10 @@
 
 ``bluffsim.play`` (the terminal front end) feeds a game's ``DISPLAY`` class
 (a ``GameDisplay`` subclass in ``bluffsim/games/<id>/display.py``) with ``Event`` s;
-the games import this module, never the front end.
+the games import this module, never the front end.  ``agent_view_text`` is what
+``bluffsim games GAME`` prints for an agent's author: the structured observation's
+fields for given rules, the action mask, the card types with what each card is worth
+(``GameDisplay.card_types``), then the flat tensor's layout.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["Event", "GameDisplay"]
+__all__ = ["Event", "GameDisplay", "agent_view_text"]
 
 
 # ---------------------------------------------------------------- what a display gets
@@ -115,6 +118,14 @@ class GameDisplay:
         n = int(n)
         return f"{words.get(n, n)} {what}" + ("" if n == 1 else "s")
 
+    # -------------------------------------------------------- for agents' authors
+    @classmethod
+    def card_types(cls, rules: Any) -> list[tuple[str, str]]:
+        """Per card type (the index of every per-card axis of the observation, e.g. ``hand``):
+        its engine name and what the card is worth or does under ``rules`` (and how many the
+        deck holds); a game overrides it, the default gives names only."""
+        return [(name, "") for name in cls.card_names]
+
     # -------------------------------------------------------- to implement per game
     def public_action(self, name: str) -> str:
         """The part of an action name every player sees (the whole name by default)."""
@@ -159,3 +170,48 @@ class GameDisplay:
         number of rounds played, the one that ended the game included (``state.num_rounds``
         counts finished rounds only: a game can end mid-round)."""
         raise NotImplementedError
+
+
+# ---------------------------------------------------------------- bluffsim games GAME
+def _aligned(rows: list[tuple[str, ...]], indent: str = "  ") -> list[str]:
+    """Rows of cells as left-aligned columns (the last column unpadded)."""
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]) - 1)]
+    return [(indent + "  ".join([*(c.ljust(w) for c, w in zip(r, widths, strict=False)), r[-1]]))
+            .rstrip() for r in rows]
+
+
+def _shape_text(dims: tuple[str | int, ...], sizes: dict[str, int]) -> str:
+    """``[P, K] = [4, 19]`` (named sizes and their values for these rules), ``[]`` for a scalar."""
+    named = "[" + ", ".join(map(str, dims)) + "]"
+    values = "[" + ", ".join(str(sizes.get(d, d)) if isinstance(d, str) else str(d)
+                             for d in dims) + "]"
+    return named if named == values else f"{named} = {values}"
+
+
+def agent_view_text(game_id: str, rules: Any, obs_spec: Any, observe_module: str,
+                    display: type[GameDisplay]) -> str:
+    """What ``bluffsim games GAME`` prints: the observation an agent's ``act`` gets (key,
+    dtype, shape in the game's named sizes and for ``rules``, meaning), its legal mask, the
+    card types with their worth (``display.card_types``), and the flat tensor's layout."""
+    sizes = obs_spec.sizes(rules)
+    actions = len(rules.action_names)
+    out = [f"{game_id}, {rules.num_players} players: what act(obs, legal_mask, rng) reads",
+           "",
+           "obs = game.observe(state): a dict of numpy arrays, batch first (obs[key] has shape "
+           "[B, *shape]); agents read only this"]
+    rows = [("key", "dtype", "shape", "meaning")]
+    rows += [(f.name, f.dtype, _shape_text(tuple(f.dims), sizes), f.meaning)
+             for f in obs_spec.fields]
+    out += _aligned(rows)
+    out.append("  sizes: " + ", ".join(f"{k} = {v}" for k, v in sizes.items())
+               + f" (named, and every column explained, in {observe_module}'s docstring)")
+    out += ["", f"legal_mask: bool[B, {actions}], a column per action id: game.action_names[i] "
+                "is its name, game.action_id(name) its id"]
+    cards = display.card_types(rules)
+    out += ["", f"card types: the index of every axis of {len(cards)} cards (e.g. hand)"]
+    out += _aligned([("index", "card", "worth or role")] + [(str(i), n, w) for i, (n, w) in enumerate(cards)])
+    out += ["", f"flat tensor = game.observation_tensor(state): float32[B, "
+                f"{obs_spec.tensor_size(rules)}] (learned agents, the Gymnasium env); block, first "
+                "index, width, meaning:"]
+    out.append(obs_spec.layout_text(rules))
+    return "\n".join(out)

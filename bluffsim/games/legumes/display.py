@@ -40,6 +40,35 @@ class LegumesDisplay(GameDisplay):
 
     card_names = tuple(card_name(t) for t in range(R.NUM_TYPES))
 
+    @classmethod
+    def card_types(cls, rules: Any) -> list[tuple[str, str]]:
+        """Per type: engine name and worth (the number a revealed vegetable makes the loser
+        draw, points left in hand at the end; the action cards' effects), with the copies."""
+        actions = {
+            R.BOMB: "played face down and revealed by an accusation, the accuser takes the "
+                    "discard pile, the round's cards and the Bomb",
+            R.CHOICE: "played face up (choice <vegetable>): calls a new vegetable",
+            R.REVERSE: "played face up (reverse <card>): the turn order reverses, the next "
+                       "player may not accuse",
+            R.DOUBLE: "played face up with an accusation (accuse double): the loser draws twice "
+                      "as many",
+        }
+        out = []
+        for t, name in enumerate(R.CARD_NAMES):
+            points = R.CARD_POINTS[t]
+            if t in actions:
+                lie = "" if t == R.BOMB else (f"; played face down and revealed, its player "
+                                              f"draws {rules.action_lie_penalty}")
+                worth = (f"action card, {points} points in hand at the end; {actions[t]}{lie} · "
+                         "one per player at the deal")
+            else:
+                veg, n = R.VEGETABLES[t // 3], t % 3 + 1
+                worth = (f"a {veg}: revealed by an accusation, the loser draws {n}; {points} "
+                         f"point{'' if points == 1 else 's'} in hand at the end (fewest points "
+                         f"win) · {rules.numbers[n - 1]} in the deck")
+            out.append((name, worth))
+        return out
+
     def public_action(self, name: str) -> str:
         """Face-down cards are dropped: ``play carrot-1`` -> ``play``, ``open pea-2 leek`` ->
         ``open leek``, ``reverse pea-2`` -> ``reverse card``."""

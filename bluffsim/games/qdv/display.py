@@ -55,6 +55,24 @@ class QdvDisplay(GameDisplay):
 
     card_names = tuple(card_label(k) for k in range(R.NUM_KINDS))
 
+    @classmethod
+    def card_types(cls, rules: Any) -> list[tuple[str, str]]:
+        """Per kind: engine name and worth (a fruit card counts its multiplier of its fruit, a
+        declared salad one of the called fruit), with the copies in ``rules``' deck."""
+        out = []
+        for k, name in enumerate(R.KIND_NAMES):
+            copies = rules.deck.count(k)
+            if k == R.SALAD:
+                worth = ("Fruit salad joker: each salad its holder declares at a showdown counts "
+                         "one of the called fruit; as the centre card, the dealer picks the start "
+                         "fruit and it counts one of it")
+            else:
+                fruit, mult = R.FRUITS[R.KIND_FRUIT[k]], R.KIND_MULT[k]
+                worth = f"one card that counts {fruits(mult, fruit)}" + (
+                    f" (shown as {card_label(k)!r} in play)" if mult > 1 else "")
+            out.append((name, f"{worth} · {copies} in the deck"))
+        return out
+
     # -------------------------------------------------------- small pieces
     @staticmethod
     def bid(count: int, fruit: int) -> str:

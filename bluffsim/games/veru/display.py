@@ -38,6 +38,21 @@ class VeruDisplay(GameDisplay):
 
     card_names = R.CARD_NAMES
 
+    @classmethod
+    def card_types(cls, rules: Any) -> list[tuple[str, str]]:
+        """Per type: engine name and role (ranks have no points: a claim is true when every card
+        is the announced rank or a Joker), with the copies in the deck."""
+        jokers = (f"{rules.jokers} non-ace cards are replaced by Jokers at the deal"
+                  if rules.jokers else "no Jokers with jokers = 0")
+        out = [(name, "four in the deck, fewer where a Joker replaced one; four natural ones in "
+                      "one hand close the rank (discarded, no longer announced)")
+               for name in R.RANKS[:R.ANNOUNCEABLE]]
+        out.append((R.RANKS[R.ACE], "four in the deck, never replaced by a Joker; never "
+                                    "announced and never closed"))
+        out.append(("joker", f"stands for any rank: a claimed card that is a Joker is true; "
+                             f"{jokers}"))
+        return out
+
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
         self._bank_at_turn = 0  # Bank size when the current claim's first card went down
