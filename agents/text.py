@@ -106,6 +106,7 @@ class TextAgent(Agent):
         self.protocol: TextProtocol = protocol_for(game, self.config["list_legal"])
         self.decisions: list[Decision] = []
         self.forfeited: set[tuple[int, int]] = set()
+        self.asking: list[int] = []   # batch row of each conversation of the answer_many call
 
     def answer_many(self, conversations: list[Messages], keys: list[Key]) -> list[tuple[str, dict]]:
         """One (answer text, meta dict) per conversation; ``keys`` are (game seed, seat, decision)."""
@@ -118,15 +119,18 @@ class TextAgent(Agent):
         uniform = nth_legal(legal, rng.below(legal.sum(axis=1)))
         keys = batch_keys(rng)
         out = uniform.astype(np.int64)
-        rows = [self._open(b, keys[b], obs, legal) for b in range(legal.shape[0])
-                if keys[b][:2] not in self.forfeited]
+        kept: list[Decision | None] = [None] * legal.shape[0]
+        rows = []
         for b in range(legal.shape[0]):
             if keys[b][:2] in self.forfeited:
-                self._keep(Decision(*keys[b], [], [], int(out[b]),
-                                    self.protocol.action_text(out[b]), "forfeit", 0))
+                kept[b] = Decision(*keys[b], [], [], int(out[b]), self.protocol.action_text(out[b]),
+                                   "forfeit", 0)
+            else:
+                rows.append(self._open(b, keys[b], obs, legal))
         self._converse(rows, obs, legal)
         for row in rows:
-            self._close(row, out)
+            kept[row.index] = self._close(row, out)
+        self.decisions.extend(kept)
         if len(self.decisions) > self.KEEP:
             del self.decisions[:len(self.decisions) - self.KEEP]
         return out
@@ -146,6 +150,7 @@ class TextAgent(Agent):
                 for row in pending:
                     row.messages.append({"role": "assistant", "content": row.answers[-1]})
                     row.messages.append(self.protocol.rethink(row.parsed))
+            self.asking = [r.index for r in pending]
             replies = self.answer_many([list(r.messages) for r in pending], [r.key for r in pending])
             if len(replies) != len(pending):
                 raise RuntimeError(f"agent {self.name!r}: answer_many returned {len(replies)} "
@@ -158,8 +163,8 @@ class TextAgent(Agent):
                 row.reads.append(row.parsed)
             pending = [r for r in pending if not r.parsed.ok]
 
-    def _close(self, row: _Row, out: np.ndarray) -> None:
-        """Write row's action (or the failure rule's) and keep its ``Decision``."""
+    def _close(self, row: _Row, out: np.ndarray) -> Decision:
+        """Write row's action (or the failure rule's) into ``out``; its ``Decision``."""
         parsed = row.parsed
         if parsed is not None and parsed.ok:
             out[row.index] = parsed.action
@@ -169,11 +174,8 @@ class TextAgent(Agent):
             if outcome == "forfeit":
                 self.forfeited.add(row.key[:2])
         a = int(out[row.index])
-        self._keep(Decision(*row.key, row.messages, row.answers, a, self.protocol.action_text(a),
-                            outcome, len(row.answers) - 1, row.meta, row.reads))
-
-    def _keep(self, decision: Decision) -> None:
-        self.decisions.append(decision)
+        return Decision(*row.key, row.messages, row.answers, a, self.protocol.action_text(a),
+                        outcome, len(row.answers) - 1, row.meta, row.reads)
 
 
 def batch_keys(rng: AgentRNG) -> list[Key]:
@@ -272,19 +274,18 @@ class TextCounting(TextAgent):
         super().__init__(game, **{k: v for k, v in params.items() if k in TEXT_PARAMS})
         self.inner = self.counting(game, **{k: v for k, v in params.items() if k not in TEXT_PARAMS})
         self.config.update(self.inner.config)
-        self._choice: dict[Key, int] = {}
+        self._choice = np.zeros(0, np.int64)
 
     def act(self, obs: dict[str, np.ndarray], legal_mask: np.ndarray, rng: AgentRNG) -> np.ndarray:
         """counting's choice per row, then played through the text conversation."""
-        chosen = self.inner.act(obs, legal_mask, rng)
-        self._choice = dict(zip(batch_keys(rng), np.asarray(chosen).tolist(), strict=True))
+        self._choice = np.asarray(self.inner.act(obs, legal_mask, rng), dtype=np.int64)
         return super().act(obs, legal_mask, rng)
 
     def answer_many(self, conversations: list[Messages], keys: list[Key]) -> list[tuple[str, dict]]:
         """counting's action written in the notation, in one of three styles by decision index."""
         out = []
-        for key in keys:
-            text = self.protocol.action_text(self._choice[key])
+        for row, key in zip(self.asking, keys, strict=True):
+            text = self.protocol.action_text(self._choice[row])
             out.append((self.STYLES[key[2] % len(self.STYLES)].format(text=text), {}))
         return out
 

@@ -51,12 +51,14 @@ def test_text_counting_makes_countings_exact_decisions(game_id, players) -> None
 
 
 def test_text_counting_seats_give_the_same_games_as_counting_seats() -> None:
-    """A small tournament: text-counting in a seat gives the very rows counting gives."""
+    """A small tournament: text-counting in a seat gives the very rows counting gives (duplicate
+    deals on permuted seatings: one deal is in flight several times in a batch)."""
     def shard(agent: str) -> tuple[pd.DataFrame, pd.DataFrame]:
         raw = {"experiment": {"name": "t", "game": "qdv", "players": 3, "games": 12, "seed": 3},
                "seats": [{"agent": agent, "label": "c"}, {"agent": "heuristic", "label": "h"},
                          {"agent": "random", "label": "r"}],
-               "run": {"batch": 6, "shard_games": 12, "plots": False}}
+               "run": {"batch": 12, "shard_games": 12, "plots": False, "seating": "permute",
+                       "duplicate": True}}
         return play_shard(parse_config(raw), 0)
 
     (g1, r1), (g2, r2) = shard("counting"), shard("text-counting")
