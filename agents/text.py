@@ -19,7 +19,8 @@ keeps the last ``KEEP`` decisions.  A decision of a seat that already forfeited 
 and no answers (outcome ``"forfeit"``).
 
 Subclasses implement ``answer_many(conversations, keys)``: one ``(answer, meta)`` per
-conversation, ``keys`` the (game seed, seat, decision index) of each.  Built here:
+conversation, ``keys`` the (game seed, seat, decision index) of each; ``self.asking`` holds the
+batch row of each conversation (a key can repeat within a batch: duplicate deals replay a seed).  Built here:
 
 * ``text:package.module:function`` (agent spec; ``make_callable``): any Python callable.  It is
   given the chat messages (a list of ``{"role", "content"}`` dicts) when its first parameter is
