@@ -61,6 +61,7 @@ class GameText:
     languages: tuple[str, ...] = ("en",)          # number words the parser reads
     synonyms: Mapping[str, str | tuple[str, ...]] = {}  # word (or stem*) -> canonical word(s)
     fillers: tuple[str, ...] = ()                 # more words a phrase may run over
+    label_phrases: bool = True                    # read the display's menu wording as a phrase
     covered: tuple[str, ...] | None = None        # observation keys ``view_lines`` states itself
     #                                               (None: the display's status, then every field)
 
@@ -198,8 +199,11 @@ class GameText:
         return out
 
     def context_phrases(self, action: int, obs: Obs) -> list[str]:
-        """Ways of writing ``action`` that need the position (e.g. an absolute bid)."""
-        return []
+        """Ways of writing ``action`` that need the position (e.g. an absolute bid): the
+        display's menu wording when ``label_phrases``."""
+        if not self.label_phrases:
+            return []
+        return [self.display(self.me(obs)).action_label(self.names[action], dict(obs))]
 
     def impossible_phrases(self, obs: Obs) -> list[tuple[str, str]]:
         """(phrase, reason) pairs for moves no action id stands for at this position (qdv's
