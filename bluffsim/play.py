@@ -19,6 +19,21 @@ Input at a human's turn: the number of a listed action or its engine name;
 bad input re-prompts; ``q`` or end of input leaves the game (exit status 0).
 The game is reproducible from ``--seed`` (printed at the start; 0..2**64-1).
 With several humans at one terminal the log is worded for the first human seat.
+``--delay`` (seconds, finite, >= 0) paces ``--watch`` only.
+
+A tournament game plays again exactly (same deal, decisions and placements) with
+``bluffsim play GAME --watch --seed SEED --seats A,B,C --rule K=V ...``: the game's
+rows in ``games.parquet`` give ``SEED`` (column ``seed``) and, in ``seat`` order, each
+seat's label (column ``agent``); ``config.json``'s ``identity`` gives each label's agent
+and ``params`` (``heuristic:bluff=0.3:call_margin=2.0``) and the run's ``rules``.
+``replay_command(results_dir, game)`` writes that command.  It holds because agents draw
+from streams keyed by (game seed, seat, decision) and the reference engine played here
+agrees with the runner's compiled one bit for bit.
+
+When numba's cache lacks the agents' compiled kernels (a first ``play`` with ``counting``
+compiles for tens of seconds), ``play`` says so on stderr and compiles them before the game
+starts, on a throwaway game the agents play among themselves (``TerminalGame.warm_up``),
+so a human never waits mid-game.
 """
 
 from __future__ import annotations
@@ -31,6 +46,7 @@ import time
 import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, TextIO
 
 import agents as agent_registry
@@ -334,6 +350,37 @@ class TerminalGame:
                 return legal[names.index(answer)]
             self.say(f"  {answer!r} is not a legal choice: enter a number 0-{len(legal) - 1}, "
                      f"one of the action names, or q to leave")
+
+
+# ---------------------------------------------------------------- a tournament game again
+def replay_command(results: str | Path, game: int) -> str:
+    """The ``bluffsim play --watch`` command that replays game ``game`` of a ``bluffsim run``
+    results dir exactly (same deal, decisions and placements): the game's ``seed`` and its seats
+    in ``seat`` order from ``games.parquet`` (the ``agent`` column holds each seat's label),
+    each label's agent and parameters and the run's rules from ``config.json``."""
+    import json
+    import shlex
+
+    import pandas as pd
+
+    out = Path(results)
+    if not (out / "games.parquet").is_file() or not (out / "config.json").is_file():
+        raise BluffsimError(f"{str(out)!r} holds no games.parquet and config.json; give a results "
+                            "dir written by `bluffsim run`")
+    rows = pd.read_parquet(out / "games.parquet", columns=["game", "seed", "seat", "agent"],
+                           filters=[("game", "==", int(game))]).sort_values("seat")
+    if rows.empty:
+        raise BluffsimError(f"{str(out)!r} has no game {game}: games are numbered from 0 in the "
+                            "`game` column of games.parquet")
+    ident = json.loads((out / "config.json").read_text(encoding="utf-8"))["identity"]
+    seat_of = {s["label"]: ":".join([s["agent"], *(f"{k}={json.dumps(v)}"
+                                                   for k, v in s["params"].items())])
+               for s in ident["seats"]}
+    words = ["bluffsim", "play", ident["game"], "--watch", "--seed", str(int(rows["seed"].iloc[0])),
+             "--seats", ",".join(seat_of[a] for a in rows["agent"])]
+    for k, v in ident["rules"].items():
+        words += ["--rule", f"{k}={json.dumps(v)}"]
+    return shlex.join(words)
 
 
 def play_in_terminal(game_id: str, seats_text: str, seed: int | None, options: dict[str, Any],
