@@ -376,3 +376,9 @@ def test_cli_bench_writes_table_and_plot(capsys, tmp_path):
     assert main(["bench", "--batches", "0"]) == 2
 
 
+
+
+def test_cli_run_on_a_directory_says_it_is_a_directory(tmp_path, capsys):
+    assert main(["run", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "is a directory; give an experiment TOML file" in err and len(err.splitlines()) == 1

@@ -264,6 +264,9 @@ def load_config(path: str | Path) -> Experiment:
 def load_raw(path: str | Path) -> dict[str, Any]:
     """Read a TOML config file without validating it (``--set`` and sweeps edit it first)."""
     p = Path(path)
+    if p.is_dir():
+        raise ConfigError(f"config {str(p)!r} is a directory; give an experiment TOML file, "
+                          "e.g. experiments/quickstart.toml")
     if not p.is_file():
         raise ConfigError(f"config file {str(p)!r} not found")
     try:
