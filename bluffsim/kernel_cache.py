@@ -23,7 +23,7 @@ from collections.abc import Iterable
 from types import ModuleType
 from typing import Any
 
-COMPILING = "compiling kernels (first run only, cached afterwards)…"
+COMPILING = "compiling kernels (first run only, up to about a minute; cached afterwards)…"
 
 
 def _is_dispatcher(obj: Any) -> bool:
@@ -95,12 +95,3 @@ def kernels_cold(game: Any, agent_names: Iterable[str] = ()) -> bool:
     if entry is None:
         entry = entry_kernels(game, classes)
     return not all(cached(d) for d in entry)
-
-
-def note_if_cold(game: Any, agent_names: Iterable[str] = (), file: Any = None) -> bool:
-    """Print ``COMPILING`` to ``file`` (stderr) when ``kernels_cold``; returns whether it did."""
-    if not kernels_cold(game, agent_names):
-        return False
-    print(COMPILING, file=file or sys.stderr, flush=True)
-    return True
-

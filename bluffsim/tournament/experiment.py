@@ -39,7 +39,7 @@ from bluffsim.analysis.report import (  # noqa: F401
     write_plots,
 )
 from bluffsim.api import BluffsimError
-from bluffsim.kernel_cache import kernels_cold
+from bluffsim.kernel_cache import COMPILING, kernels_cold
 from bluffsim.results import (
     OutputError,
     done_shards,
@@ -62,7 +62,6 @@ from bluffsim.tournament.output import (
 from bluffsim.tournament.runner import play_shard, schedule_of
 from bluffsim.tournament.schedule import Schedule
 
-COMPILING = "compiling kernels (first run only, up to about a minute; cached afterwards)…"
 COMPILED = "kernels compiled in {seconds:.0f} s; playing"
 WARMUP_GAMES = 2   # two games in one slot: the second is a refill, so reset compiles too
 
