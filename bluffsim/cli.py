@@ -169,9 +169,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     ev = sub.add_parser("evaluate", help="evaluate an agent on the standard battery: scorecard, "
                                          "rating, leaderboard row")
-    ev.add_argument("agent", help="a registered agent (counting, heuristic:bluff=0.3), "
+    ev.add_argument("agent", help="a registered agent (counting, heuristic:bluff=0.3, "
+                                  "llm:model=M,base_url=http://HOST:8000/v1), "
                                   "package.module:ClassName[:k=v,...] or a learned weights .npz")
-    ev.add_argument("--budget", default="quick", help="quick | standard | full (default quick)")
+    ev.add_argument("--budget", default="quick",
+                    help="quick | standard | full | llm (default quick; llm: a small battery "
+                         "for paid calls, docs/llm.md)")
     ev.add_argument("--out", help="output dir (default results/evaluate/<agent>-<hash>-<budget>)")
     ev.add_argument("--workers", type=int, default=1, help="processes (tables run in parallel)")
     ev.add_argument("--game", action="append", dest="games", help="restrict to this game "
@@ -641,6 +644,11 @@ def print_summary(summary: pd.DataFrame, out: object) -> None:
     with pd.option_context("display.float_format", "{:.3f}".format, "display.width", 120):
         print(t.to_string())
     print(WIN_SHARE_NOTE + _shared_note(summary))
+    from bluffsim.tournament.runner import llm_cost_line
+
+    cost = llm_cost_line(Path(str(out)))   # runs with text agents: calls, tokens, cached share
+    if cost:
+        print(cost)
     print(f"\nresults in {out}/ (games.parquet, rounds.parquet, summary.csv, plots/)")
 
 

@@ -3,7 +3,12 @@
 AGENT is a registered name (``counting``, ``heuristic:bluff=0.3``), a custom class
 ``package.module:ClassName[:k=v,…]`` (imported as in a config, ``agents.custom``) or a
 ``learned`` weights file (``.npz``; it plays the one game and player count it was trained
-for).  The battery, for every game the agent plays and every player count:
+for).  Parameters are ``:`` or ``,`` separated and a value may itself hold ``:`` or ``,`` (a
+new parameter starts only where ``NAME=`` follows), so a URL needs no quoting:
+``llm:model=M,base_url=http://127.0.0.1:8000/v1``.  ``--budget llm`` is the battery sized for
+paid calls (``LLM_BUDGET``: one table size per game, the random / heuristic / counting tables,
+60 games each, the expected calls printed first; docs/llm.md).  The battery, for every game
+the agent plays and every player count:
 
 | table | lineup (seat 0 is the agent evaluated, label ``subject``) | budgets |
 |---|---|---|
@@ -55,6 +60,7 @@ import itertools
 import json
 import multiprocessing as mp
 import os
+import re
 import time
 import zlib
 from collections.abc import Callable
@@ -98,7 +104,15 @@ class Budget:
 
 
 BUDGETS = {"quick": Budget(240, False), "standard": Budget(1200, True),
-           "full": Budget(2400, True)}
+           "full": Budget(2400, True), "llm": Budget(60, False)}
+# ``--budget llm`` (sized for paid calls): per game one table size (LLM_PLAYERS, or the nearest the
+# game allows) and only the random / heuristic / counting tables, 60 games each (one balanced
+# design cycle at 3 players is 6 seatings: 10 deals, each replayed under all 6); the expected
+# number of calls is printed before the first one (tournament.runner.estimate_llm_calls)
+LLM_BUDGET = "llm"
+LLM_PLAYERS = 3
+# a parameter starts after ':' or ',' where NAME= follows, so values may hold ':' and ',' (URLs)
+PARAM_SEP = re.compile(r"[:,](?=\s*[A-Za-z_][A-Za-z0-9_]*\s*=)")
 REFERENCE_GAMES = 2400      # games per player count of the reference pool tournament
 REFERENCE_LINEUPS = 20      # sampled lineups per player count
 REFERENCE_SEED = 25
@@ -151,13 +165,15 @@ def parse_subject(text: str) -> Subject:
                             "experiments.my_agent:Skeptic); give " + allowed)
     parts = [p.strip() for p in text.split(":")]
     if parts[0] in agent_registry.REGISTRY:
-        name, rest = parts[0], parts[1:]
+        name, taken = parts[0], 1
     elif len(parts) >= 2 and parts[1] and "=" not in parts[1]:
-        name, rest = f"{parts[0]}:{parts[1]}", parts[2:]
+        name, taken = f"{parts[0]}:{parts[1]}", 2
     else:
         raise EvaluateError(f"AGENT {text!r}: unknown agent {parts[0]!r}; give {allowed}")
+    pieces = text.split(":", taken)
+    rest = pieces[taken] if len(pieces) > taken else ""
     params: dict[str, Any] = {}
-    for item in (x.strip() for r in rest for x in r.split(",")):
+    for item in (x.strip() for x in PARAM_SEP.split(rest)):
         if not item:
             continue
         key, sep, value = item.partition("=")
@@ -275,6 +291,8 @@ def battery(subject: Subject, budget: str, games: list[str] | None = None,
     for game, counts in subject.plays:
         if games and game not in games:
             continue
+        if budget == LLM_BUDGET:   # one table size per game
+            counts = (min(counts, key=lambda n: (abs(n - LLM_PLAYERS), n)),)
         for p in counts:
             if players and p not in players:
                 continue
@@ -284,6 +302,9 @@ def battery(subject: Subject, budget: str, games: list[str] | None = None,
             builtins = [e for e in (rnd, heu, cnt) if game in agent_registry.REGISTRY.get(e[0], {})]
             variants = variant_seats(game)
             t = [Table(game, p, e[0], unique_seats([me] + [e] * (p - 1))) for e in builtins]
+            if budget == LLM_BUDGET:
+                out += t
+                continue
             if shipped_weights(game, p).is_file():
                 t.append(Table(game, p, "learned",
                                unique_seats([me] + [("learned", f"learned {p}p", {})] * (p - 1))))
@@ -652,6 +673,7 @@ def run(p: Plan, log: Callable[[str], None] = print) -> dict[str, Any]:
             todo.append(t)
     log(f"{p.subject.text}: {len(p.tables)} tables × {p.games} games ({len(todo)} to play)")
     exps = [table_experiment(t, p.games) for t in todo]
+    _log_llm_estimate(exps, log)
 
     def done(i: int, games: pd.DataFrame) -> None:
         t = todo[i]
@@ -676,6 +698,19 @@ def run(p: Plan, log: Callable[[str], None] = print) -> dict[str, Any]:
                           {g: reference_hash(g) for g in reference}, p.out)
     board = update_leaderboard(p.leaderboard, row, p.append)
     return {"scorecard": card, "ratings": ratings, "leaderboard": board, "seconds": seconds}
+
+
+def _log_llm_estimate(exps: list[Any], log: Callable[[str], None]) -> None:
+    """Before the first call of an ``llm`` subject: the calls its tables are expected to make."""
+    from bluffsim.tournament.runner import estimate_llm_calls, llm_seats
+
+    exps = [e for e in exps if llm_seats(e)]
+    if not exps:
+        return
+    total = sum(estimate_llm_calls(e)[0] * e.games for e in exps)
+    log(f"llm: about {total:,.0f} calls expected over {len(exps)} tables (llm decisions per game "
+        "measured on each table's first games with random moves in the llm seat; rethinks add "
+        "more, cached answers cost none)")
 
 
 def _plots(p: Plan, card: pd.DataFrame, ratings: pd.DataFrame) -> None:

@@ -17,6 +17,9 @@ Layout of an output dir::
     plots/*.png
     run.log
     .bluffsim.lock         held while a run uses the dir (removed when it ends)
+    llm_calls.parquet, transcripts/<game>.jsonl   runs with text agents (shards/llm_calls-*
+                           merged like the others; a game's transcript written with its shard)
+    .llm_budget.sqlite     the llm seats' call counter of the current invocation
 
 A run holds an exclusive ``fcntl.flock`` lock on ``.bluffsim.lock`` from before it
 touches the dir until it ends (``output_lock``): a second run on the same dir, with
@@ -76,7 +79,8 @@ RUN_FILES = ("config.json", "manifest.json", "games.parquet", "rounds.parquet", 
              "head_to_head.csv", "ratings.csv", "bluff.csv", "run.log",
              # the seat-effect and game-shape tables (bluffsim.analysis.report.report_tables)
              "seats.csv", "lengths.csv", "head_to_head_ci.csv", "placements.csv", "lineups.csv")
-RUN_DIRS = ("shards", "plots")
+RUN_FILES += ("llm_calls.parquet", ".llm_budget.sqlite")   # runs with text agents
+RUN_DIRS = ("shards", "plots", "transcripts")
 LOCK_FILE = ".bluffsim.lock"
 SHARD_RE = re.compile(r"games-(\d+)\.parquet")
 
@@ -221,8 +225,11 @@ def done_shards(out: Path, num_shards: int) -> set[int]:
     return {int(m.group(1)) for m in found if m and int(m.group(1)) < num_shards}
 
 
-def write_shard(out: Path, shard: int, games: pd.DataFrame, rounds: pd.DataFrame) -> None:
-    """Write a shard atomically (rounds first; the games file marks completion)."""
+def write_shard(out: Path, shard: int, games: pd.DataFrame, rounds: pd.DataFrame,
+                records: dict[str, Any] | None = None) -> None:
+    """Write a shard atomically (text records, then rounds; the games file marks completion)."""
+    if records is not None:
+        write_text_records(out, shard, records)
     g, r = shard_paths(out, shard)
     _atomic_parquet(rounds, r)
     _atomic_parquet(games, g)
@@ -238,7 +245,25 @@ def merge_shards(out: Path, num_shards: int) -> tuple[int, int]:
     for kind, name in ((1, "rounds.parquet"), (0, "games.parquet")):
         counts.append(_stream_concat([shard_paths(out, s)[kind] for s in range(num_shards)],
                                      out / name))
+    calls = [p for s in range(num_shards) if (p := calls_path(out, s)).is_file()]
+    if calls:
+        _stream_concat(calls, out / "llm_calls.parquet")
     return counts[1], counts[0]
+
+
+def calls_path(out: Path, shard: int) -> Path:
+    """The text agents' call table of a shard."""
+    return out / "shards" / f"llm_calls-{shard:05d}.parquet"
+
+
+def write_text_records(out: Path, shard: int, records: dict[str, Any]) -> None:
+    """A shard's text records: ``transcripts/<game>.jsonl`` per game (each atomically; a redone
+    shard rewrites its games' files) and the shard's call table."""
+    (out / "transcripts").mkdir(exist_ok=True)
+    for game, lines in records["transcripts"].items():
+        text = "".join(json.dumps(line, ensure_ascii=False, default=str) + "\n" for line in lines)
+        _atomic_write(out / "transcripts" / f"{int(game):06d}.jsonl", text.encode())
+    _atomic_parquet(records["calls"], calls_path(out, shard))
 
 
 def remove_shards(out: Path) -> None:

@@ -1,6 +1,7 @@
 """Where shards run: in-process, a local process pool, or a Dask cluster.
 
-Every executor yields ``(shard, games, rounds)`` as shards finish; the caller
+Every executor yields ``(shard, games, rounds, records)`` as shards finish (``records``: the
+text agents' transcripts and calls, or None; ``runner.play_shard_records``); the caller
 writes them.  Workers return DataFrames instead of writing files, so a remote
 Dask cluster needs no shared filesystem.  ``local`` with one worker runs in the
 calling process (no pickling; easiest to debug).
@@ -17,16 +18,17 @@ import multiprocessing as mp
 import signal
 import sys
 from collections.abc import Iterator
+from typing import Any
 
 import pandas as pd
 
 from bluffsim.api import BluffsimError
 from bluffsim.tournament.config import Experiment
-from bluffsim.tournament.runner import play_shard
+from bluffsim.tournament.runner import play_shard_records
 
 log = logging.getLogger("bluffsim.tournament")
 
-ShardResult = tuple[int, pd.DataFrame, pd.DataFrame]
+ShardResult = tuple[int, pd.DataFrame, pd.DataFrame, dict[str, Any] | None]
 
 
 class ExecutorError(BluffsimError, RuntimeError):
@@ -35,9 +37,9 @@ class ExecutorError(BluffsimError, RuntimeError):
 
 def run_shard_task(exp: Experiment, shard: int) -> ShardResult:
     """Picklable unit of work: play one shard."""
-    games, rounds = play_shard(exp, shard)
+    games, rounds, records = play_shard_records(exp, shard)
     log.info("shard %d done: %d games, %d rounds", shard, games["game"].nunique(), len(rounds))
-    return shard, games, rounds
+    return shard, games, rounds, records
 
 
 def _task(args: tuple[Experiment, int]) -> ShardResult:

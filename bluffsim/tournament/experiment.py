@@ -59,7 +59,7 @@ from bluffsim.tournament.output import (
     prepare_output,
     write_manifest,
 )
-from bluffsim.tournament.runner import play_shard, schedule_of
+from bluffsim.tournament.runner import llm_run_notes, play_shard, schedule_of
 from bluffsim.tournament.schedule import Schedule
 
 COMPILED = "kernels compiled in {seconds:.0f} s; playing"
@@ -108,6 +108,8 @@ def _run(exp: Experiment, resume: bool, progress: bool, keep_shards: bool,
     if todo and not balance.whole:
         log.warning("%s: %s", exp.name, balance.warning())
         say(f"warning: {balance.warning()}")
+    for line in llm_run_notes(exp, out, sum(len(sched.shard_range(s)) for s in todo)):
+        say(line)                     # llm seats: the expected calls, before the first one
     compiled = compile_first(exp) if progress and todo else 0.0   # before the bar
     start = time.perf_counter()
     _play(exp, out, sched, todo, len(done), progress)
@@ -135,9 +137,9 @@ def _play(exp: Experiment, out: Path, sched: Schedule, todo: list[int], resumed:
                desc=exp.name, smoothing=0.1)
     written = resumed
     try:
-        for shard, games, rounds in run_shards(exp, todo):
+        for shard, games, rounds, records in run_shards(exp, todo):
             with _kept_on_failure(out, f"write shard {shard}", written, "play the rest"):
-                write_shard(out, shard, games, rounds)
+                write_shard(out, shard, games, rounds, records)
             written += 1
             bar.update(len(sched.shard_range(shard)))
     finally:

@@ -1,0 +1,501 @@
+"""``llm``: a text agent that asks any OpenAI-compatible chat-completions server for its moves.
+
+One protocol reaches vLLM, llama.cpp's server, Ollama and the hosted APIs: ``POST
+{base_url}/chat/completions`` with the protocol's messages (``agents.text``), the answer read
+back by the tolerant parser, re-prompted with the reason up to ``rethinks`` times, then
+``on_failure``.  ``base_url`` is the OpenAI-style prefix that ends in ``/v1`` (e.g.
+``http://127.0.0.1:8000/v1``); the client is ``httpx`` (the ``llm`` extra).
+
+**When the agent is built** (a config load, ``bluffsim evaluate``, each shard): ``model`` must be
+given, ``base_url`` must be an http(s) URL, the variable named by ``api_key_env`` must be set,
+the server must answer ``GET {base_url}/models`` and, when it lists models, list ``model``.
+Each failure is one ``LLMSetupError`` line (an ``AgentError``: ``bluffsim: error: ...``, exit 2,
+nothing written).  A process checks a server once per (base_url, model, key variable).
+
+**The key** is read from the environment when a request is sent; it is never stored in the
+agent's config, the cache, the records or an error message (a server's error text is scrubbed
+of it).
+
+**Calls.** ``answer_many`` sends up to ``concurrency`` requests at once (asyncio on one
+event-loop thread per agent, so it also works under Jupyter's running loop).  A transport error,
+a timeout, HTTP 429, a 5xx or an unreadable body (truncated JSON) is retried up to ``retries``
+times after ``BACKOFF * 2**k`` seconds (at most ``BACKOFF_CAP``), or after the server's
+``Retry-After`` when it sends one (at most ``RETRY_AFTER_CAP``); other 4xx are not retried.  A
+call that still fails stops the run with ``LLMCallError`` (one line): a server outage must not
+turn into forfeited games, and ``--resume`` replays every stored answer for free.
+
+**Cache.** Every answer is stored in a SQLite file (``cache``; default ``results/llm_cache.sqlite``
+under the working directory, ``"none"`` = no cache), keyed by a SHA-256 of (model, temperature,
+max_tokens, the messages, game seed, seat, decision index, attempt).  A repeated run, a
+``--force`` replay, a second output dir and ``--resume`` therefore make **zero** calls for what
+was asked before and replay the same answers, hence the same games.  The file is shared by every
+run that names it and is safe across worker processes (WAL journal; the first stored answer for
+a key wins and every process plays that one).  To draw fresh answers for the same seeds, point
+``cache`` at another file or delete it.  The base URL is not in the key: the same model name
+served elsewhere reuses the answers.  Rows of one batch with the same key are asked once.
+
+**Budget.** ``max_calls`` (0 = no limit) bounds the *new* (uncached) calls of one ``bluffsim
+run`` invocation, counted over every seat with the same llm parameters and every worker process
+(a counter file the runner creates in the output dir; without one, e.g. under ``bluffsim
+evaluate``, the count is per process).  Reaching it raises ``CallBudgetReached``: the run stops
+with one line, finished shards are kept, and ``--resume`` goes on with a fresh allowance (the
+answers of the unfinished shard are cached, so they are not paid twice).
+
+The meta of every answer (``Decision.meta``): ``tokens_in``, ``tokens_out`` (the response's
+``usage``; 0 when the server reports none), ``latency`` (seconds from the first send to the
+answer, retries included; 0 when cached), ``retries``, ``cached``, ``finish_reason``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import email.utils
+import hashlib
+import json
+import os
+import sqlite3
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from agents.base import AgentError, Param, Traits, integer, real, register_agent
+from agents.text import TEXT_PARAMS, TEXT_SPEC, Key, Messages, TextAgent
+from bluffsim.api import BluffsimError
+
+BACKOFF = 0.5            # seconds before the first retry; doubled each time
+BACKOFF_CAP = 30.0       # the longest wait between retries without a Retry-After
+RETRY_AFTER_CAP = 120.0  # the longest Retry-After honoured
+PROBE_TIMEOUT = 10.0     # seconds for the build-time GET /models
+DEFAULT_CACHE = "results/llm_cache.sqlite"
+NO_CACHE = "none"
+BUDGET_FILE = ".llm_budget.sqlite"   # the run's call counter (created by the runner)
+
+LLM_PARAMS: dict[str, Any] = {
+    **TEXT_PARAMS, "model": "", "base_url": "http://127.0.0.1:8000/v1", "api_key_env": "",
+    "temperature": 0.0, "max_tokens": 512, "timeout": 60.0, "retries": 4, "concurrency": 16,
+    "max_calls": 0, "cache": ""}
+LLM_SPEC: dict[str, Param] = {
+    **TEXT_SPEC,
+    "model": Param(str, doc="the served model's name (as GET /v1/models lists it)"),
+    "base_url": Param(str, doc="the OpenAI-style base URL, ending in /v1"),
+    "api_key_env": Param(str, doc="NAME of the environment variable holding the API key "
+                                  "(empty: no key)"),
+    "temperature": real(0.0, 2.0, doc="sampling temperature"),
+    "max_tokens": integer(1, 1_000_000, doc="longest answer, in tokens"),
+    "timeout": real(0.001, 3600.0, doc="seconds to wait for one answer"),
+    "retries": integer(0, 100, doc="retries after a transport error, a timeout, 429 or 5xx"),
+    "concurrency": integer(1, 4096, doc="requests in flight at once"),
+    "max_calls": integer(0, None, doc="most new calls per run invocation (0 = no limit)"),
+    "cache": Param(str, doc=f"answer cache file (default {DEFAULT_CACHE}; \"none\" = no cache)"),
+}
+
+
+class LLMSetupError(AgentError):
+    """The llm agent cannot start: no model, a bad URL, an unset key variable, no server, or a
+    model the server does not serve (one line, before any game)."""
+
+
+class LLMCallError(BluffsimError, RuntimeError):
+    """A chat-completions call failed after every retry (or was refused); stops the run."""
+
+
+class CallBudgetReached(BluffsimError, RuntimeError):
+    """``max_calls`` new calls were made; the run stops and ``--resume`` goes on."""
+
+
+class _Retryable(Exception):
+    """A failed attempt worth retrying; ``wait`` is the server's Retry-After (or None)."""
+
+    def __init__(self, why: str, wait: float | None = None):
+        super().__init__(why)
+        self.wait = wait
+
+
+# (base_url, model, api_key_env) this process has checked
+_PROBED: set[tuple[str, str, str]] = set()
+
+
+@register_agent()
+class LLMAgent(TextAgent):
+    """A language model behind an OpenAI-compatible ``/v1/chat/completions`` endpoint (module
+    docstring)."""
+
+    name = "llm"
+    traits = Traits(stochastic=True, uses_history=True)
+    params = dict(LLM_PARAMS)
+    spec = dict(LLM_SPEC)
+
+    def __init__(self, game: Any, **params: Any):
+        super().__init__(game, **params)
+        c = self.config
+        self.base_url = c["base_url"].rstrip("/")
+        self._check_setup()
+        self.cache = ResponseCache.at(c["cache"])
+        self.budget = CallBudget(c["max_calls"], None, self.config_digest())
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._client: Any = None
+        self._pid = os.getpid()
+        self.calls_made = 0            # new calls this agent sent (not cached)
+
+    # ------------------------------------------------------------------ build-time checks
+    def _who(self) -> str:
+        return f"agent 'llm' ({self.game.game_id})"
+
+    def _check_setup(self) -> None:
+        """The one-line checks of the module docstring, before any game."""
+        c = self.config
+        try:
+            import httpx  # noqa: F401
+        except ImportError:
+            raise LLMSetupError(f"{self._who()}: needs the 'llm' extra (the httpx client): pip "
+                                "install 'bluffsim[llm]'") from None
+        if not c["model"].strip():
+            raise LLMSetupError(f"{self._who()}: parameter model is required: the served model's "
+                                "name, e.g. model = \"Qwen/Qwen2.5-7B-Instruct\"")
+        if not self.base_url.startswith(("http://", "https://")):
+            raise LLMSetupError(f"{self._who()}: base_url = {c['base_url']!r} is invalid; allowed: "
+                                "an http:// or https:// URL ending in /v1, e.g. "
+                                "http://127.0.0.1:8000/v1")
+        if c["api_key_env"] and not os.environ.get(c["api_key_env"]):
+            raise LLMSetupError(f"{self._who()}: the environment variable {c['api_key_env']} "
+                                "(api_key_env) is not set; export it with the API key, or leave "
+                                "api_key_env empty for a server without one")
+        if (self.base_url, c["model"], c["api_key_env"]) not in _PROBED:
+            self._probe_server()
+            _PROBED.add((self.base_url, c["model"], c["api_key_env"]))
+
+    def _probe_server(self) -> None:
+        """GET /models: the server answers, and lists the model when it lists any."""
+        import httpx
+
+        url = f"{self.base_url}/models"
+        try:
+            r = httpx.get(url, headers=self._headers(),
+                          timeout=min(PROBE_TIMEOUT, self.config["timeout"] + 1.0))
+        except httpx.HTTPError as e:
+            raise LLMSetupError(f"{self._who()}: cannot reach the server at {url} "
+                                f"({self._scrub(_transport_reason(e))}); start it or fix "
+                                "base_url") from None
+        if r.status_code in (401, 403):
+            key = self.config["api_key_env"]
+            raise LLMSetupError(f"{self._who()}: the server at {url} refused the request (HTTP "
+                                f"{r.status_code}): " + (f"check the key in {key}" if key else
+                                                          "it needs a key: set api_key_env"))
+        if r.status_code == 404:
+            return                      # a server that does not list its models
+        if r.status_code >= 400:
+            raise LLMSetupError(f"{self._who()}: GET {url} answered HTTP {r.status_code}; is "
+                                "base_url an OpenAI-compatible /v1 prefix?")
+        try:
+            served = [str(m["id"]) for m in r.json().get("data", [])]
+        except (ValueError, AttributeError, KeyError, TypeError):
+            raise LLMSetupError(f"{self._who()}: GET {url} did not answer an OpenAI model list; "
+                                "is base_url an OpenAI-compatible /v1 prefix?") from None
+        if served and self.config["model"] not in served:
+            shown = ", ".join(served[:10]) + (", …" if len(served) > 10 else "")
+            raise LLMSetupError(f"{self._who()}: model {self.config['model']!r} is not served at "
+                                f"{self.base_url}; it serves: {shown}")
+
+    def _headers(self) -> dict[str, str]:
+        """Request headers; the key is read from the environment now, never kept."""
+        env = self.config["api_key_env"]
+        key = os.environ.get(env, "") if env else ""
+        return {"Authorization": f"Bearer {key}"} if key else {}
+
+    def _scrub(self, text: str) -> str:
+        """``text`` without the API key (a server may echo it)."""
+        env = self.config["api_key_env"]
+        key = os.environ.get(env, "") if env else ""
+        return text.replace(key, "***") if key else text
+
+    def config_digest(self) -> str:
+        """A short hash of this agent's parameters (its budget counter's row)."""
+        return hashlib.sha256(json.dumps(self.config, sort_keys=True).encode()).hexdigest()[:16]
+
+    def bind_run(self, out_dir: Path) -> None:
+        """Count ``max_calls`` in the run's counter file when the runner created one."""
+        path = Path(out_dir) / BUDGET_FILE
+        if path.is_file():
+            self.budget = CallBudget(self.config["max_calls"], path, self.config_digest())
+
+    # ------------------------------------------------------------------ answering
+    def cache_key(self, messages: Messages, key: Key) -> str:
+        """SHA-256 of what decides an answer: model, sampling, messages, seed, seat, decision,
+        attempt (the number of answers already in the conversation)."""
+        c = self.config
+        attempt = sum(m["role"] == "assistant" for m in messages)
+        blob = json.dumps({"model": c["model"], "temperature": c["temperature"],
+                           "max_tokens": c["max_tokens"], "messages": messages,
+                           "game": self.game.game_id, "seed": key[0], "seat": key[1],
+                           "decision": key[2], "attempt": attempt},
+                          sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+        return hashlib.sha256(blob.encode()).hexdigest()
+
+    def answer_many(self, conversations: list[Messages], keys: list[Key]) -> list[tuple[str, dict]]:
+        """Cached answers where stored; the others asked at once, up to ``concurrency`` in
+        flight; identical requests of the batch asked once."""
+        hashes = [self.cache_key(m, k) for m, k in zip(conversations, keys, strict=True)]
+        found = self.cache.get_many(hashes)
+        first: dict[str, int] = {}
+        for i, h in enumerate(hashes):
+            if h not in found:
+                first.setdefault(h, i)
+        todo = list(first.items())
+        granted = self.budget.take(len(todo))
+        fresh = self._ask([conversations[i] for _, i in todo[:granted]],
+                          [h for h, _ in todo[:granted]]) if granted else {}
+        self.calls_made += len(fresh)
+        if granted < len(todo):
+            raise CallBudgetReached(
+                f"llm budget reached: max_calls = {self.config['max_calls']:,} new calls of "
+                f"model {self.config['model']!r} in this run; the finished shards are kept and "
+                "every answer is cached: rerun with --resume to go on (a fresh allowance)")
+        out = []
+        for i, h in enumerate(hashes):
+            if h in fresh and first.get(h) == i:
+                out.append(fresh[h])
+            else:
+                answer, meta = fresh.get(h) or found[h]
+                out.append((answer, {**meta, "latency": 0.0, "retries": 0, "cached": True}))
+        return out
+
+    def _ask(self, conversations: list[Messages], hashes: list[str]) -> dict[str, tuple[str, dict]]:
+        """Send every conversation (async, ``concurrency`` at once); each answer is stored as it
+        arrives and the stored one (the first for its key, in any process) is returned."""
+        loop = self._event_loop()
+        future = asyncio.run_coroutine_threadsafe(self._ask_all(conversations, hashes), loop)
+        return dict(future.result())
+
+    def _event_loop(self) -> asyncio.AbstractEventLoop:
+        """This agent's event loop, running on its own daemon thread (started on first use)."""
+        if self._loop is None or self._pid != os.getpid():
+            self._loop, self._client, self._pid = asyncio.new_event_loop(), None, os.getpid()
+            self._thread = threading.Thread(target=self._loop.run_forever, daemon=True,
+                                            name="bluffsim-llm")
+            self._thread.start()
+        return self._loop
+
+    async def _ask_all(self, conversations: list[Messages],
+                       hashes: list[str]) -> list[tuple[str, tuple[str, dict]]]:
+        import httpx
+
+        if self._client is None:
+            n = self.config["concurrency"]
+            self._client = httpx.AsyncClient(
+                timeout=httpx.Timeout(self.config["timeout"]),
+                limits=httpx.Limits(max_connections=n, max_keepalive_connections=n))
+        gate = asyncio.Semaphore(self.config["concurrency"])
+
+        async def one(messages: Messages, h: str) -> tuple[str, tuple[str, dict]]:
+            async with gate:
+                answer, meta = await self._call(messages)
+            stored, kept = self.cache.put(h, answer, meta)
+            if stored != answer:     # another process stored an answer first: play that one
+                meta = {**meta, **kept, "cached": True}
+            return h, (stored, meta)
+
+        return await asyncio.gather(*(one(m, h) for m, h in zip(conversations, hashes, strict=True)))
+
+    async def _call(self, messages: Messages) -> tuple[str, dict]:
+        """One chat completion with retries (module docstring); (answer, meta)."""
+        c = self.config
+        url = f"{self.base_url}/chat/completions"
+        body = {"model": c["model"], "messages": messages, "temperature": c["temperature"],
+                "max_tokens": c["max_tokens"]}
+        start, retries = time.perf_counter(), 0
+        while True:
+            try:
+                return await self._attempt(url, body, start, retries)
+            except _Retryable as e:
+                if retries >= c["retries"]:
+                    raise LLMCallError(f"llm: POST {url} failed after {retries} retries: "
+                                       f"{self._scrub(str(e))}; the finished shards are kept and "
+                                       "every answer is cached: rerun with --resume once the "
+                                       "server answers") from None
+                wait = e.wait if e.wait is not None else min(BACKOFF_CAP, BACKOFF * 2 ** retries)
+                retries += 1
+                await asyncio.sleep(wait)
+
+    async def _attempt(self, url: str, body: dict, start: float, retries: int) -> tuple[str, dict]:
+        """One POST; raises ``_Retryable`` for what is worth another try."""
+        import httpx
+
+        try:
+            r = await self._client.post(url, json=body, headers=self._headers())
+        except httpx.HTTPError as e:
+            raise _Retryable(_transport_reason(e)) from None
+        if r.status_code == 429 or r.status_code >= 500:
+            raise _Retryable(f"HTTP {r.status_code}", retry_after(r.headers.get("retry-after")))
+        if r.status_code >= 400:
+            raise LLMCallError(f"llm: POST {url} answered HTTP {r.status_code} (not retried): "
+                               f"{self._scrub(r.text[:200]).strip()}")
+        try:
+            data = r.json()
+            choice = data["choices"][0]
+            answer = choice["message"].get("content") or ""
+            usage = data.get("usage") or {}
+        except (ValueError, KeyError, IndexError, TypeError, AttributeError):
+            raise _Retryable("the response is not a chat completion (truncated or malformed "
+                             "JSON)") from None
+        return str(answer), {"tokens_in": int(usage.get("prompt_tokens") or 0),
+                             "tokens_out": int(usage.get("completion_tokens") or 0),
+                             "latency": round(time.perf_counter() - start, 6),
+                             "retries": retries, "cached": False,
+                             "finish_reason": str(choice.get("finish_reason") or "")}
+
+    def close(self) -> None:
+        """Close the HTTP client and stop the event-loop thread (the runner calls it at a
+        shard's end; the agent starts them again if asked once more)."""
+        loop, client = self._loop, self._client
+        if loop is None or self._pid != os.getpid():
+            return
+        if client is not None:
+            with contextlib.suppress(Exception):
+                asyncio.run_coroutine_threadsafe(client.aclose(), loop).result(timeout=5)
+        loop.call_soon_threadsafe(loop.stop)
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+        with contextlib.suppress(Exception):
+            loop.close()
+        self._loop = self._client = self._thread = None
+
+
+def _transport_reason(e: Exception) -> str:
+    """A transport failure in a few words (httpx's class name, e.g. ConnectError, ReadTimeout,
+    and its first line)."""
+    first = str(e).strip().splitlines()
+    return type(e).__name__ + (f": {first[0][:160]}" if first and first[0] else "")
+
+
+def retry_after(value: str | None) -> float | None:
+    """Seconds to wait from a ``Retry-After`` header (seconds or an HTTP date), capped at
+    ``RETRY_AFTER_CAP``; None when absent or unreadable."""
+    if not value:
+        return None
+    try:
+        seconds = float(value)
+    except ValueError:
+        try:
+            when = email.utils.parsedate_to_datetime(value)
+        except (TypeError, ValueError):
+            return None
+        seconds = when.timestamp() - time.time()
+    return max(0.0, min(RETRY_AFTER_CAP, seconds))
+
+
+# ---------------------------------------------------------------------- the answer cache
+class ResponseCache:
+    """Answers on disk (SQLite) by request hash, shared by processes and runs (module docstring)."""
+
+    _open: dict[str, ResponseCache] = {}
+
+    def __init__(self, path: Path | None):
+        self.path = path
+        self._con: sqlite3.Connection | None = None
+        self._pid = -1
+        self._lock = threading.Lock()
+
+    @classmethod
+    def at(cls, name: str) -> ResponseCache:
+        """The cache of a ``cache`` parameter: "" = the default file, "none" = none; one object
+        per file in a process."""
+        if name.strip().lower() == NO_CACHE:
+            return cls(None)
+        path = str(Path(name or DEFAULT_CACHE).expanduser().resolve())
+        if path not in cls._open:
+            cls._open[path] = cls(Path(path))
+        return cls._open[path]
+
+    def _connection(self) -> sqlite3.Connection | None:
+        if self.path is None:
+            return None
+        if self._con is None or self._pid != os.getpid():   # a forked worker opens its own
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            con = sqlite3.connect(self.path, timeout=60, check_same_thread=False,
+                                  isolation_level=None)
+            con.execute("PRAGMA journal_mode=WAL")
+            con.execute("PRAGMA synchronous=NORMAL")
+            con.execute("CREATE TABLE IF NOT EXISTS answers (key TEXT PRIMARY KEY, answer TEXT "
+                        "NOT NULL, meta TEXT NOT NULL)")
+            self._con, self._pid = con, os.getpid()
+        return self._con
+
+    def get_many(self, keys: Sequence[str]) -> dict[str, tuple[str, dict]]:
+        """The stored (answer, meta) of every key found."""
+        out: dict[str, tuple[str, dict]] = {}
+        with self._lock:
+            con = self._connection()
+            if con is None or not keys:
+                return out
+            unique = list(dict.fromkeys(keys))
+            for i in range(0, len(unique), 500):
+                part = unique[i:i + 500]
+                rows = con.execute(f"SELECT key, answer, meta FROM answers WHERE key IN "
+                                   f"({','.join('?' * len(part))})", part).fetchall()
+                out.update({k: (a, json.loads(m)) for k, a, m in rows})
+        return out
+
+    def put(self, key: str, answer: str, meta: dict) -> tuple[str, dict]:
+        """Store an answer unless one is stored for ``key``; returns the stored (answer, the
+        kept meta: tokens and finish reason)."""
+        kept = {k: meta[k] for k in ("tokens_in", "tokens_out", "finish_reason") if k in meta}
+        with self._lock:
+            con = self._connection()
+            if con is None:
+                return answer, kept
+            con.execute("INSERT OR IGNORE INTO answers VALUES (?, ?, ?)",
+                        (key, answer, json.dumps(kept)))
+            a, m = con.execute("SELECT answer, meta FROM answers WHERE key = ?", (key,)).fetchone()
+        return a, json.loads(m)
+
+
+# ---------------------------------------------------------------------- the call budget
+class CallBudget:
+    """At most ``limit`` new calls (0 = no limit), counted in ``path`` (shared by processes) when
+    given, else in this object."""
+
+    def __init__(self, limit: int, path: Path | None, row: str):
+        self.limit, self.path, self.row, self.used = int(limit), path, row, 0
+
+    def take(self, n: int) -> int:
+        """Reserve up to ``n`` calls; returns how many were granted."""
+        if self.limit <= 0 or n <= 0:
+            return n
+        if self.path is None:
+            granted = max(0, min(n, self.limit - self.used))
+            self.used += granted
+            return granted
+        con = sqlite3.connect(self.path, timeout=60, isolation_level=None)
+        try:
+            con.execute("BEGIN IMMEDIATE")
+            con.execute("CREATE TABLE IF NOT EXISTS budget (row TEXT PRIMARY KEY, used INTEGER)")
+            got = con.execute("SELECT used FROM budget WHERE row = ?", (self.row,)).fetchone()
+            used = got[0] if got else 0
+            granted = max(0, min(n, self.limit - used))
+            con.execute("INSERT OR REPLACE INTO budget VALUES (?, ?)", (self.row, used + granted))
+            con.execute("COMMIT")
+        finally:
+            con.close()
+        return granted
+
+
+def start_budget(out_dir: Path) -> None:
+    """A fresh call counter for one run invocation in ``out_dir`` (the runner calls it)."""
+    path = Path(out_dir) / BUDGET_FILE
+    path.unlink(missing_ok=True)
+    con = sqlite3.connect(path)
+    try:
+        con.execute("CREATE TABLE IF NOT EXISTS budget (row TEXT PRIMARY KEY, used INTEGER)")
+        con.commit()
+    finally:
+        con.close()
+
+
+def no_answer(prompt: str) -> str:
+    """A text agent that never answers (with ``on_failure = "random"``, ``rethinks = 0`` it plays
+    uniformly): the llm seats' stand-in when the runner measures decisions per game."""
+    return ""

@@ -1,0 +1,215 @@
+"""The ``llm`` agent against a real OpenAI-compatible server on 127.0.0.1 (tests/llm_server.py):
+decisions and outcomes, rethinks, forfeits, retries (500, 429 + Retry-After, timeouts, truncated
+JSON, dropped connections), the cache, and the one-line setup errors."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+
+import agents
+import bluffsim
+from agents.llm import CallBudgetReached, LLMCallError, LLMSetupError, retry_after
+from bluffsim.rng import AgentRNG
+from bluffsim.text import protocol_for
+from bluffsim.tournament.runner import forfeit_placements
+from tests.llm_server import MODEL, LLMServer, listed_actions
+
+
+def first_decisions(game_id: str = "veru", players: int = 3, n: int = 6):
+    """(game, state, obs, mask, rng) at the first decision of ``n`` fresh games."""
+    game = bluffsim.make(game_id, players)
+    st = game.init(np.arange(1, n + 1, dtype=np.uint64))
+    return game, st, game.observe(st), st.legal_action_mask, AgentRNG(
+        st.seed, st.current_player, st.num_decisions)
+
+
+def make_llm(game, server: LLMServer, tmp_path, **params):
+    """An llm agent of ``server`` with its cache in ``tmp_path``."""
+    return agents.make("llm", game, **{"model": MODEL, "base_url": server.url,
+                                       "cache": str(tmp_path / "cache.sqlite"), **params})
+
+
+def illegal_text(game, messages: list[dict]) -> str:
+    """An action in the notation that is not among the listed legal ones."""
+    listed = set(listed_actions(messages))
+    proto = protocol_for(game, True)
+    return next(t for t in (proto.action_text(a) for a in range(proto.num_actions))
+                if t not in listed)
+
+
+def test_the_agent_plays_the_servers_answers(tmp_path) -> None:
+    """Every decision is the listed action the server chose (read back by the parser), with
+    the server's token counts; one request per decision."""
+    game, st, obs, mask, rng = first_decisions()
+    with LLMServer() as server:
+        agent = make_llm(game, server, tmp_path)
+        actions = agent.act(obs, mask, rng)
+        assert server.chat_calls == 6
+        proto = protocol_for(game, True)
+        for d, a in zip(agent.decisions, actions, strict=True):
+            assert d.outcome == "ok" and d.rethinks == 0 and d.action == a
+            assert proto.action_text(a) == d.answers[0]
+            assert d.meta[0]["tokens_in"] > 100 and d.meta[0]["cached"] is False
+        agent.close()
+
+
+@pytest.mark.parametrize("fault, read", [("malformed", "unparseable"), ("empty", "unparseable"),
+                                         ("illegal", "illegal")])
+def test_an_unplayable_first_answer_is_rethought_with_the_reason(tmp_path, fault, read) -> None:
+    game, st, obs, mask, rng = first_decisions()
+
+    def faults(n, messages, tries):
+        if sum(m["role"] == "assistant" for m in messages):
+            return None                      # the rethink is answered properly
+        return ("answer", illegal_text(game, messages)) if fault == "illegal" else fault
+
+    with LLMServer(faults=faults) as server:
+        agent = make_llm(game, server, tmp_path)
+        agent.act(obs, mask, rng)
+        assert server.chat_calls == 12       # each decision asked twice
+        for d in agent.decisions:
+            assert d.outcome == "rethought" and d.rethinks == 1 and len(d.answers) == 2
+            assert d.parsed[0].outcome == read and d.parsed[1].ok
+            assert d.messages[-2]["role"] == "assistant"
+            assert d.parsed[0].reason and d.parsed[0].reason in d.messages[-1]["content"]
+            assert mask[list(agent.decisions).index(d), d.action]
+        agent.close()
+
+
+@pytest.mark.parametrize("on_failure", ["forfeit", "random"])
+def test_answers_that_never_parse_forfeit_or_play_random_after_the_rethinks(tmp_path,
+                                                                            on_failure) -> None:
+    game, st, obs, mask, rng = first_decisions()
+    with LLMServer(faults=lambda n, m, t: "malformed") as server:
+        agent = make_llm(game, server, tmp_path, rethinks=2, on_failure=on_failure)
+        actions = agent.act(obs, mask, rng)
+        assert server.chat_calls == 6 * 3
+        assert {d.outcome for d in agent.decisions} == {on_failure}
+        assert all(d.rethinks == 2 and len(d.answers) == 3 for d in agent.decisions)
+        assert mask[np.arange(6), actions].all()
+        assert (len(agent.forfeited) == 6) == (on_failure == "forfeit")
+        agent.close()
+
+
+@pytest.mark.parametrize("fault", ["500", "429", "slow", "truncated", "drop"])
+def test_a_failed_attempt_is_retried_and_counted(tmp_path, fault) -> None:
+    """The first attempt of every conversation fails; the retry answers (429 honours the server's
+    Retry-After of 50 ms, a slow answer is a timeout)."""
+    game, st, obs, mask, rng = first_decisions(n=3)
+    with LLMServer(faults=lambda n, m, tries: fault if tries == 0 else None,
+                   slow_seconds=1.0) as server:
+        agent = make_llm(game, server, tmp_path, timeout=0.3, retries=2)
+        start = time.perf_counter()
+        agent.act(obs, mask, rng)
+        assert server.chat_calls == 6
+        assert all(d.outcome == "ok" and d.meta[0]["retries"] == 1 for d in agent.decisions)
+        if fault == "429":
+            assert all(d.meta[0]["latency"] >= 0.05 for d in agent.decisions)
+        assert time.perf_counter() - start < 5
+        agent.close()
+
+
+def test_a_call_that_keeps_failing_stops_with_one_line(tmp_path) -> None:
+    game, st, obs, mask, rng = first_decisions(n=2)
+    with LLMServer(faults=lambda n, m, t: "500") as server:
+        agent = make_llm(game, server, tmp_path, retries=1)
+        with pytest.raises(LLMCallError, match=r"failed after 1 retries: HTTP 500; .*--resume") as e:
+            agent.act(obs, mask, rng)
+        assert "\n" not in str(e.value) and server.chat_calls == 4
+        agent.close()
+
+
+def test_retry_after_reads_seconds_and_http_dates() -> None:
+    assert retry_after("2") == 2.0 and retry_after(None) is None and retry_after("soon") is None
+    assert retry_after("100000") == 120.0
+    later = time.strftime("%a, %d %b %Y %H:%M:%S GMT", time.gmtime(time.time() + 30))
+    assert 25 <= retry_after(later) <= 31
+
+
+def test_the_cache_replays_every_answer_without_a_call(tmp_path) -> None:
+    """A sampled server answers differently each time; the second agent (a new process would
+    be the same: the cache is a file) makes no call and plays the very same actions."""
+    game, st, obs, mask, rng = first_decisions()
+    with LLMServer(policy="sampled", faults=lambda n, m, t: "malformed" if n % 4 == 0 else None
+                   ) as server:
+        first = make_llm(game, server, tmp_path)
+        a = first.act(obs, mask, rng)
+        calls = server.chat_calls
+        second = make_llm(game, server, tmp_path)
+        b = second.act(obs, mask, rng)
+        assert server.chat_calls == calls and np.array_equal(a, b)
+        assert [d.answers for d in first.decisions] == [d.answers for d in second.decisions]
+        assert all(m["cached"] for d in second.decisions for m in d.meta)
+        fresh = make_llm(game, server, tmp_path, cache="none")
+        fresh.act(obs, mask, rng)
+        assert server.chat_calls > calls
+        for x in (first, second, fresh):
+            x.close()
+
+
+def test_identical_requests_of_one_batch_are_asked_once(tmp_path) -> None:
+    """One deal in flight twice (duplicate deals): one call, the same answer for both."""
+    game = bluffsim.make("veru", 3)
+    st = game.init(np.array([5, 5, 9], dtype=np.uint64))
+    rng = AgentRNG(st.seed, st.current_player, st.num_decisions)
+    with LLMServer(policy="sampled") as server:
+        agent = make_llm(game, server, tmp_path)
+        a = agent.act(game.observe(st), st.legal_action_mask, rng)
+        assert server.chat_calls == 2 and a[0] == a[1]
+        assert [m[0]["cached"] for m in (d.meta for d in agent.decisions)] == [False, True, False]
+        agent.close()
+
+
+def test_max_calls_stops_with_one_line_after_that_many_calls(tmp_path) -> None:
+    game, st, obs, mask, rng = first_decisions()
+    with LLMServer() as server:
+        agent = make_llm(game, server, tmp_path, max_calls=4)
+        with pytest.raises(CallBudgetReached, match="max_calls = 4 new calls .* --resume"):
+            agent.act(obs, mask, rng)
+        assert server.chat_calls == 4
+        again = make_llm(game, server, tmp_path, max_calls=4)   # the first 4 are cached now
+        again.act(obs, mask, rng)
+        assert server.chat_calls == 6
+        agent.close()
+        again.close()
+
+
+def test_setup_errors_are_one_line_before_any_call(tmp_path, monkeypatch) -> None:
+    game = bluffsim.make("veru", 3)
+    with LLMServer(models=("served-a", "served-b"), key="k-123") as server:
+        monkeypatch.setenv("BLUFFSIM_TEST_KEY", "k-123")
+        cases = [({"model": "nope", "api_key_env": "BLUFFSIM_TEST_KEY"},
+                  "model 'nope' is not served at .*; it serves: served-a, served-b"),
+                 ({"model": "served-a", "api_key_env": "BLUFFSIM_UNSET_KEY"},
+                  "the environment variable BLUFFSIM_UNSET_KEY \\(api_key_env\\) is not set"),
+                 ({"model": "served-a"}, "refused the request \\(HTTP 401\\): it needs a key"),
+                 ({"model": ""}, "parameter model is required"),
+                 ({"model": "m", "base_url": "ftp://x"}, "base_url = 'ftp://x' is invalid")]
+        for params, message in cases:
+            with pytest.raises(LLMSetupError, match=message) as e:
+                agents.make("llm", game, base_url=params.pop("base_url", server.url), **params)
+            assert "\n" not in str(e.value)
+        assert server.chat_calls == 0
+        port = server.port
+    with pytest.raises(LLMSetupError, match="cannot reach the server at .*Connection refused"):
+        agents.make("llm", game, model="m", base_url=f"http://127.0.0.1:{port}/v1")
+
+
+def test_a_server_that_lists_no_models_is_accepted(tmp_path) -> None:
+    game, st, obs, mask, rng = first_decisions(n=2)
+    with LLMServer(list_models=False) as server:
+        agent = make_llm(game, server, tmp_path)
+        agent.act(obs, mask, rng)
+        assert server.chat_calls == 2
+        agent.close()
+
+
+def test_forfeited_seats_are_placed_last_in_their_own_order() -> None:
+    place = np.array([[1, 2, 3, 4], [1, 2, 3, 4], [2, 1, 2, 4], [1, 2, 3, 4]])
+    forfeit = np.array([[True, False, False, False], [False, True, False, True],
+                        [False, False, False, False], [True, True, True, True]])
+    assert forfeit_placements(place, forfeit).tolist() == [
+        [4, 1, 2, 3], [1, 3, 2, 4], [2, 1, 2, 4], [1, 2, 3, 4]]
