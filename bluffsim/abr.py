@@ -44,6 +44,7 @@ import math
 import platform
 import shutil
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -58,6 +59,7 @@ from bluffsim.api import BluffsimError
 from bluffsim.learn import RESPONSE_ENVS as ENVS  # games side by side in training
 from bluffsim.learn import RESPONSE_PPO as PPO  # the response's PPO settings
 from bluffsim.learn import RESPONSE_ROLLOUT as ROLLOUT  # learner decisions per slot per iteration
+from bluffsim.learn import missing_shipped_weights
 
 DECISIONS_PER_ITERATION = ENVS * ROLLOUT
 BUDGETS = {"small": 40, "full": 200}   # PPO iterations (x 4,096 learner decisions)
@@ -69,13 +71,18 @@ class AbrError(BluffsimError, ValueError):
     """Bad ``exploit --agent`` input: names what is wrong and what is allowed."""
 
 
+SEED_MAX = 2**32 - 1   # the training seed is a JAX key
+
+
 @dataclass(frozen=True)
 class Target:
-    """The fixed agent ``A``: its text as given, registered name and parameters."""
+    """The fixed agent ``A``: its text as given, registered name (or ``package.module:ClassName``)
+    and parameters, and for a class of your own the sha256 of its module's source."""
 
     text: str
     agent: str
     params: dict[str, Any]
+    source_sha256: str | None = None
 
     @property
     def slug(self) -> str:
@@ -124,7 +131,29 @@ def parse_target(text: str) -> Target:
         s = parse_subject(text)
     except EvaluateError as e:
         raise AbrError(str(e).replace("AGENT", "--agent")) from None
-    return Target(text.strip(), s.agent, dict(s.params))
+    return Target(text.strip(), s.agent, dict(s.params), class_source_digest(s.agent))
+
+
+def class_source_digest(agent: str) -> str | None:
+    """sha256 of the source of the module defining a ``package.module:ClassName`` agent (its
+    code is its version), None for registered agents."""
+    import inspect
+
+    if not agent_registry.custom.is_spec(agent):
+        return None
+    cls = agent_registry.custom.import_class(agent)
+    try:
+        source = inspect.getsource(inspect.getmodule(cls))
+    except (OSError, TypeError):
+        source = ""
+    return hashlib.sha256(source.encode()).hexdigest()
+
+
+def check_seed(seed: int) -> None:
+    """Refuse a training seed outside 0..2**32-1 (``--seed``), in one line."""
+    if not 0 <= seed <= SEED_MAX:
+        raise AbrError(f"--seed {seed}: give an integer 0..{SEED_MAX} (the training seed; the "
+                       "evaluation's deals derive from it too)")
 
 
 def default_players(game: str) -> int:
@@ -138,6 +167,11 @@ def check_target(game: str, players: int, rules: dict[str, Any], target: Target)
         g = bluffsim.make(game, players, **rules)
     except bluffsim.RulesError as e:
         raise AbrError(f"{game} with {players} players: {e}") from None
+    missing = missing_shipped_weights(target.agent, target.params, g)
+    if missing is not None:
+        raise AbrError(f"--agent {target.text!r} in {game} {players}p: {missing}; write --agent "
+                       f"learned:weights=PATH with a file trained for {game} with {players} "
+                       "players (bluffsim train)")
     try:
         return agent_registry.make(target.agent, g, **target.params)
     except (ValueError, BluffsimError) as e:
@@ -159,9 +193,12 @@ def weights_digest(game: str, players: int, target: Target) -> str | None:
 def identity(game: str, players: int, rules: dict[str, Any], target: Target, iterations: int,
              seed: int, eval_games: int) -> dict[str, Any]:
     """What decides an ABR result (a cell is reused only when this matches); a ``learned``
-    target counts by its weights file's content (new shipped weights are measured again)."""
+    target counts by its weights file's content (new shipped weights are measured again), a
+    class of your own by its module's source."""
+    source = {} if target.source_sha256 is None else {"agent_source_sha256": target.source_sha256}
     return {"game": game, "players": players, "rules": rules, "agent": target.agent,
-            "agent_params": target.params, "weights_sha256": weights_digest(game, players, target),
+            "agent_params": target.params, **source,
+            "weights_sha256": weights_digest(game, players, target),
             "iterations": iterations,
             "decisions_per_iteration": DECISIONS_PER_ITERATION, "ppo": {**PPO, "hidden": list(PPO["hidden"])},
             "seed": seed, "eval_games": eval_games, "bluffsim": bluffsim.__version__}
@@ -222,6 +259,7 @@ def approximate_best_response(game: str, agent: str | Target, players: int | Non
     from bluffsim.learn.ppo import train
 
     target = agent if isinstance(agent, Target) else parse_target(agent)
+    check_seed(seed)
     players = players or default_players(game)
     rules = dict(rules or {})
     label, iterations = parse_budget(budget)
@@ -230,7 +268,8 @@ def approximate_best_response(game: str, agent: str | Target, players: int | Non
     weights = out / "weights.npz"
     cfg = TrainConfig(game=game, players=players, seed=seed, envs=ENVS, rollout=ROLLOUT,
                       iterations=iterations, checkpoint_every=10, snapshot_every=10**9,
-                      out=str(out / "train"), weights=str(weights), opponents=(target.agent,),
+                      out=str(out / "train"), weights=str(weights),
+                      opponents=({"agent": target.agent, "params": dict(target.params)},),
                       opponent_weights=(1.0,), snapshots=0.0, rules=rules, **PPO)
     cfg.validate()
     if (out / "train").exists():
@@ -260,6 +299,26 @@ def approximate_best_response(game: str, agent: str | Target, players: int | Non
     (out / "abr.json").write_text(json.dumps(record, indent=1, default=str), encoding="utf-8")
     write_curve(record, out)
     return record
+
+
+def measure_plan(plan: list[tuple[Any, ...]], seed: int, eval_games: int,
+                 records: list[dict[str, Any]], say: Callable[[str], None]) -> None:
+    """Measure each planned cell ``(game, players, rules, preset, target, budget, cell, reused
+    record or None)`` in turn (``bluffsim exploit --agent``), appending its record to
+    ``records`` as it finishes (an interrupted caller knows which did) and saying each step."""
+    for k, (game, players, rules, preset, target, label, cell, done) in enumerate(plan, 1):
+        what = f"{preset or game} {players}p vs {target.text}, budget {label}"
+        if done is not None:
+            say(f"exploit {k}/{len(plan)}: {what}: reused {cell}/abr.json")
+            write_curve(done, cell)
+            records.append(done)
+            continue
+        say(f"exploit {k}/{len(plan)}: {what}: training ...")
+        rec = approximate_best_response(game, target, players, label, seed, cell, rules=rules,
+                                        eval_games=eval_games, preset=preset)
+        say(f"exploit {k}/{len(plan)}: {what}: win rate {rec['sampling']['win_rate']:.3f} "
+            f"({rec['train_cpu_seconds']:.0f} CPU s of training) -> {cell}/")
+        records.append(rec)
 
 
 def write_curve(record: dict[str, Any], out: Path) -> None:

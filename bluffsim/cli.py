@@ -534,20 +534,31 @@ def exploit_marks(iterations: int, checkpoints: str | None) -> list[int]:
 
 def cmd_train(args: argparse.Namespace) -> int:
     """``bluffsim train CONFIG``: PPO self-play training; writes a weights file for ``learned``."""
-    from bluffsim.learn import load_train_config
+    from bluffsim.learn import load_train_config, uncompiled_opponents
 
     cfg = load_train_config(args.config).with_overrides(
         iterations=args.iterations, out=args.out, weights=args.weights)
     try:
-        from bluffsim.learn.ppo import train
+        from bluffsim.learn.ppo import check_resume, interrupted_message, train
     except ImportError as e:
         raise BluffsimError(f"needs the 'learn' extra (pip install -e '.[learn]'): {e}") from None
+    if args.resume and check_resume(cfg) is None:   # a damaged checkpoint fails here, before writing
+        to_stderr(f"note: no checkpoint in {cfg.out}/: --resume starts from iteration 0")
+    slow = uncompiled_opponents(cfg)
+    if slow:
+        to_stderr(f"note: {', '.join(slow)} ha{'s' if len(slow) == 1 else 've'} no compiled policy: "
+                  "every opponent plays through Python (same games, slower than the fused loop)")
     keep_replaced_weights(Path(cfg.weights), Path(cfg.out))
     command = " ".join(["bluffsim train", args.config]
                        + [f"--{k} {v}" for k, v in (("iterations", args.iterations), ("out", args.out),
                                                    ("weights", args.weights)) if v is not None]
                        + (["--resume"] if args.resume else []))
-    path = train(cfg, resume=args.resume, progress=not args.quiet, command=command)
+    try:
+        path = train(cfg, resume=args.resume, progress=not args.quiet, command=command)
+    except KeyboardInterrupt:
+        resume = command if args.resume else f"{command} --resume"
+        to_stderr(f"bluffsim: {interrupted_message(cfg, resume)}")
+        return 130
     print(f"wrote {path} (log and checkpoint in {cfg.out}/)")
     return 0
 

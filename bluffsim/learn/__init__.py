@@ -32,7 +32,7 @@ A training config (``bluffsim train CONFIG``, e.g. ``experiments/train_qdv_2p.to
     weights = "agents/weights/qdv_2p.npz"      # the trained policy (agents.learned format)
 
     [opponents]             # each opponent seat of each game draws one member of the mixture
-    agents = ["random", "heuristic", "counting"]
+    agents = ["random", "heuristic:bluff=0.3", "counting"]
     weights = [1.0, 2.0, 2.0]
     snapshots = 0.3         # share of the mixture given to past snapshots (split equally)
     max_snapshots = 5       # keep the most recent ones
@@ -43,10 +43,24 @@ A training config (``bluffsim train CONFIG``, e.g. ``experiments/train_qdv_2p.to
     response_iterations = 40  # PPO iterations of each response (256 games x 16 decisions each)
 
     [rules]                 # rules options of the game (as experiment configs)
+
+An ``[opponents] agents`` entry is written as on the command line (``bluffsim exploit --agent``,
+``bluffsim evaluate``): a registered agent (``"counting"``), with ``:k=v`` parameters separated by
+commas (``"heuristic:bluff=0.3,call_margin=1"``; values are TOML scalars), a class of your own
+(``"package.module:ClassName"``, then ``:k=v`` parameters; imported from the working directory
+first), a trained policy (``"learned:weights=PATH"``), or as an inline table like an experiment
+config's seat (``{ agent = "learned", params = { weights = "PATH" } }``, the form for a path that
+holds ``:`` or ``,``).  Each is built for the game when the config loads, so an unknown agent or
+parameter, a class that does not fit the agent contract or a missing weights file is a one-line
+error naming the entry before anything is written.  Agents with a compiled policy (the built-in
+ones) play inside the fused loop of the training env; a class of your own has none, so when one
+is in the mixture every opponent plays through Python (same games, slower; ``bluffsim train``
+says so).
 """
 
 from __future__ import annotations
 
+import json
 import math
 import tomllib
 from dataclasses import dataclass, field, fields, replace
@@ -58,7 +72,7 @@ import numpy as np
 import bluffsim
 from agents.base import Traits
 from bluffsim import rng as brng
-from bluffsim.api import REWARD_KINDS
+from bluffsim.api import REWARD_KINDS, BluffsimError
 from bluffsim.rng import AgentRNG
 from bluffsim.tournament.config import MAX_BATCH, ConfigError, RunKey, _check, _is_int
 
@@ -104,7 +118,7 @@ class TrainConfig:
     snapshot_every: int = 25
     out: str = "results/train"
     weights: str = "results/train/weights.npz"
-    opponents: tuple[str, ...] = ("random", "heuristic", "counting")
+    opponents: tuple[str | dict[str, Any], ...] = ("random", "heuristic", "counting")
     opponent_weights: tuple[float, ...] = (1.0, 1.0, 1.0)
     snapshots: float = 0.0
     max_snapshots: int = 5
@@ -135,11 +149,7 @@ class TrainConfig:
             bluffsim.make(self.game, self.players, **self.rules)
         except bluffsim.RulesError as e:
             raise ConfigError(f"[rules]/train.players: {e}") from None
-        import agents
-
-        for n in self.opponents:
-            _check(n in agents.list_agents(), "opponents.agents", n,
-                   ", ".join(agents.list_agents()))
+        self.check_opponents()
         _check(self.seat == "rotate" or self.seat < self.players, "train.seat", self.seat,
                f"\"rotate\" or a seat 0..{self.players - 1}")
         _check(self.minibatches <= self.envs * self.rollout, "train.minibatches", self.minibatches,
@@ -152,6 +162,13 @@ class TrainConfig:
         _check(not self.shaping or self.game in potentials, "train.shaping", self.shaping,
                f"0.0, or a number with the games {', '.join(potentials)}")
         self.check_schedule()
+
+    def check_opponents(self) -> None:
+        """Build every ``[opponents] agents`` entry for the game once (name, parameters, weights
+        file, a custom class's contract); raises ``ConfigError`` naming the entry."""
+        game = bluffsim.make(self.game, self.players, **self.rules)
+        for entry in self.opponents:
+            build_opponent(parse_opponent(entry), game)
 
     def check_keys(self) -> None:
         """Each key alone against its declared check (``TRAIN``, ``OPPONENTS``)."""
@@ -242,8 +259,9 @@ OPPONENT_FIELDS = {"agents": "opponents", "weights": "opponent_weights", "snapsh
                    "max_responses": "max_responses", "response_iterations": "response_iterations"}
 OPPONENTS: tuple[RunKey, ...] = (
     RunKey("agents", None, lambda v: isinstance(v, list | tuple) and len(v) > 0
-           and all(isinstance(n, str) for n in v),
-           "a list of agent names, e.g. [\"random\", \"heuristic\"]", "the mixture's agents"),
+           and all(isinstance(n, str | dict) for n in v),
+           "a list of agents, e.g. [\"random\", \"heuristic:bluff=0.3\", \"pkg.mod:Class\"]",
+           "the mixture's agents"),
     RunKey("weights", None, lambda v: isinstance(v, list | tuple) and all(_num(w) and w >= 0 for w in v),
            "a list of finite numbers >= 0, one per agent", "the agents' weights"),
     RunKey("snapshots", None, lambda v: _num(v) and 0 <= v < 1, "a number in [0, 1)",
@@ -258,6 +276,156 @@ _TRAIN_FIELDS = {f.name for f in fields(TrainConfig)} - set(OPPONENT_FIELDS.valu
 if _TRAIN_FIELDS != {k.name for k in TRAIN}:
     raise TypeError(f"TrainConfig's [train] fields {sorted(_TRAIN_FIELDS)} differ from the declared "
                     "TRAIN keys")
+
+
+OPPONENT_FORMS = ("a registered agent (" + "{agents}" + ") with optional :k=v parameters "
+                  "(\"heuristic:bluff=0.3\"), \"package.module:ClassName\", \"learned:weights=PATH\", "
+                  "or { agent = \"NAME\", params = { ... } }")
+
+
+@dataclass(frozen=True)
+class Opponent:
+    """One ``[opponents] agents`` entry: as written (for messages), its agent name or
+    ``package.module:ClassName`` spec, and its parameters."""
+
+    text: str
+    agent: str
+    params: dict[str, Any]
+
+
+def opponent_error(text: str, why: str) -> ConfigError:
+    """A one-line ``ConfigError`` for entry ``text``: what is wrong and the forms allowed."""
+    import agents
+
+    forms = OPPONENT_FORMS.replace("{agents}", ", ".join(agents.list_agents()))
+    return ConfigError(f"opponents.agents: {text!r}: {why}; allowed: {forms}")
+
+
+def _scalar(text: str) -> Any:
+    """A parameter value: a TOML scalar (number, bool, quoted string) or a bare string."""
+    try:
+        return tomllib.loads(f"v = {text}")["v"]
+    except tomllib.TOMLDecodeError:
+        return text
+
+
+def parse_opponent(entry: str | dict[str, Any]) -> Opponent:
+    """An ``[opponents] agents`` entry (module docstring) -> ``Opponent``; the agent is imported
+    or looked up, not built (``build_opponent``); raises ``ConfigError`` (one line)."""
+    import agents
+
+    if isinstance(entry, dict):
+        return _table_opponent(entry)
+    text = entry.strip()
+    if not text:
+        raise opponent_error(entry, "an empty agent")
+    parts = [q.strip() for q in text.split(":")]
+    if text.endswith(".npz") and parts[0] not in agents.REGISTRY:
+        return Opponent(text, "learned", {"weights": text})     # a bare weights file
+    if parts[0] in agents.REGISTRY:
+        name, rest = parts[0], parts[1:]
+    elif f"{parts[0]}:" == agents.custom.TEXT_PREFIX and len(parts) > 2:
+        name, rest = ":".join(parts[:3]), parts[3:]              # text:package.module:function
+    elif len(parts) >= 2 and parts[1] and "=" not in parts[1]:
+        name, rest = f"{parts[0]}:{parts[1]}", parts[2:]         # package.module:ClassName
+    else:
+        raise opponent_error(text, f"unknown agent {parts[0]!r}")
+    params: dict[str, Any] = {}
+    for item in (x.strip() for r in rest for x in r.split(",")):
+        if not item:
+            continue
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise opponent_error(text, f"parameter {item!r}: write NAME=VALUE")
+        params[key.strip()] = _scalar(value.strip())
+    _check_agent_name(text, name)
+    return Opponent(text, name, params)
+
+
+def _table_opponent(entry: dict[str, Any]) -> Opponent:
+    """``{ agent = "NAME", params = { ... } }`` -> ``Opponent``."""
+    text = inline_table(entry)
+    unknown = sorted(set(entry) - {"agent", "params"})
+    if unknown:
+        raise opponent_error(text, f"unknown key(s) {', '.join(unknown)} (a table takes agent and "
+                                   "params)")
+    name, params = entry.get("agent"), entry.get("params", {})
+    if not isinstance(name, str) or not name.strip():
+        raise opponent_error(text, "agent must be an agent name")
+    if not isinstance(params, dict):
+        raise opponent_error(text, "params must be a table, e.g. params = { bluff = 0.3 }")
+    _check_agent_name(text, name.strip())
+    return Opponent(text, name.strip(), dict(params))
+
+
+def inline_table(value: Any) -> str:
+    """A value as TOML writes it inline (``{ agent = "learned", params = { weights = "w.npz" } }``),
+    for messages."""
+    if isinstance(value, dict):
+        return "{ " + ", ".join(f"{k} = {inline_table(v)}" for k, v in value.items()) + " }"
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(inline_table(v) for v in value) + "]"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return json.dumps(value) if isinstance(value, str) else str(value)
+
+
+def _check_agent_name(text: str, name: str) -> None:
+    """Refuse an unknown agent or a class that does not import, naming the entry."""
+    import agents
+
+    try:
+        agents.check_name(name)
+    except ValueError as e:
+        why = str(e).removeprefix(f"agent {name!r}: ")
+        raise opponent_error(text, why.split("; available:")[0]) from None
+
+
+def missing_shipped_weights(agent: str, params: dict[str, Any], game: Any) -> str | None:
+    """Why ``learned`` without a ``weights`` parameter cannot play ``game`` (no file is shipped
+    for its game and player count), or None when it can (or the agent is another one)."""
+    if agent != "learned" or params.get("weights") is not None:
+        return None
+    from agents.learned import WEIGHTS_DIR, shipped_weights
+
+    if shipped_weights(game.game_id, game.num_players).is_file():
+        return None
+    shipped = ", ".join(sorted(q.stem for q in WEIGHTS_DIR.glob("*.npz"))) or "none"
+    return (f"no shipped weights for {game.game_id} with {game.num_players} players (shipped: "
+            f"{shipped})")
+
+
+def build_opponent(opponent: Opponent, game: Any) -> Any:
+    """The agent of ``opponent`` built for ``game``; raises ``ConfigError`` naming the entry
+    (a ``learned`` agent without weights is told the forms that give it a file)."""
+    import agents
+
+    missing = missing_shipped_weights(opponent.agent, opponent.params, game)
+    if missing is not None:
+        raise ConfigError(f"opponents.agents: {opponent.text!r}: {missing}; write "
+                          "\"learned:weights=PATH\" or { agent = \"learned\", params = { weights = "
+                          f"\"PATH\" }} }} with a file trained for {game.game_id} with "
+                          f"{game.num_players} players (bluffsim train)")
+    try:
+        return agents.make(opponent.agent, game, **opponent.params)
+    except (ValueError, BluffsimError) as e:
+        why = str(e).splitlines()[0] if str(e) else type(e).__name__
+        raise ConfigError(f"opponents.agents: {opponent.text!r}: {why}") from None
+
+
+def uncompiled_opponents(cfg: TrainConfig) -> list[str]:
+    """The ``[opponents] agents`` entries (as written) without a compiled policy for the game:
+    with one in the mixture the training env plays every opponent through Python."""
+    from agents.fused import fused_lineup
+
+    game = bluffsim.make(cfg.game, cfg.players, **cfg.rules)
+    out = []
+    for entry in cfg.opponents:
+        opponent = parse_opponent(entry)
+        lineup = fused_lineup(game, [build_opponent(opponent, game)], external=True)
+        if lineup is None or lineup.external.any():
+            out.append(opponent.text)
+    return out
 
 
 def load_train_config(path: str | Path) -> TrainConfig:

@@ -19,6 +19,8 @@ uninterrupted run (on the same machine and library versions).
 from __future__ import annotations
 
 import csv
+import hashlib
+import json
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -29,12 +31,20 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 
-import agents as agent_registry
+import bluffsim
 from agents.learned import LearnedAgent, save_weights
 from bluffsim import rng as brng
 from bluffsim.adapters.gymnasium import vector_env
 from bluffsim.api import BluffsimError
-from bluffsim.learn import RESPONSE_ENVS, RESPONSE_PPO, RESPONSE_ROLLOUT, MixedOpponent, TrainConfig
+from bluffsim.learn import (
+    RESPONSE_ENVS,
+    RESPONSE_PPO,
+    RESPONSE_ROLLOUT,
+    MixedOpponent,
+    TrainConfig,
+    build_opponent,
+    parse_opponent,
+)
 
 RESEED_STREAM = brng.Stream.RESEED
 RESPONSE_STREAM = brng.Stream.RESPONSE  # seeds of the best responses to snapshots
@@ -148,31 +158,167 @@ def numpy_layers(layers: list[tuple[jax.Array, jax.Array]]) -> list[tuple[np.nda
     return [(np.asarray(w, np.float32), np.asarray(b, np.float32)) for w, b in layers]
 
 
+class CheckpointError(BluffsimError, ValueError):
+    """``--resume`` cannot continue: the checkpoint is damaged or written by other settings, or a
+    file it needs is missing or changed; the message names the file and how to recover."""
+
+
+def sha256(path: Path) -> str:
+    """The hex sha256 of a file's bytes."""
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
 def _save_checkpoint(path: Path, it: int, params: Params, opt_state: Any,
-                     snaps: list[list[tuple[np.ndarray, np.ndarray]]], stats: dict[str, float]) -> None:
+                     snaps: list[list[tuple[np.ndarray, np.ndarray]]], stats: dict[str, float],
+                     responses: list[Path]) -> None:
+    """Write the checkpoint atomically (a temporary file renamed over it); it records the best
+    responses in the mixture by file name and sha256, so a resume can check they are there."""
     leaves = jax.tree_util.tree_leaves((params, opt_state))
     arrays = {f"leaf{i}": np.asarray(v) for i, v in enumerate(leaves)}
     for k, layers in enumerate(snaps):
         for i, (w, b) in enumerate(layers):
             arrays[f"snap{k}_w{i}"], arrays[f"snap{k}_b{i}"] = w, b
+    needs = [[r.name, sha256(r)] for r in responses]
     tmp = path.with_suffix(".tmp.npz")
     np.savez(tmp, iteration=np.int64(it), num_snaps=np.int64(len(snaps)),
              decisions=np.int64(stats.get("decisions", 0)), seconds=np.float64(stats.get("seconds", 0)),
-             **arrays)
+             responses=np.array(json.dumps(needs)), **arrays)
     tmp.replace(path)
 
 
-def _load_checkpoint(path: Path, params: Params, opt_state: Any, depth: int
-                     ) -> tuple[int, Params, Any, list, dict[str, float]]:
-    with np.load(path) as z:
-        treedef = jax.tree_util.tree_structure((params, opt_state))
-        n = treedef.num_leaves
-        params, opt_state = jax.tree_util.tree_unflatten(
-            treedef, [jnp.asarray(z[f"leaf{i}"]) for i in range(n)])
-        snaps = [[(z[f"snap{k}_w{i}"], z[f"snap{k}_b{i}"]) for i in range(depth)]
-                 for k in range(int(z["num_snaps"]))]
-        stats = {"decisions": int(z["decisions"]), "seconds": float(z["seconds"])}
-        return int(z["iteration"]), params, opt_state, snaps, stats
+def start_over(cfg: TrainConfig) -> str:
+    """How to recover from a checkpoint that cannot be resumed."""
+    return (f"start over without --resume (that rewrites {cfg.out}/log.csv and checkpoint.npz) "
+            "or give a fresh --out")
+
+
+def read_checkpoint(path: Path, cfg: TrainConfig) -> dict[str, np.ndarray]:
+    """Every array of the checkpoint, read in full; a file that is not a complete checkpoint
+    (truncated, overwritten, not ours) raises ``CheckpointError``."""
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            arrays = {k: np.asarray(z[k]) for k in z.files}
+        for key in ("iteration", "num_snaps", "decisions", "seconds", "leaf0"):
+            if key not in arrays:
+                raise ValueError(f"no {key!r} array")
+        int(arrays["iteration"]), int(arrays["num_snaps"])
+    except Exception as e:  # zipfile.BadZipFile, EOFError, ValueError, OSError, KeyError ...
+        why = (str(e).splitlines() or [type(e).__name__])[0][:120]
+        raise CheckpointError(f"{path} is damaged or incomplete ({why}): it cannot be resumed; "
+                              f"{start_over(cfg)}") from None
+    return arrays
+
+
+def responses_due(cfg: TrainConfig, upto: int) -> list[Path]:
+    """The best-response files a run of ``cfg`` has in its mixture after iteration ``upto``
+    (one per snapshot, the last ``max_responses``), from the settings alone."""
+    if cfg.responses <= 0:
+        return []
+    its = range(cfg.snapshot_every, upto + 1, cfg.snapshot_every)
+    return [response_path(Path(cfg.out), i) for i in its][-cfg.max_responses:]
+
+
+def needed_responses(cfg: TrainConfig, arrays: dict[str, np.ndarray]) -> list[Path]:
+    """The best responses a checkpoint's mixture plays, checked on disk: each must be there
+    with the bytes it had (a checkpoint without the record: the files its settings imply)."""
+    out, it = Path(cfg.out), int(arrays["iteration"])
+    ckpt = out / "checkpoint.npz"
+    if "responses" in arrays:
+        record = [(out / "responses" / name, digest) for name, digest in json.loads(str(arrays["responses"]))]
+    else:
+        record = [(r, None) for r in responses_due(cfg, it)]
+    for path, digest in record:
+        if not path.is_file():
+            raise CheckpointError(f"{path} is missing: {ckpt} (iteration {it}) plays this best "
+                                  "response in the opponent mixture, and resuming without it "
+                                  f"would train other weights; restore it, or {start_over(cfg)}")
+        if digest is not None and sha256(path) != digest:
+            raise CheckpointError(f"{path} changed since {ckpt} (iteration {it}) was written; "
+                                  f"restore the file it had, or {start_over(cfg)}")
+    return [path for path, _ in record]
+
+
+def check_resume(cfg: TrainConfig) -> int | None:
+    """Before ``--resume`` writes anything: the iteration its checkpoint continues from (None
+    when there is none: the run starts over), every file the checkpoint needs checked (the best
+    responses of its mixture, ``log.csv``); raises ``CheckpointError`` (one line)."""
+    out = Path(cfg.out)
+    ckpt = out / "checkpoint.npz"
+    if not ckpt.is_file():
+        return None
+    arrays = read_checkpoint(ckpt, cfg)
+    check_network(ckpt, cfg, arrays, fresh_state(cfg))
+    needed_responses(cfg, arrays)
+    if not (out / "log.csv").is_file():
+        raise CheckpointError(f"{out / 'log.csv'} is missing: the resumed run's log would lack "
+                              f"iterations 1..{int(arrays['iteration'])}; restore it, or "
+                              f"{start_over(cfg)}")
+    return int(arrays["iteration"])
+
+
+def fresh_state(cfg: TrainConfig) -> tuple[Params, Any]:
+    """The parameters and optimizer state a run of ``cfg`` starts from (their shapes are what a
+    checkpoint of it holds)."""
+    game = bluffsim.make(cfg.game, cfg.players, **cfg.rules)
+    obs_size = int(game.observation_tensor(game.init(np.zeros(1, np.uint64))).shape[1])
+    params = init_params(jax.random.PRNGKey(cfg.seed), obs_size, cfg.hidden, game.num_actions)
+    return params, make_optimizer(cfg, 1).init(params)
+
+
+def check_network(path: Path, cfg: TrainConfig, arrays: dict[str, np.ndarray], template: Any) -> int:
+    """The number of parameter and optimizer arrays of ``template``, once the checkpoint's
+    ``arrays`` are shown to have exactly their shapes (else ``CheckpointError``)."""
+    shapes = [np.shape(leaf) for leaf in jax.tree_util.tree_leaves(template)]
+    got = [arrays[f"leaf{i}"].shape if f"leaf{i}" in arrays else None for i in range(len(shapes))]
+    if got != shapes or f"leaf{len(shapes)}" in arrays:
+        raise CheckpointError(f"{path} was written by a run with another network (train.game, "
+                              "players, rules, hidden or anneal differ): resume with the config that "
+                              f"wrote it, or {start_over(cfg)}")
+    return len(shapes)
+
+
+def _load_checkpoint(path: Path, cfg: TrainConfig, params: Params, opt_state: Any
+                     ) -> tuple[int, Params, Any, list, dict[str, float], list[Path]]:
+    """(iteration, parameters, optimizer state, snapshots, totals, best responses) of a
+    checkpoint; one written by other network settings raises ``CheckpointError``."""
+    z = read_checkpoint(path, cfg)
+    n = check_network(path, cfg, z, (params, opt_state))
+    treedef = jax.tree_util.tree_structure((params, opt_state))
+    params, opt_state = jax.tree_util.tree_unflatten(treedef, [jnp.asarray(z[f"leaf{i}"])
+                                                               for i in range(n)])
+    depth = len(cfg.hidden) + 1
+    snaps = [[(z[f"snap{k}_w{i}"], z[f"snap{k}_b{i}"]) for i in range(depth)]
+             for k in range(int(z["num_snaps"]))]
+    stats = {"decisions": int(z["decisions"]), "seconds": float(z["seconds"])}
+    return int(z["iteration"]), params, opt_state, snaps, stats, needed_responses(cfg, z)
+
+
+def resume_log(log_path: Path, start: int) -> None:
+    """Keep the log's rows up to the checkpoint's iteration ``start``: rows logged after it (an
+    interrupted run) are trained again and logged once more."""
+    with log_path.open(newline="") as f:
+        rows = list(csv.reader(f))
+    keep = rows[:1] + [r for r in rows[1:] if r and r[0].isdigit() and int(r[0]) <= start]
+    if len(keep) != len(rows):
+        with log_path.open("w", newline="") as f:
+            csv.writer(f).writerows(keep)
+
+
+def interrupted_message(cfg: TrainConfig, resume_command: str) -> str:
+    """The one line ``bluffsim train`` prints on Ctrl-C: what the checkpoint keeps and how to go
+    on from it."""
+    ckpt = Path(cfg.out) / "checkpoint.npz"
+    try:
+        kept = _checkpoint_iteration(ckpt) if ckpt.is_file() else None
+    except Exception:   # an unreadable checkpoint is reported by --resume itself
+        kept = None
+    if kept is None:
+        return (f"training interrupted before its first checkpoint (after iteration "
+                f"{min(cfg.checkpoint_every, cfg.iterations)}): nothing to resume; no weights "
+                "written; rerun the same command to start over")
+    return (f"training interrupted; {ckpt} keeps iteration {kept} of {cfg.iterations} (one "
+            f"checkpoint every {cfg.checkpoint_every} iterations); no weights written; "
+            f"`{resume_command}` continues from it to the same weights")
 
 
 def _finite(params: Params, stats: dict[str, Any]) -> bool:
@@ -205,8 +351,8 @@ def response_path(out: Path, iteration: int) -> Path:
 
 
 def kept_responses(out: Path, upto: int, keep: int) -> list[Path]:
-    """The last ``keep`` best responses written up to iteration ``upto`` (a resumed run finds
-    the ones it had, by their iteration)."""
+    """The last ``keep`` best-response files in ``out/responses`` up to iteration ``upto`` (what
+    is on disk; a run keeps its own list, and a resume the one its checkpoint records)."""
     found = sorted((out / "responses").glob("br_*.npz"))
     return [p for p in found if int(p.stem[3:]) <= upto][-keep:]
 
@@ -239,17 +385,19 @@ def train(cfg: TrainConfig, resume: bool = False, progress: bool = True,
     ``weights``, ``heuristic`` with ``bluff``): the approximate best response uses it.
 
     A loss or parameter that is not finite after an iteration raises ``TrainingError`` before that
-    iteration logs, checkpoints or writes weights (the last checkpoint stays valid)."""
+    iteration logs, checkpoints or writes weights (the last checkpoint stays valid).  With
+    ``resume``, a checkpoint that cannot be continued (``check_resume``) raises
+    ``CheckpointError`` before anything is written."""
     out = Path(cfg.out)
-    out.mkdir(parents=True, exist_ok=True)
     ckpt = out / "checkpoint.npz"
+    resume = resume and check_resume(cfg) is not None
     mix = MixedOpponent([], [])
     env = vector_env(cfg.game, cfg.envs, seat=cfg.seat, opponents=[mix] * (cfg.players - 1),
                      num_players=cfg.players, reward=cfg.reward, end_when_out=cfg.end_when_out,
                      shaping=cfg.shaping, **cfg.rules)
     game = env.game
-    base = ([agent_registry.make(n, game) for n in cfg.opponents] if opponent_agents is None
-            else list(opponent_agents))
+    base = ([build_opponent(parse_opponent(o), game) for o in cfg.opponents]
+            if opponent_agents is None else list(opponent_agents))
     if len(base) != len(cfg.opponent_weights):
         raise BluffsimError(f"{len(base)} opponent agents for {len(cfg.opponent_weights)} "
                             "opponent weights; give one agent per weight")
@@ -267,15 +415,18 @@ def train(cfg: TrainConfig, resume: bool = False, progress: bool = True,
     opt_state = opt.init(params)
     update = make_update(cfg, opt)
     start, snaps, totals = 0, [], {"decisions": 0, "seconds": 0.0}
-    if resume and ckpt.is_file():
-        start, params, opt_state, snaps, totals = _load_checkpoint(ckpt, params, opt_state,
-                                                                   len(cfg.hidden) + 1)
-    responses = kept_responses(out, start, cfg.max_responses)
+    responses: list[Path] = []
+    if resume:
+        start, params, opt_state, snaps, totals, responses = _load_checkpoint(ckpt, cfg, params,
+                                                                              opt_state)
     set_mixture(snaps, responses)
+    out.mkdir(parents=True, exist_ok=True)
     log_path = out / "log.csv"
     log_cols = ["iteration", "decisions", "seconds", "episodes", "mean_reward", "win_share",
                 "pg", "vf", "entropy", "kl", "sps"]
-    if not (resume and log_path.is_file()):
+    if resume:
+        resume_log(log_path, start)
+    else:
         with log_path.open("w", newline="") as f:
             csv.writer(f).writerow(log_cols)
     bar = None
@@ -290,74 +441,74 @@ def train(cfg: TrainConfig, resume: bool = False, progress: bool = True,
     buf_a = np.zeros((t_len, n), np.int32)
     buf_lp, buf_v, buf_r, buf_d = (np.zeros((t_len, n), np.float32) for _ in range(4))
     x = mask = None
-    for it in range(start, cfg.iterations):
-        t0 = time.perf_counter()
-        if x is None or it % cfg.checkpoint_every == 0:
-            seed = int(brng.word(cfg.seed, RESEED_STREAM, it))
-            x, info = env.reset(seed=seed)
-            mask = info["action_mask"]
-        ikey = jax.random.fold_in(key, it)
-        rewards, wins = [], []
-        for t in range(t_len):
-            a, lp, v = sample(params, x, mask, jax.random.fold_in(ikey, t))
-            a = np.asarray(a)
-            buf_x[t], buf_m[t], buf_a[t] = x, mask, a
-            buf_lp[t], buf_v[t] = np.asarray(lp), np.asarray(v)
-            x, r, term, trunc, info = env.step(a)
-            mask = info["action_mask"]
-            d = term | trunc
-            buf_r[t], buf_d[t] = r, d
-            if d.any():
-                rewards.append(r[d])
-                wins.append(info["final_info"]["placement"][d] == 1)
-        last = np.asarray(value(params, x))
-        adv, ret = gae(buf_r, buf_v, buf_d, last, cfg.gamma, cfg.gae_lambda)
-        flat = {"x": buf_x.reshape(n_batch, -1), "mask": buf_m.reshape(n_batch, -1),
-                "a": buf_a.reshape(-1), "logp": buf_lp.reshape(-1), "adv": adv.reshape(-1),
-                "ret": ret.reshape(-1)}
-        order_rng = np.random.default_rng([cfg.seed, it])
-        stats: dict[str, Any] = {}
-        for _ in range(cfg.epochs):
-            perm = order_rng.permutation(n_batch)
-            for k in range(cfg.minibatches):
-                idx = perm[k * mb:(k + 1) * mb]
-                params, opt_state, stats = update(params, opt_state,
-                                                  {key_: v[idx] for key_, v in flat.items()})
-        if not _finite(params, stats):
+    try:
+        for it in range(start, cfg.iterations):
+            t0 = time.perf_counter()
+            if x is None or it % cfg.checkpoint_every == 0:
+                seed = int(brng.word(cfg.seed, RESEED_STREAM, it))
+                x, info = env.reset(seed=seed)
+                mask = info["action_mask"]
+            ikey = jax.random.fold_in(key, it)
+            rewards, wins = [], []
+            for t in range(t_len):
+                a, lp, v = sample(params, x, mask, jax.random.fold_in(ikey, t))
+                a = np.asarray(a)
+                buf_x[t], buf_m[t], buf_a[t] = x, mask, a
+                buf_lp[t], buf_v[t] = np.asarray(lp), np.asarray(v)
+                x, r, term, trunc, info = env.step(a)
+                mask = info["action_mask"]
+                d = term | trunc
+                buf_r[t], buf_d[t] = r, d
+                if d.any():
+                    rewards.append(r[d])
+                    wins.append(info["final_info"]["placement"][d] == 1)
+            last = np.asarray(value(params, x))
+            adv, ret = gae(buf_r, buf_v, buf_d, last, cfg.gamma, cfg.gae_lambda)
+            flat = {"x": buf_x.reshape(n_batch, -1), "mask": buf_m.reshape(n_batch, -1),
+                    "a": buf_a.reshape(-1), "logp": buf_lp.reshape(-1), "adv": adv.reshape(-1),
+                    "ret": ret.reshape(-1)}
+            order_rng = np.random.default_rng([cfg.seed, it])
+            stats: dict[str, Any] = {}
+            for _ in range(cfg.epochs):
+                perm = order_rng.permutation(n_batch)
+                for k in range(cfg.minibatches):
+                    idx = perm[k * mb:(k + 1) * mb]
+                    params, opt_state, stats = update(params, opt_state,
+                                                      {key_: v[idx] for key_, v in flat.items()})
+            if not _finite(params, stats):
+                parts = ", ".join(f"{k} {float(v):.4g}" for k, v in stats.items())
+                kept = (f"{ckpt} keeps iteration {_checkpoint_iteration(ckpt)}" if ckpt.is_file()
+                        else "no checkpoint was written")
+                raise TrainingError(f"training diverged at iteration {it + 1}: the loss is not finite "
+                                    f"({parts}); no weights written ({kept}); lower train.lr (now "
+                                    f"{cfg.lr:g}) or train.max_grad_norm (now {cfg.max_grad_norm:g})")
+            dt = time.perf_counter() - t0
+            totals["decisions"] += n_batch
+            totals["seconds"] += dt
+            r_all = np.concatenate(rewards) if rewards else np.zeros(0)
+            w_all = np.concatenate(wins) if wins else np.zeros(0)
+            row = [it + 1, totals["decisions"], round(totals["seconds"], 2), r_all.size,
+                   float(r_all.mean()) if r_all.size else float("nan"),
+                   float(w_all.mean()) if w_all.size else float("nan"),
+                   *(float(stats[s]) for s in ("pg", "vf", "entropy", "kl")), round(n_batch / dt)]
+            with log_path.open("a", newline="") as f:
+                csv.writer(f).writerow(row)
+            if (it + 1) % cfg.snapshot_every == 0 and (cfg.snapshots > 0 or cfg.responses > 0):
+                frozen = numpy_layers(params["pi"])
+                if cfg.snapshots > 0:
+                    snaps = (snaps + [frozen])[-cfg.max_snapshots:]
+                if cfg.responses > 0:
+                    path = train_response(cfg, game, frozen, it + 1)
+                    responses = (responses + [path])[-cfg.max_responses:]
+                set_mixture(snaps, responses)
+            if (it + 1) % cfg.checkpoint_every == 0 or it + 1 == cfg.iterations:
+                _save_checkpoint(ckpt, it + 1, params, opt_state, snaps, totals, responses)
             if bar is not None:
-                bar.close()
-            parts = ", ".join(f"{k} {float(v):.4g}" for k, v in stats.items())
-            kept = (f"{ckpt} keeps iteration {_checkpoint_iteration(ckpt)}" if ckpt.is_file()
-                    else "no checkpoint was written")
-            raise TrainingError(f"training diverged at iteration {it + 1}: the loss is not finite "
-                                f"({parts}); no weights written ({kept}); lower train.lr (now "
-                                f"{cfg.lr:g}) or train.max_grad_norm (now {cfg.max_grad_norm:g})")
-        dt = time.perf_counter() - t0
-        totals["decisions"] += n_batch
-        totals["seconds"] += dt
-        r_all = np.concatenate(rewards) if rewards else np.zeros(0)
-        w_all = np.concatenate(wins) if wins else np.zeros(0)
-        row = [it + 1, totals["decisions"], round(totals["seconds"], 2), r_all.size,
-               float(r_all.mean()) if r_all.size else float("nan"),
-               float(w_all.mean()) if w_all.size else float("nan"),
-               *(float(stats[s]) for s in ("pg", "vf", "entropy", "kl")), round(n_batch / dt)]
-        with log_path.open("a", newline="") as f:
-            csv.writer(f).writerow(row)
-        if (it + 1) % cfg.snapshot_every == 0 and (cfg.snapshots > 0 or cfg.responses > 0):
-            frozen = numpy_layers(params["pi"])
-            if cfg.snapshots > 0:
-                snaps = (snaps + [frozen])[-cfg.max_snapshots:]
-            if cfg.responses > 0:
-                train_response(cfg, game, frozen, it + 1)
-                responses = kept_responses(out, it + 1, cfg.max_responses)
-            set_mixture(snaps, responses)
-        if (it + 1) % cfg.checkpoint_every == 0 or it + 1 == cfg.iterations:
-            _save_checkpoint(ckpt, it + 1, params, opt_state, snaps, totals)
+                bar.update(1)
+                bar.set_postfix(reward=f"{row[4]:.3f}", win=f"{row[5]:.3f}", sps=row[-1])
+    finally:   # Ctrl-C included: the bar's line ends before the message
         if bar is not None:
-            bar.update(1)
-            bar.set_postfix(reward=f"{row[4]:.3f}", win=f"{row[5]:.3f}", sps=row[-1])
-    if bar is not None:
-        bar.close()
+            bar.close()
     meta = {"game": cfg.game, "num_players": cfg.players, "obs_size": env.obs_size,
             "num_actions": env.num_actions, "hidden": list(cfg.hidden), "rules": cfg.rules,
             "iterations": cfg.iterations, "decisions": int(totals["decisions"]),
