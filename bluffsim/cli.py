@@ -123,7 +123,8 @@ def build_parser() -> argparse.ArgumentParser:
                                         "--agent an approximate best response (needs 'learn')")
     ex.add_argument("--preset", default=None,
                     help="a preset of a game's spec (exploit_presets; default: the one marked "
-                         "default, e.g. qdv-small); with --agent: play its rules and players")
+                         "default, e.g. qdv-small); with --agent: play its rules and players "
+                         "(with --agent there is no default: give --game or --preset)")
     ex.add_argument("--iterations", type=int, default=None,
                     help="CFR iterations (at least 1; default 300); not with --agent")
     ex.add_argument("--checkpoints", default=None,
@@ -137,7 +138,8 @@ def build_parser() -> argparse.ArgumentParser:
                          "comma-separated, each with optional :k=v parameters, e.g. "
                          "random,heuristic:bluff=0.3,counting,learned or learned:weights=PATH")
     ex.add_argument("--game", default=None,
-                    help="with --agent: game ids, comma-separated (default: the preset's game)")
+                    help="with --agent: game ids, comma-separated; required with --agent "
+                         "unless --preset names the game")
     ex.add_argument("--players", type=int, default=None,
                     help="with --agent: seats (default: the game's smallest count, 2; veru 3)")
     ex.add_argument("--budget", default="small",
@@ -396,7 +398,12 @@ def cmd_exploit(args: argparse.Namespace) -> int:
     weights = args.weights or exploit.preset_weights(args.preset)
     if weights is not None and not Path(weights).is_file():
         raise BluffsimError(f"--weights {weights!r}: file not found")
-    rows = exploit.exploitability_table(game, marks, learned_weights=weights, progress=to_stderr)
+    try:
+        rows = exploit.exploitability_table(game, marks, learned_weights=weights, progress=to_stderr)
+    except KeyboardInterrupt:
+        to_stderr("bluffsim: interrupted; nothing was written (the NashConv table prints when every "
+                  "row is measured; the lines above are the rows measured so far)")
+        return 130
     print(f"{args.preset}: {game}")
     print(pd.DataFrame(rows).to_string(index=False, float_format="{:.4f}".format))
     return 0
@@ -416,6 +423,7 @@ def cmd_abr(args: argparse.Namespace) -> int:
         if value is not None:
             raise BluffsimError(f"{flag} is for the CFR table (without --agent); against a "
                                 "learned policy write --agent learned:weights=PATH")
+    abr.check_seed(args.seed)
     cells = abr_cells(args, abr)
     root = Path(args.out or "results/exploit")
     if root.exists() and not root.is_dir():
@@ -430,20 +438,13 @@ def cmd_abr(args: argparse.Namespace) -> int:
         ident = abr.identity(game, players, rules, target, iterations, args.seed, eval_games)
         done = None if args.force else abr.reusable(cell, ident)
         plan.append((game, players, rules, preset, target, label, cell, done))
-    records = []
-    for k, (game, players, rules, preset, target, label, cell, done) in enumerate(plan, 1):
-        what = f"{preset or game} {players}p vs {target.text}, budget {label}"
-        if done is not None:
-            to_stderr(f"exploit {k}/{len(plan)}: {what}: reused {cell}/abr.json")
-            abr.write_curve(done, cell)
-            records.append(done)
-            continue
-        to_stderr(f"exploit {k}/{len(plan)}: {what}: training ...")
-        rec = abr.approximate_best_response(game, target, players, label, args.seed, cell,
-                                            rules=rules, eval_games=eval_games, preset=preset)
-        to_stderr(f"exploit {k}/{len(plan)}: {what}: win rate {rec['sampling']['win_rate']:.3f} "
-                  f"({rec['train_cpu_seconds']:.0f} CPU s of training) -> {cell}/")
-        records.append(rec)
+    records: list[dict[str, Any]] = []
+    try:
+        abr.measure_plan(plan, args.seed, eval_games, records, to_stderr)
+    except KeyboardInterrupt:
+        to_stderr(f"bluffsim: interrupted after {len(records)} of {len(plan)} cells; each finished "
+                  f"cell's abr.json in {root}/ is kept and reused when the same command runs again")
+        return 130
     table = pd.DataFrame([abr.summary_row(r) for r in records])
     with pd.option_context("display.width", 200, "display.max_columns", 30,
                            "display.float_format", "{:.3f}".format):

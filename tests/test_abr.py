@@ -81,6 +81,9 @@ def test_abr_ordering_agrees_with_cfr_nash_conv_on_qdv_small(tmp_path) -> None:
     (["--agent", "random", "--preset", "nopreset"], "--preset 'nopreset'"),
     (["--game", "qdv"], "need --agent"),
     (["--agent", "random", "--game", "qdv", "--eval-games", "0"], "--eval-games 0"),
+    (["--agent", "random", "--game", "qdv", "--seed", "-1"], "--seed -1: give an integer 0..4294967295"),
+    (["--agent", "random", "--game", "qdv", "--seed", str(2**32)], f"--seed {2**32}"),
+    (["--agent", "learned", "--game", "qdv", "--players", "3"], "write --agent learned:weights=PATH"),
 ])
 def test_bad_exploit_agent_input_is_one_line_and_writes_nothing(tmp_path, capsys, argv,
                                                                  needle) -> None:
@@ -88,7 +91,74 @@ def test_bad_exploit_agent_input_is_one_line_and_writes_nothing(tmp_path, capsys
     assert cli.main(["exploit", *argv, "--out", str(out)]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and err.startswith("bluffsim: error:") and needle in err
+    assert "train." not in err and "opponents." not in err and "params = {" not in err, err
     assert not out.exists()
+
+
+def test_the_help_says_what_agent_needs_and_the_command_agrees(capsys) -> None:
+    """Without --game or --preset, --agent has no game: the help says so and the error too."""
+    with pytest.raises(SystemExit):
+        cli.main(["exploit", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "required with --agent unless --preset names the game" in text, text
+    assert "default: the preset's game" not in text
+    assert cli.main(["exploit", "--agent", "random"]) == 2
+    assert "--agent needs --game" in capsys.readouterr().err
+
+
+DOUBTER = '''
+import numpy as np
+
+
+class Doubter:
+    """Always the legal action with the highest id."""
+
+    name = "doubter"
+    traits = {}
+
+    def __init__(self, game):
+        pass
+
+    def act(self, obs, mask, rng):
+        return mask.shape[1] - 1 - np.argmax(mask[:, ::-1], axis=1)
+'''
+
+
+def test_exploit_a_class_of_your_own_from_the_working_directory(tmp_path, monkeypatch, capsys) -> None:
+    """``--agent mine.doubter:Doubter`` trains against the class; its source is part of the
+    cell's identity (an edited class is measured again, not reused)."""
+    import sys
+
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "__init__.py").write_text("")
+    (tmp_path / "mine" / "doubter.py").write_text(DOUBTER)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    for name in [m for m in sys.modules if m == "mine" or m.startswith("mine.")]:
+        monkeypatch.delitem(sys.modules, name)
+    argv = ["exploit", "--agent", "mine.doubter:Doubter", "--game", "qdv", "--budget", "1",
+            "--eval-games", "6", "--out", str(tmp_path / "ex")]
+    assert cli.main(argv) == 0, capsys.readouterr().err
+    rec = json.loads((tmp_path / "ex" / "qdv_2p_mine.doubter_Doubter_1" / "abr.json").read_text())
+    assert rec["agent"] == "mine.doubter:Doubter" and rec["sampling"]["games"] == 6
+    assert rec["identity"]["agent_source_sha256"]
+    (tmp_path / "mine" / "doubter.py").write_text(DOUBTER + "# edited\n")
+    capsys.readouterr()
+    assert cli.main(argv) == 2
+    assert "--force" in capsys.readouterr().err
+
+
+def test_ctrl_c_in_exploit_says_which_cells_are_kept(tmp_path, monkeypatch, capsys) -> None:
+    def interrupted(plan, seed, eval_games, records, say):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(abr, "measure_plan", interrupted)
+    assert cli.main(["exploit", "--agent", "random", "--game", "qdv", "--budget", "1",
+                     "--out", str(tmp_path / "ex")]) == 130
+    err = capsys.readouterr().err.strip()
+    assert err.splitlines() == [f"bluffsim: interrupted after 0 of 1 cells; each finished cell's "
+                                f"abr.json in {tmp_path / 'ex'}/ is kept and reused when the same "
+                                "command runs again"], err
 
 
 def test_an_out_that_is_a_file_is_refused(tmp_path, capsys) -> None:
