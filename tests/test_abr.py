@@ -227,3 +227,16 @@ def test_a_learned_target_counts_by_its_weights_content(tmp_path) -> None:
     shipped = abr.identity("qdv", 2, {}, abr.parse_target("learned"), 1, 1, 60)
     assert shipped["weights_sha256"] == abr.weights_digest("qdv", 2, abr.parse_target(str(
         shipped_weights("qdv", 2))))
+
+
+def test_ctrl_c_in_the_cfr_table_says_nothing_was_written(monkeypatch, capsys) -> None:
+    pytest.importorskip("pyspiel", reason="needs the 'adapters' extra")
+    from bluffsim.adapters import exploit
+
+    def interrupted(*args, **kw):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(exploit, "exploitability_table", interrupted)
+    assert cli.main(["exploit", "--preset", "qdv-tiny", "--iterations", "1"]) == 130
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1].startswith("bluffsim: interrupted; nothing was written") and "shard" not in err[-1]

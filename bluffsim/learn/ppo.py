@@ -12,8 +12,14 @@ Determinism and resume: iteration ``i`` draws its JAX key as ``fold_in(key(seed)
 minibatch order from ``default_rng([seed, i])``; at every checkpoint boundary (``i`` a multiple of
 ``checkpoint_every``) the env is reset with game seed ``word(seed, RESEED_STREAM, i)`` (games in
 progress are dropped, their last values bootstrapped).  A checkpoint stores parameters, optimizer
-state, the snapshot pool and ``i``, so ``--resume`` continues to the same weights as an
-uninterrupted run (on the same machine and library versions).
+state, the snapshot pool, ``i`` and the best responses in the mixture (file name and sha256), so
+``--resume`` continues to the same weights as an uninterrupted run (on the same machine and
+library versions).  Before it writes anything, ``--resume`` refuses (``CheckpointError``, one
+line naming the file and how to start over) a checkpoint that is not complete, one whose arrays
+do not fit the config's network, a best response it records that is missing or changed, and a
+missing ``log.csv``; it keeps the log's rows up to the checkpoint (an interrupted run logged
+iterations it trains again).  ``--resume`` without a checkpoint starts from iteration 0.  The
+checkpoint does not record the other settings: resuming with a changed config trains on with it.
 """
 
 from __future__ import annotations
