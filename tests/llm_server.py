@@ -17,7 +17,8 @@ answer ``text``.  Faults: ``malformed`` (prose naming no action), ``empty`` (an 
 ``truncated`` (a response whose JSON body is cut in half), ``drop`` (closes the connection).
 ``delay`` makes every answer wait that long (the benchmark's 50 ms).  With ``key`` set, a
 request without ``Authorization: Bearer <key>`` gets HTTP 401.  Every chat request is kept in
-``requests`` (serial, fault, messages).
+``requests`` (serial, fault, messages); ``in_flight_seen`` holds how many requests were being
+answered when each arrived (the client's effective concurrency).
 """
 
 from __future__ import annotations
@@ -65,6 +66,8 @@ class LLMServer:
         self.list_models = list_models
         self.requests: list[dict] = []
         self.asked: Counter[int] = Counter()
+        self.in_flight = 0          # chat requests being answered now
+        self.in_flight_seen: list[int] = []   # requests in flight when each one arrived
         self.lock = threading.Lock()
         self.httpd: ThreadingHTTPServer | None = None
 
@@ -76,7 +79,7 @@ class LLMServer:
         class Handler(ChatHandler):
             owner = server
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd = Listener(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
         threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
         return self
@@ -120,6 +123,13 @@ class LLMServer:
             return "I would rather not say."
         salt = n if self.policy == "sampled" else 0
         return legal[digest(messages, salt) % len(legal)]
+
+
+class Listener(ThreadingHTTPServer):
+    """The HTTP server: a listen backlog for many clients connecting at once (the stdlib's 5
+    makes a burst of 64 connections wait for TCP's one-second SYN retry)."""
+
+    request_queue_size = 1024
 
 
 class ChatHandler(BaseHTTPRequestHandler):
@@ -185,9 +195,15 @@ class ChatHandler(BaseHTTPRequestHandler):
             owner.asked[h] += 1
             fault = owner.faults(n, messages, tries) if owner.faults else None
             owner.requests.append({"n": n, "fault": fault, "messages": messages})
-        if owner.delay:
-            time.sleep(owner.delay)
-        self._reply(fault, messages, n, request)
+            owner.in_flight += 1
+            owner.in_flight_seen.append(owner.in_flight)
+        try:
+            if owner.delay:
+                time.sleep(owner.delay)
+            self._reply(fault, messages, n, request)
+        finally:
+            with owner.lock:
+                owner.in_flight -= 1
 
     def _reply(self, fault: Any, messages: list[dict], n: int, request: dict) -> None:
         owner = self.owner

@@ -75,6 +75,9 @@ REFILL_SHARE = 32
 # it; the records are those of the stepped path.  ``_USE_FUSED = False`` forces the stepped
 # path (tests compare the two).
 FUSED_DECISIONS = 512
+# the Python agents act once every running game waits for one of them, or after this many fused
+# calls (``_ask_external``): batched agents (a text agent's concurrent requests) get full batches
+GATHER_CALLS = 16
 _USE_FUSED = True
 
 
@@ -121,6 +124,7 @@ def _play_games(exp: Experiment, shard: int, game: Any, lineup: list[Any], log: 
     refill_at = max(1, b // REFILL_SHARE)
     nxt = b
     pending = np.full(b, -1, np.int64)  # Python agents' actions for the next fused call
+    gathering = 0                       # fused calls since the Python agents last acted
     game_rows: list[dict[str, np.ndarray]] = []
     round_rows: list[dict[str, np.ndarray]] = []
     while active.any():
@@ -169,26 +173,35 @@ def _play_games(exp: Experiment, shard: int, game: Any, lineup: list[Any], log: 
             active[idle[refill.size:]] = False
             waiting[:] = False
         if fused is not None and fused.external.any():
-            _ask_external(exp, game, lineup, fused.external, st, lineup_of[slot], active,
-                          games[slot], pending, need_obs, log)
+            gathering = _ask_external(exp, game, lineup, fused.external, st, lineup_of[slot],
+                                      active, games[slot], pending, need_obs, log, gathering)
     return _frame(game_rows, ["game", "seat"]), _frame(round_rows,
                                                                 ["game", "round"])
 
 
 def _ask_external(exp: Experiment, game: Any, lineup: list[Any], external: np.ndarray,
                   st: Any, seat_agent: np.ndarray, active: np.ndarray, game_ids: np.ndarray,
-                  pending: np.ndarray, need_obs: bool, log: TextLog | None = None) -> None:
+                  pending: np.ndarray, need_obs: bool, log: TextLog | None = None,
+                  gathering: int = 0) -> int:
     """The actions of the lineup's Python agents (``external``) in the running games where
-    one of them is to move, into ``pending`` (the fused loop plays them next)."""
+    one of them is to move, into ``pending`` (the fused loop plays them next).  They are asked
+    once every running game waits for one of them (a game stopped at its round's end plays on
+    first), or after ``GATHER_CALLS`` fused calls, so each ``act`` gets as many games as the
+    batch holds (a text agent then has that many requests in flight); returns the fused calls
+    made since they last acted."""
     to_move = seat_agent[np.arange(st.seed.size), np.maximum(st.current_player, 0)]
-    ask = active & ~st.done & external[to_move] & (pending < 0)
+    running = active & ~st.done
+    ask = running & external[to_move] & (pending < 0)
     if not ask.any():
-        return
+        return 0
+    if (running & ~ask).any() and gathering < GATHER_CALLS:
+        return gathering + 1
     obs = game.observe(st) if need_obs else None
     for j in np.flatnonzero(external):
         idx = np.flatnonzero(ask & (to_move == j))
         if idx.size:
             pending[idx] = _act(exp, lineup[j], int(j), st, obs, idx, game_ids, log)
+    return 0
 
 
 def _act(exp: Experiment, agent: Any, j: int, st: Any, obs: dict[str, np.ndarray] | None,

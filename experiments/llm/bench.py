@@ -1,0 +1,104 @@
+"""Throughput of ``llm`` seats end to end: ``bluffsim run`` against the scripted test server.
+
+The server (tests/llm_server.py) answers every request after ``--delay`` seconds (default 50 ms,
+a fast batching server's latency); the run is a real ``bluffsim run`` subprocess with one
+``llm`` seat at ``--concurrency`` requests in flight (default 64) and a fresh answer cache, so
+every decision is a real HTTP call.  With 64 in flight and 50 ms per answer the ideal is
+64 / 0.05 = 1,280 decisions per second.  Reported: llm decisions per second of the run's play
+time (``manifest.json`` ``play_seconds``: games, HTTP and parsing; not the interpreter's start
+or the report), median and spread (min–max) over ``--repeats`` runs, and the mean number of
+requests in flight at the server when each arrived (how many games waited at the llm seat at
+once, capped by ``--concurrency``: the runner's batch bounds it).
+
+    python experiments/llm/bench.py                # veru, 3 players: llm, counting, random
+    python experiments/llm/bench.py --game qdv --repeats 1
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from tests.llm_server import MODEL, LLMServer  # noqa: E402
+
+
+def config_text(url: str, game: str, games: int, batch: int, concurrency: int, cache: Path) -> str:
+    """The benchmark table: an llm seat, counting and random (3 players)."""
+    return f"""[experiment]
+name = "llm_bench"
+game = "{game}"
+players = 3
+games = {games}
+seed = 1
+
+[[seats]]
+agent = "llm"
+params = {{model = "{MODEL}", base_url = "{url}", concurrency = {concurrency}, cache = "{cache}"}}
+
+[[seats]]
+agent = "counting"
+
+[[seats]]
+agent = "random"
+
+[run]
+batch = {batch}
+shard_games = {games}
+plots = false
+"""
+
+
+def one_run(args: argparse.Namespace, work: Path, i: int) -> dict:
+    """One ``bluffsim run``; its decisions per second and in-flight mean."""
+    with LLMServer(delay=args.delay) as server:
+        cfg = work / f"bench{i}.toml"
+        cfg.write_text(config_text(server.url, args.game, args.games, args.batch,
+                                   args.concurrency, work / f"cache{i}.sqlite"), encoding="utf-8")
+        out = work / f"out{i}"
+        env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+        subprocess.run([sys.executable, "-m", "bluffsim.cli", "run", str(cfg), "--out", str(out)],
+                       check=True, env=env, cwd=work, stdout=subprocess.DEVNULL)
+        requests = server.chat_calls
+        in_flight = statistics.mean(server.in_flight_seen)
+    calls = pd.read_parquet(out / "llm_calls.parquet")
+    play = json.loads((out / "manifest.json").read_text())["timing"]["play_seconds"]
+    decisions = int((calls["attempt"] == 0).sum())
+    return {"decisions": decisions, "requests": requests, "play_seconds": play,
+            "decisions_per_second": decisions / play, "in_flight": in_flight}
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--game", default="veru")
+    p.add_argument("--games", type=int, default=256)
+    p.add_argument("--batch", type=int, default=256, help="run.batch: games in flight")
+    p.add_argument("--concurrency", type=int, default=64)
+    p.add_argument("--delay", type=float, default=0.05, help="seconds the server takes per answer")
+    p.add_argument("--repeats", type=int, default=3)
+    args = p.parse_args()
+    with tempfile.TemporaryDirectory(prefix="llm_bench_") as tmp:
+        runs = [one_run(args, Path(tmp), i) for i in range(args.repeats)]
+    rates = [r["decisions_per_second"] for r in runs]
+    for r in runs:
+        print(f"  {r['decisions']:,} llm decisions ({r['requests']:,} requests) in "
+              f"{r['play_seconds']:.2f} s of play: {r['decisions_per_second']:,.0f} decisions/s; "
+              f"{r['in_flight']:.1f} requests in flight on average")
+    ideal = args.concurrency / args.delay if args.delay else float("inf")
+    print(f"{args.game}, batch {args.batch}, concurrency {args.concurrency}, server delay "
+          f"{args.delay * 1000:.0f} ms: median {statistics.median(rates):,.0f} decisions/s "
+          f"(min {min(rates):,.0f}, max {max(rates):,.0f}; ideal {ideal:,.0f})")
+
+
+if __name__ == "__main__":
+    main()
