@@ -178,7 +178,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="quick | standard | full | llm (default quick; llm: a small battery "
                          "for paid calls, docs/llm.md)")
     ev.add_argument("--out", help="output dir (default results/evaluate/<agent>-<hash>-<budget>)")
-    ev.add_argument("--workers", type=int, default=1, help="processes (tables run in parallel)")
+    ev.add_argument("--workers", type=int, default=None,
+                    help="processes; tables run in parallel (default: the machine's cores)")
     ev.add_argument("--game", action="append", dest="games", help="restrict to this game "
                                                                   "(repeatable)")
     ev.add_argument("--players", type=int, action="append", help="restrict to this player "
@@ -586,7 +587,13 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     p = evaluate.plan(args.agent, args.budget, args.out, args.workers, args.games, args.players,
                       args.table_games, args.leaderboard, args.reference_dir, args.append,
                       args.resume, args.force)
-    result = evaluate.run(p, log=(lambda _m: None) if args.quiet else print)
+    try:
+        result = evaluate.run(p, log=(lambda _m: None) if args.quiet
+                              else (lambda m: print(m, flush=True)))
+    except KeyboardInterrupt:
+        to_stderr(f"bluffsim: interrupted; the finished tables are kept in {p.out}/tables: rerun "
+                  "the same command with --resume to play the rest")
+        return 130
     if not args.quiet:
         print((p.out / "scorecard.md").read_text(encoding="utf-8"))
     print(f"scorecard in {p.out}/ (scorecard.md, scorecard.csv, ratings.csv, plots/); "
@@ -656,6 +663,8 @@ def print_summary(summary: pd.DataFrame, out: object) -> None:
     with pd.option_context("display.float_format", "{:.3f}".format, "display.width", 120):
         print(t.to_string())
     print(WIN_SHARE_NOTE + _shared_note(summary))
+    if "rating" in summary and len(summary) > 1 and summary["rating"].isna().all():
+        print(RATINGS_NOT_ESTIMABLE)
     from bluffsim.tournament.runner import llm_cost_line
 
     cost = llm_cost_line(Path(str(out)))   # runs with text agents: calls, tokens, cached share
@@ -664,6 +673,9 @@ def print_summary(summary: pd.DataFrame, out: object) -> None:
     print(f"\nresults in {out}/ (games.parquet, rounds.parquet, summary.csv, plots/)")
 
 
+RATINGS_NOT_ESTIMABLE = ("note: ratings not estimable from these games (some agents never placed "
+                         "ahead of, or never behind, the others: Bradley–Terry has no finite "
+                         "fit); play more games")
 WIN_SHARE_NOTE = ("win rate: first place alone (outright); win share: first place with a tie "
                   "for first split 1/k, so win shares sum to 1 over a game's seats")
 

@@ -41,19 +41,31 @@ table puts them.  Its standard error ignores the reference ratings' own (printed
 ``scorecard.csv`` (one row per table, then one ``overall`` row per game and one for all),
 ``scorecard.md``, ``ratings.csv``, ``reference.csv``, ``plots/ratings.png`` and
 ``plots/win_rates.png``; one row in the leaderboard (``results/leaderboard.csv`` and
-``.md``; the same agent, config hash and budget replaces its row unless ``--append``).
+``.md``; the same agent, config hash, budget and scope replaces its row unless ``--append``).
+A restricted evaluation (``--game``, ``--players``, ``--table-games``) has its own ``scope``
+(``qdv:2p`` …, ``×60`` for other games per table; ``full`` for the whole battery), so it never
+replaces the full battery's row, and its default ``--out`` carries the scope too.  The
+leaderboard is read before any table is played (a file that is not a leaderboard is a
+one-line error, left untouched) and rewritten under an exclusive lock (``LOCK_SUFFIX``), so
+evaluations finishing at once all keep their rows.  ``opponents.csv`` (and a section of
+``scorecard.md``) gives the subject's pairwise results against each opponent kind over the
+whole battery: the rate of placing ahead of it (ties half) with its interval over deals,
+beside the opponent's reference rating — what the rating is made of.
 The games replaying one deal are correlated, so a win rate's 95% CI is taken over deals:
 the envelope of a deal-cluster bootstrap (``analysis.stats.cluster_bootstrap_interval``,
 2,000 resamples of whole deals, fixed seed) and the Wilson interval over games (which keeps
 the interval from collapsing at 0% or 100%); ``deals`` counts the clusters.
 
-Not done yet (issue 25): the ``--exploit`` best response, Dask execution of the battery
-(tables run in local processes), and the ladder scripts rewritten on top of this.
+Tables run in local processes (``--workers``, default the machine's cores); a finished table
+prints one progress line.  Ctrl-C stops every process and prints one line: finished tables
+are kept and ``--resume`` plays the rest.
 """
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
+import fcntl
 import hashlib
 import inspect
 import itertools
@@ -63,7 +75,7 @@ import os
 import re
 import time
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -169,7 +181,7 @@ def parse_subject(text: str) -> Subject:
     elif len(parts) >= 2 and parts[1] and "=" not in parts[1]:
         name, taken = f"{parts[0]}:{parts[1]}", 2
     else:
-        raise EvaluateError(f"AGENT {text!r}: unknown agent {parts[0]!r}; give {allowed}")
+        raise EvaluateError(f"AGENT {text!r} is not a known agent; give {allowed}")
     pieces = text.split(":", taken)
     rest = pieces[taken] if len(pieces) > taken else ""
     params: dict[str, Any] = {}
@@ -344,13 +356,28 @@ def _play_indexed(args: tuple[int, Any]) -> tuple[int, pd.DataFrame]:
 
 
 def _play_many(exps: list[Any], workers: int, done: Callable[[int, pd.DataFrame], None]) -> None:
+    """Play ``exps`` (in ``workers`` processes), calling ``done(i, games)`` as each finishes.
+
+    Pool workers ignore SIGINT (the executors' initializer), so Ctrl-C stops the parent
+    alone, which terminates the pool: one "interrupted" line instead of a traceback per
+    worker."""
+    from bluffsim.tournament.executors import ignore_interrupts, pool_start_method
+
     if workers <= 1 or len(exps) <= 1:
         for i, e in enumerate(exps):
             done(i, _play(e))
         return
-    with mp.get_context().Pool(min(workers, len(exps))) as pool:
+    ctx = mp.get_context(pool_start_method())
+    pool = ctx.Pool(min(workers, len(exps)), initializer=ignore_interrupts)
+    try:
         for i, games in pool.imap_unordered(_play_indexed, list(enumerate(exps))):
             done(i, games)
+        pool.close()
+    except BaseException:
+        pool.terminate()
+        raise
+    finally:
+        pool.join()
 
 
 # ---------------------------------------------------------------- reference ratings
@@ -404,7 +431,13 @@ def reference_ratings(game: str, cache: Path, workers: int = 1,
 
     path = cache / f"{game}-{reference_hash(game)}.csv"
     if path.is_file():
-        return pd.read_csv(path, index_col="agent")
+        table, problem = read_reference_cache(path)
+        if table is not None:
+            return table
+        aside = path.with_suffix(".corrupt")
+        os.replace(path, aside)
+        log(f"reference cache {str(path)!r} is unreadable ({problem}): moved to {aside.name}, "
+            "playing the reference pool again")
     log(f"reference pool of {game}: playing it once (cached in {path})")
     exps = reference_pool(game)
     parts: list[pd.DataFrame] = []
@@ -418,6 +451,24 @@ def reference_ratings(game: str, cache: Path, workers: int = 1,
     table.to_csv(tmp)
     os.replace(tmp, path)
     return table
+
+
+REFERENCE_COLUMNS = ("rating", "se")
+
+
+def read_reference_cache(path: Path) -> tuple[pd.DataFrame | None, str]:
+    """A cached reference-ratings table, or (None, what is wrong with the file)."""
+    try:
+        table = pd.read_csv(path, index_col="agent")
+    except (ValueError, UnicodeDecodeError, pd.errors.ParserError) as e:
+        return None, str(e).splitlines()[0][:100] if str(e) else type(e).__name__
+    missing = [c for c in REFERENCE_COLUMNS if c not in table.columns]
+    if missing or not len(table):
+        return None, f"no {', '.join(missing)} column" if missing else "no rows"
+    numeric = table[list(REFERENCE_COLUMNS)].apply(pd.to_numeric, errors="coerce")
+    if numeric["rating"].isna().any() or "random" not in table.index:
+        return None, "a rating that is not a number, or no 'random' anchor"
+    return table, ""
 
 
 # ---------------------------------------------------------------- scorecard
@@ -483,6 +534,63 @@ def subject_ratings(tables: list[Table], played: dict[str, pd.DataFrame],
     return pd.DataFrame(rows)
 
 
+OPPONENT_COLUMNS = ["game", "opponent", "reference_rating", "pairs", "deals", "ahead",
+                    "ahead_low", "ahead_high", "mean_placement_gap"]
+
+
+def subject_pairs(games: pd.DataFrame) -> pd.DataFrame:
+    """One row per (game, opponent seat) of ``games``: the opponent's identity, the subject's
+    score against it (1 placed ahead, 0.5 tie, 0 behind), the placement gap and the game's seed."""
+    me = games[games["agent"] == SUBJECT][["game", "placement"]]
+    them = games[games["agent"] != SUBJECT][["game", "agent", "placement", "seed"]]
+    pairs = them.merge(me, on="game", suffixes=("", "_subject"))
+    score = np.where(pairs["placement_subject"] < pairs["placement"], 1.0,
+                     np.where(pairs["placement_subject"] == pairs["placement"], 0.5, 0.0))
+    return pd.DataFrame({"opponent": pairs["agent"].map(identity_of).to_numpy(), "score": score,
+                         "gap": (pairs["placement"] - pairs["placement_subject"]).to_numpy(float),
+                         "seed": pairs["seed"].to_numpy()})
+
+
+def opponents_table(tables: list[Table], played: dict[str, pd.DataFrame],
+                    reference: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """Per game and opponent kind over the whole battery: how often the subject placed ahead of
+    it (ties half; the pairs its rating is fitted on), with a 95% interval over deals."""
+    from bluffsim.analysis.stats import cluster_bootstrap_interval
+
+    rows = []
+    for game in dict.fromkeys(t.game for t in tables):
+        parts = [subject_pairs(played[t.key]).assign(table=i)
+                 for i, t in enumerate(tables) if t.game == game]
+        pairs = pd.concat(parts, ignore_index=True)
+        ref = reference.get(game)
+        for name, g in pairs.groupby("opponent", sort=True):
+            deal = pd.factorize(pd.MultiIndex.from_arrays([g["table"], g["seed"]]))[0]
+            lo, hi = cluster_bootstrap_interval(g["score"].to_numpy(), deal)
+            rating = float(ref.loc[name, "rating"]) if ref is not None and name in ref.index \
+                else float("nan")
+            rows.append({"game": game, "opponent": name, "reference_rating": rating,
+                         "pairs": len(g), "deals": int(deal.max() + 1),
+                         "ahead": float(g["score"].mean()), "ahead_low": lo, "ahead_high": hi,
+                         "mean_placement_gap": float(g["gap"].mean())})
+    return pd.DataFrame(rows, columns=OPPONENT_COLUMNS)
+
+
+def opponents_markdown(versus: pd.DataFrame) -> str:
+    """The per-opponent section of ``scorecard.md``."""
+    lines = ["", "## Against each opponent", "",
+             "Over every table of the battery: how often the subject placed ahead of each "
+             "opponent kind (ties count half; these pairs are what its rating is fitted on), "
+             "95% interval over deals; the gap is the opponent's mean placement minus the "
+             "subject's (positive: the subject placed better).", "",
+             "| game | opponent | reference rating | pairs | ahead | 95% CI | placement gap |",
+             "|---|---|---:|---:|---:|---|---:|"]
+    for r in versus.itertuples():
+        rating = "" if np.isnan(r.reference_rating) else f"{r.reference_rating:.0f}"
+        lines.append(f"| {r.game} | {r.opponent} | {rating} | {r.pairs:,} | {r.ahead:.3f} | "
+                     f"{r.ahead_low:.3f} – {r.ahead_high:.3f} | {r.mean_placement_gap:+.2f} |")
+    return "\n".join(lines) + "\n"
+
+
 def markdown_card(subject: Subject, budget: str, card: pd.DataFrame, ratings: pd.DataFrame,
                   reference: dict[str, pd.DataFrame], seconds: float) -> str:
     """``scorecard.md``."""
@@ -518,15 +626,32 @@ def markdown_card(subject: Subject, budget: str, card: pd.DataFrame, ratings: pd
 
 
 # ---------------------------------------------------------------- leaderboard
-LEADERBOARD_KEY = ["agent", "hash", "budget"]
+LEADERBOARD_KEY = ["agent", "hash", "budget", "scope"]
+LEADERBOARD_FRONT = ["agent", "hash", "date", "budget", "scope", "bluffsim"]
+FULL_SCOPE = "full"          # the scope of an evaluation of the whole battery
+LOCK_SUFFIX = ".lock"        # beside the CSV: held (flock) while the leaderboard is rewritten
 
 
-def leaderboard_row(subject: Subject, budget: str, ratings: pd.DataFrame,
+def scope_of(games: list[str] | None, players: list[int] | None, table_games: int | None,
+             budget_games: int) -> str:
+    """What a (possibly restricted) evaluation played, e.g. ``full``, ``qdv:2p`` or
+    ``qdv:2p,4p;x60`` (60 games per table instead of the budget's)."""
+    parts = []
+    if games or players:
+        ps = ",".join(f"{n}p" for n in sorted(set(players or [])))
+        parts.append(";".join(f"{g}:{ps}" if ps else g for g in sorted(set(games or []))) or
+                     f"players:{ps}")
+    if table_games is not None and table_games != budget_games:
+        parts.append(f"x{table_games}")
+    return ";".join(parts) or FULL_SCOPE
+
+
+def leaderboard_row(subject: Subject, budget: str, scope: str, ratings: pd.DataFrame,
                     reference: dict[str, str], out: Path) -> dict[str, Any]:
     """The leaderboard row of an evaluation."""
     row: dict[str, Any] = {"agent": subject.text, "hash": subject.digest,
                            "date": dt.date.today().isoformat(), "budget": budget,
-                           "bluffsim": bluffsim.__version__}
+                           "scope": scope, "bluffsim": bluffsim.__version__}
     for r in ratings.itertuples():
         row[f"{r.game}_rating"] = round(float(r.rating), 1)
         row[f"{r.game}_se"] = round(float(r.se), 1)
@@ -535,37 +660,83 @@ def leaderboard_row(subject: Subject, budget: str, ratings: pd.DataFrame,
     return row
 
 
-def update_leaderboard(path: Path, row: dict[str, Any], append: bool = False) -> pd.DataFrame:
-    """Add ``row`` to the leaderboard CSV (replacing the row of the same agent, hash and budget
-    unless ``append``) and rewrite its ``.md``; returns the table."""
-    old = pd.read_csv(path, dtype={"hash": str}) if path.is_file() else pd.DataFrame()
-    if not append and len(old):
-        same = np.ones(len(old), bool)
-        for k in LEADERBOARD_KEY:
-            same &= old[k].astype(str).to_numpy() == str(row[k])
-        old = old[~same]
-    table = pd.concat([old, pd.DataFrame([row])], ignore_index=True)
-    rating_cols = sorted(c for c in table.columns if c.endswith("_rating") or c.endswith("_se"))
-    front = ["agent", "hash", "date", "budget", "bluffsim"]
-    table = table[front + rating_cols + [c for c in table.columns
-                                         if c not in front and c not in rating_cols]]
+def read_leaderboard(path: Path) -> pd.DataFrame:
+    """The leaderboard CSV at ``path`` (empty if there is none); a file that is not one raises
+    ``EvaluateError`` naming it and what is wrong (the file is left as it is)."""
+    if not path.is_file():
+        return pd.DataFrame()
+    fix = "move it aside or give --leaderboard another path"
+    try:
+        table = pd.read_csv(path, dtype={"hash": str})
+    except pd.errors.EmptyDataError:
+        raise EvaluateError(f"leaderboard {str(path)!r} is empty, not a leaderboard; {fix}") from None
+    except (ValueError, UnicodeDecodeError, pd.errors.ParserError) as e:
+        what = str(e).splitlines()[0][:80] if str(e) else type(e).__name__
+        raise EvaluateError(f"leaderboard {str(path)!r} is not a readable CSV ({what}); "
+                            f"{fix}") from None
+    missing = [c for c in ["agent", "hash", "budget"] if c not in table.columns]
+    if missing:
+        raise EvaluateError(f"leaderboard {str(path)!r} has no {', '.join(missing)} column (not "
+                            f"written by bluffsim evaluate); {fix}")
+    for c in (c for c in table.columns if c.endswith("_rating") or c.endswith("_se")):
+        bad = table[c].notna() & pd.to_numeric(table[c], errors="coerce").isna()
+        if bad.any():
+            raise EvaluateError(f"leaderboard {str(path)!r}: column {c!r} holds "
+                                f"{str(table.loc[bad, c].iloc[0])[:30]!r}, not a number; {fix}")
+    if "scope" not in table.columns:       # written before scopes: every row was the battery
+        table.insert(min(4, len(table.columns)), "scope", FULL_SCOPE)
+    table["scope"] = table["scope"].fillna(FULL_SCOPE).astype(str)
+    return table
+
+
+@contextlib.contextmanager
+def leaderboard_lock(path: Path) -> Iterator[None]:
+    """Hold an exclusive lock on ``path``'s lock file (``LOCK_SUFFIX``) while rewriting it."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".csv.tmp")
-    table.to_csv(tmp, index=False)
-    os.replace(tmp, path)
-    path.with_suffix(".md").write_text(leaderboard_markdown(table), encoding="utf-8")
+    with open(path.with_name(path.name + LOCK_SUFFIX), "a") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
+def update_leaderboard(path: Path, row: dict[str, Any], append: bool = False) -> pd.DataFrame:
+    """Add ``row`` to the leaderboard CSV (replacing the row of the same agent, hash, budget and
+    scope unless ``append``) and rewrite its ``.md``, under the lock; returns the table."""
+    row = {"scope": FULL_SCOPE, **row}
+    with leaderboard_lock(path):
+        old = read_leaderboard(path)
+        if not append and len(old):
+            same = np.ones(len(old), bool)
+            for k in LEADERBOARD_KEY:
+                same &= old[k].astype(str).to_numpy() == str(row[k])
+            old = old[~same]
+        table = pd.concat([old, pd.DataFrame([row])], ignore_index=True) if len(old) else \
+            pd.DataFrame([row])
+        rating_cols = sorted(c for c in table.columns if c.endswith("_rating") or c.endswith("_se"))
+        front = [c for c in LEADERBOARD_FRONT if c in table.columns]
+        table = table[front + rating_cols + [c for c in table.columns
+                                             if c not in front and c not in rating_cols]]
+        tmp = path.with_suffix(".csv.tmp")
+        table.to_csv(tmp, index=False)
+        os.replace(tmp, path)
+        md = path.with_suffix(".md")
+        md.with_suffix(".md.tmp").write_text(leaderboard_markdown(table), encoding="utf-8")
+        os.replace(md.with_suffix(".md.tmp"), md)
     return table
 
 
 def leaderboard_markdown(table: pd.DataFrame) -> str:
     """The leaderboard as a markdown table: rating ± se per game."""
     games = [c[: -len("_rating")] for c in table.columns if c.endswith("_rating")]
-    lines = ["| agent | hash | date | budget | " + " | ".join(games) + " |",
-             "|---|---|---|---|" + "---:|" * len(games)]
+    lines = ["| agent | hash | date | budget | scope | " + " | ".join(games) + " |",
+             "|---|---|---|---|---|" + "---:|" * len(games)]
     for _, r in table.iterrows():
         cells = [("" if pd.isna(r[f"{g}_rating"]) else f"{r[f'{g}_rating']:.0f} ± {r[f'{g}_se']:.0f}")
                  for g in games]
-        lines.append(f"| `{r['agent']}` | {r['hash']} | {r['date']} | {r['budget']} | "
+        scope = r["scope"] if "scope" in r.index else FULL_SCOPE
+        lines.append(f"| `{r['agent']}` | {r['hash']} | {r['date']} | {r['budget']} | {scope} | "
                      + " | ".join(cells) + " |")
     return ("Bradley–Terry ratings on the fixed reference pool (random = 0) ± standard error "
             "(`bluffsim evaluate`).\n\n" + "\n".join(lines) + "\n")
@@ -587,9 +758,15 @@ class Plan:
     append: bool
     resume: bool
     force: bool
+    scope: str = FULL_SCOPE
 
 
-def plan(agent: str, budget: str = "quick", out: str | None = None, workers: int = 1,
+def default_workers(tables: int) -> int:
+    """Processes for ``tables`` tables: the machine's cores, at most one per table."""
+    return max(1, min(os.cpu_count() or 1, tables))
+
+
+def plan(agent: str, budget: str = "quick", out: str | None = None, workers: int | None = None,
          games: list[str] | None = None, players: list[int] | None = None,
          table_games: int | None = None, leaderboard: str = "results/leaderboard.csv",
          reference_dir: str | None = None, append: bool = False, resume: bool = False,
@@ -599,7 +776,7 @@ def plan(agent: str, budget: str = "quick", out: str | None = None, workers: int
         raise EvaluateError(f"--budget {budget!r}: allowed: {' | '.join(BUDGETS)}")
     if resume and force:
         raise EvaluateError("--resume and --force exclude each other")
-    if not isinstance(workers, int) or not 1 <= workers <= 256:
+    if workers is not None and (not isinstance(workers, int) or not 1 <= workers <= 256):
         raise EvaluateError(f"--workers {workers!r}: allowed: an integer 1..256")
     n = BUDGETS[budget].games if table_games is None else table_games
     if not isinstance(n, int) or n < DESIGN_LCM or n % DESIGN_LCM:
@@ -612,8 +789,9 @@ def plan(agent: str, budget: str = "quick", out: str | None = None, workers: int
     tables = battery(subject, budget, games, players)
     if not tables:
         plays = "; ".join(f"{g} {', '.join(map(str, ps))} players" for g, ps in subject.plays)
-        raise EvaluateError(f"AGENT {agent!r} has no table for --game {games} --players "
-                            f"{players}; it plays {plays}")
+        asked = " ".join([f"--game {g}" for g in games or []] +
+                         [f"--players {n}" for n in players or []])
+        raise EvaluateError(f"AGENT {agent!r} has no table for {asked}; it plays {plays}")
     game_objs: dict[tuple[str, int], Any] = {}
     for t in tables:
         key = (t.game, t.players)
@@ -625,11 +803,17 @@ def plan(agent: str, budget: str = "quick", out: str | None = None, workers: int
         except (ValueError, BluffsimError) as e:
             raise EvaluateError(f"AGENT {agent!r} at {t.game} with {t.players} players: {e} "
                                 "(--game/--players restrict the battery)") from None
-    out_dir = Path(out or f"results/evaluate/{subject.slug}-{budget}")
+    scope = scope_of(games, players, table_games, BUDGETS[budget].games)
+    slug = f"{subject.slug}-{budget}" + ("" if scope == FULL_SCOPE else "-" + "".join(
+        c if c.isalnum() else "_" for c in scope))
+    out_dir = Path(out or f"results/evaluate/{slug}")
     lb = Path(leaderboard)
     if lb.suffix != ".csv":
         raise EvaluateError(f"--leaderboard {leaderboard!r}: allowed: a .csv path (the .md is "
                             "written beside it)")
+    if lb.is_dir():
+        raise EvaluateError(f"--leaderboard {leaderboard!r} is a directory; give a .csv path")
+    read_leaderboard(lb)      # a corrupt leaderboard stops here, before any table is played
     if out_dir.exists() and not out_dir.is_dir():
         raise EvaluateError(f"--out {str(out_dir)!r} is a file; give a directory")
     if out_dir.is_dir() and any(out_dir.iterdir()) and not (resume or force):
@@ -641,8 +825,9 @@ def plan(agent: str, budget: str = "quick", out: str | None = None, workers: int
             raise EvaluateError(f"--resume: {str(out_dir)!r} holds an evaluation of other "
                                 "settings; use another --out or --force")
     ref_dir = Path(reference_dir) if reference_dir else out_dir.parent / "reference"
+    workers = default_workers(len(tables)) if workers is None else workers
     return Plan(subject, budget, tuple(tables), n, out_dir, lb, ref_dir, workers, append,
-                resume, force)
+                resume, force, scope)
 
 
 def _identity(subject: Subject, budget: str, tables: list[Table] | tuple[Table, ...],
@@ -671,9 +856,11 @@ def run(p: Plan, log: Callable[[str], None] = print) -> dict[str, Any]:
             played[t.key] = pd.read_parquet(f)
         else:
             todo.append(t)
-    log(f"{p.subject.text}: {len(p.tables)} tables × {p.games} games ({len(todo)} to play)")
+    log(f"{p.subject.text}: {len(p.tables)} tables × {p.games} games ({len(todo)} to play, "
+        f"{min(p.workers, max(len(todo), 1))} process{'es' if min(p.workers, len(todo)) > 1 else ''})")
     exps = [table_experiment(t, p.games) for t in todo]
     _log_llm_estimate(exps, log)
+    finished = [0]
 
     def done(i: int, games: pd.DataFrame) -> None:
         t = todo[i]
@@ -681,20 +868,26 @@ def run(p: Plan, log: Callable[[str], None] = print) -> dict[str, Any]:
         games.to_parquet(f.with_suffix(".tmp"), index=False)
         os.replace(f.with_suffix(".tmp"), f)
         played[t.key] = games
+        finished[0] += 1
+        log(f"  table {finished[0]}/{len(todo)} {t.key}: {games['game'].nunique():,} games "
+            f"({time.perf_counter() - start:.0f} s)")
 
     _play_many(exps, p.workers, done)
     reference = {g: reference_ratings(g, p.reference_dir, p.workers, log)
                  for g in dict.fromkeys(t.game for t in p.tables)}
     card = scorecard(list(p.tables), played)
     ratings = subject_ratings(list(p.tables), played, reference)
+    versus = opponents_table(list(p.tables), played, reference)
     seconds = time.perf_counter() - start
     card.to_csv(p.out / "scorecard.csv", index=False)
     ratings.to_csv(p.out / "ratings.csv", index=False)
+    versus.to_csv(p.out / "opponents.csv", index=False)
     pd.concat(reference.values()).to_csv(p.out / "reference.csv")
-    (p.out / "scorecard.md").write_text(markdown_card(p.subject, p.budget, card, ratings,
-                                                      reference, seconds), encoding="utf-8")
+    (p.out / "scorecard.md").write_text(
+        markdown_card(p.subject, p.budget, card, ratings, reference, seconds)
+        + opponents_markdown(versus), encoding="utf-8")
     _plots(p, card, ratings)
-    row = leaderboard_row(p.subject, p.budget, ratings,
+    row = leaderboard_row(p.subject, p.budget, p.scope, ratings,
                           {g: reference_hash(g) for g in reference}, p.out)
     board = update_leaderboard(p.leaderboard, row, p.append)
     return {"scorecard": card, "ratings": ratings, "leaderboard": board, "seconds": seconds}
@@ -732,7 +925,7 @@ def print_leaderboard(path: Path) -> str:
     if not path.is_file():
         raise EvaluateError(f"no leaderboard at {str(path)!r}; `bluffsim evaluate AGENT` writes "
                             "one (or give --path)")
-    return leaderboard_markdown(pd.read_csv(path, dtype={"hash": str}))
+    return leaderboard_markdown(read_leaderboard(path))
 
 
 __all__ = ["BUDGETS", "Budget", "EvaluateError", "Plan", "Subject", "Table", "battery",

@@ -96,7 +96,7 @@ def test_a_second_evaluation_replaces_its_row_unless_append(skeptic_run, capsys)
 
 
 @pytest.mark.parametrize("args, message", [
-    (["nosuchagent"], "AGENT 'nosuchagent': unknown agent 'nosuchagent'; give a registered agent"),
+    (["nosuchagent"], "AGENT 'nosuchagent' is not a known agent; give a registered agent"),
     (["nosuchmodule_xyz:Cls"], "cannot import module 'nosuchmodule_xyz'"),
     (["experiments.my_agent:Nope"], "has no class 'Nope'"),
     (["heuristic:bluff"], "parameter 'bluff': write NAME=VALUE"),
@@ -107,7 +107,7 @@ def test_a_second_evaluation_replaces_its_row_unless_append(skeptic_run, capsys)
     (["counting", "--table-games", "50"], "--table-games 50: allowed: a positive multiple of 60"),
     (["counting", "--game", "chess"],
      f"--game 'chess': allowed: {' | '.join(evaluate.battery_players())}"),
-    ([SKEPTIC, "--game", "veru"], "has no table for --game ['veru']"),
+    ([SKEPTIC, "--game", "veru"], "has no table for --game veru; it plays qdv"),
 ])
 def test_bad_input_is_one_line_exit_2_and_writes_nothing(tmp_path, args, message):
     out = tmp_path / "o"

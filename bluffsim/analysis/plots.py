@@ -314,7 +314,7 @@ def rating_intervals(ratings: pd.DataFrame, title: str = "") -> Figure:
 
 def table_win_rates(card: pd.DataFrame, title: str = "") -> Figure:
     """Win rate per table (rows: game, players, table, win_rate, ci_low, ci_high, fair_share)
-    with 95% CIs, each against its chance rate 1/P (black tick)."""
+    with the scorecard's 95% intervals over deals, each against its chance rate 1/P (black tick)."""
     n = len(card)
     fig, ax = plt.subplots(figsize=(7.5, max(2.5, 0.22 * n + 1.2)))
     c = card.iloc[::-1]
@@ -328,8 +328,8 @@ def table_win_rates(card: pd.DataFrame, title: str = "") -> Figure:
     ax.scatter(c["fair_share"], y, marker="|", s=200, color="black", label="chance 1/P", zorder=3)
     ax.set_yticks(y, names, fontsize=7)
     ax.set_xlim(0, max(1e-3, float(np.nanmax(c["ci_high"])) * 1.1))
-    ax.set_xlabel("outright win rate (95% Wilson CI); green: CI above chance, red: below, "
-                  "grey: CI contains chance")
+    ax.set_xlabel("outright win rate (95% CI over deals: deal-cluster bootstrap, at least "
+                  "Wilson's width)\ngreen: CI above chance, red: below, grey: CI contains chance")
     ax.legend(fontsize=8, loc="lower right")
     _titled(ax, "Win rate per table", title)
     fig.tight_layout()
@@ -359,5 +359,32 @@ def abr_curve(curve: pd.DataFrame, evals: dict[str, dict[str, float]], players: 
     ax.set_ylabel("win rate of the response")
     _legend_below(ax)
     _titled(ax, "Approximate best response", title)
+    fig.tight_layout()
+    return fig
+
+
+def calibration(table: pd.DataFrame, title: str = "", order: list[str] | None = None,
+                references: tuple[str, ...] = ("counting", "heuristic")) -> Figure:
+    """Call rate against the exact probability that the claim was true, per agent (``table``:
+    ``analysis.behaviour.calibration_table`` rows; marker area grows with the bin's decisions).
+    Agents whose ``agent_name`` is in ``references`` are drawn dashed as reference curves."""
+    fig, ax = plt.subplots(figsize=(7, 5.2))
+    ax.plot([0, 1], [1, 0], ls=":", lw=1, color="black", label="doubting with probability 1 − p")
+    agents = table["agent"].astype(str) if len(table) else pd.Series(dtype=str)
+    names = order or sorted(agents.unique())
+    for agent in _ordered(pd.Index(agents.unique()), names):
+        t = table[agents == agent].sort_values("p_mean")
+        ref = str(t["agent_name"].iloc[0]) in references
+        colour = agent_colour(agent, names)
+        ax.plot(t["p_mean"], t["call_rate"], ls="--" if ref else "-", lw=2.2 if ref else 1.4,
+                color=colour, label=f"{agent} (reference)" if ref else agent)
+        ax.scatter(t["p_mean"], t["call_rate"], s=np.clip(t["decisions"].to_numpy(float), 4, 400) ** 0.5 * 3,
+                   color=colour, zorder=3)
+    ax.set_xlim(0, 1)
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_xlabel("P(claim true | what the player could know), exact odds")
+    ax.set_ylabel("call rate (share of claim decisions that doubted)")
+    _legend_below(ax)
+    _titled(ax, "Call calibration", title)
     fig.tight_layout()
     return fig

@@ -311,11 +311,35 @@ def _bradley_terry(agents: list[str], w: np.ndarray, n: np.ndarray, iters: int =
     if k < 2:
         return pd.DataFrame({"rating": [0.0] * k, "se": [np.nan] * k},
                             index=pd.Index(agents, name="agent"))
+    if not bt_estimable(w, n):   # no finite maximum-likelihood ratings exist
+        return pd.DataFrame({"rating": [np.nan] * k, "se": [np.nan] * k},
+                            index=pd.Index(agents, name="agent"))
     theta, cov = _bt_fit(w, n, iters, tol)
     se = np.sqrt(np.clip(np.diag(cov), 0, None))
     out = pd.DataFrame({"rating": theta * BT_SCALE, "se": se * BT_SCALE},
                        index=pd.Index(agents, name="agent"))
     return out.sort_values("rating", ascending=False)
+
+
+def bt_estimable(w: np.ndarray, n: np.ndarray) -> bool:
+    """Whether Bradley–Terry ratings of pair totals ``(W, N)`` have a finite maximum-likelihood
+    estimate: for every split of the agents into two groups, each group scored against the
+    other (the "beat" graph is strongly connected; Zermelo's condition).  Fails when, e.g., one
+    game was played: its winner beat everyone and its last beat no one."""
+    k = w.shape[0]
+    beat = (w > 0) & (n > 0)          # i scored (won or tied) against j at least once
+
+    def reach(adj: np.ndarray) -> np.ndarray:
+        seen = np.zeros(k, bool)
+        seen[0] = True
+        frontier = seen.copy()
+        while frontier.any():
+            nxt = adj[frontier].any(axis=0) & ~seen
+            seen |= nxt
+            frontier = nxt
+        return seen
+
+    return bool(reach(beat).all() and reach(beat.T).all())
 
 
 def bradley_terry_anchored(agents: list[str], w: np.ndarray, n: np.ndarray,
