@@ -184,3 +184,11 @@ def test_ctrl_c_prints_one_training_line_and_resume_logs_each_iteration_once(tmp
     assert f"keeps iteration {kept} of 100000" in lines[0]
     assert main(["train", str(config), "--quiet", "--resume", "--iterations", str(kept + 1)]) == 0
     assert resumed_iterations(out) == list(range(1, kept + 2))
+
+
+def test_train_on_a_directory_says_it_is_a_directory(tmp_path, capsys):
+    from bluffsim.cli import main
+
+    assert main(["train", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "is a directory; give a training TOML file" in err and len(err.splitlines()) == 1

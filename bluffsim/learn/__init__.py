@@ -431,6 +431,9 @@ def uncompiled_opponents(cfg: TrainConfig) -> list[str]:
 def load_train_config(path: str | Path) -> TrainConfig:
     """Parse and validate a training TOML; errors name the key, its value and what is allowed."""
     p = Path(path)
+    if p.is_dir():
+        raise ConfigError(f"training config {str(path)!r} is a directory; give a training TOML "
+                          "file, e.g. experiments/train_qdv_2p.toml")
     if not p.is_file():
         raise ConfigError(f"training config {str(path)!r} not found")
     try:
