@@ -13,7 +13,8 @@ Layout of an output dir::
     games.parquet          one row per game and seat
     rounds.parquet         one row per round
     summary.csv, head_to_head.csv, head_to_head_ci.csv, ratings.csv, bluff.csv,
-    seats.csv, lengths.csv, placements.csv, lineups.csv (pools)
+    seats.csv, lengths.csv, placements.csv, lineups.csv (pools),
+    behaviour.csv, calibration.csv (a replay of a sample of the games)
     plots/*.png
     run.log
     .bluffsim.lock         held while a run uses the dir (removed when it ends)
@@ -80,6 +81,7 @@ RUN_FILES = ("config.json", "manifest.json", "games.parquet", "rounds.parquet", 
              # the seat-effect and game-shape tables (bluffsim.analysis.report.report_tables)
              "seats.csv", "lengths.csv", "head_to_head_ci.csv", "placements.csv", "lineups.csv")
 RUN_FILES += ("llm_calls.parquet", ".llm_budget.sqlite")   # runs with text agents
+RUN_FILES += ("behaviour.csv", "calibration.csv")   # bluffsim.analysis.behaviour
 RUN_DIRS = ("shards", "plots", "transcripts")
 LOCK_FILE = ".bluffsim.lock"
 SHARD_RE = re.compile(r"games-(\d+)\.parquet")

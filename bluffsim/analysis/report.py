@@ -21,10 +21,14 @@ def build_report(out: Path, games: pd.DataFrame | None = None,
                  rounds: pd.DataFrame | None = None, plots_too: bool = True) -> pd.DataFrame:
     """(Re)build summary CSVs and plots of a results dir; returns the summary table.
 
+    The behaviour tables (``behaviour.csv``, ``calibration.csv``, ``plots/calibration.png``)
+    come from a replay of a sample of the games (``analysis.behaviour.write_behaviour``).
+
     The parquet files are read in chunks of whole games (only the columns the
     statistics use), so memory stays bounded whatever the number of games.
     Missing or corrupt files raise ``ResultsError`` naming the file.
     """
+    from bluffsim.analysis.behaviour import write_behaviour
     from bluffsim.results import OutputError, iter_chunks, run_game
 
     out = Path(out)
@@ -40,6 +44,8 @@ def build_report(out: Path, games: pd.DataFrame | None = None,
                 table.to_csv(out / f"{name}.csv", index=name != "head_to_head_ci")
         if plots_too:
             write_plots(out, tables, run_title(out, tables))
+        write_behaviour(out, plots_too, games=games, order=seats.agent_order(tables["summary"])
+                        if not tables["summary"].empty else None)
     except OSError as e:
         raise OutputError(f"cannot write the report in {str(out)!r}: {e.strerror or e}") from None
     return tables["summary"].join(tables["ratings"], how="left")
