@@ -33,7 +33,8 @@ sys.path.insert(0, str(ROOT))
 from tests.llm_server import MODEL, LLMServer  # noqa: E402
 
 
-def config_text(url: str, game: str, games: int, batch: int, concurrency: int, cache: Path) -> str:
+def config_text(url: str, game: str, games: int, batch: int, concurrency: int, cache: Path,
+                workers: int = 1) -> str:
     """The benchmark table: an llm seat, counting and random (3 players)."""
     return f"""[experiment]
 name = "llm_bench"
@@ -54,7 +55,8 @@ agent = "random"
 
 [run]
 batch = {batch}
-shard_games = {games}
+shard_games = {-(-games // workers)}
+workers = {workers}
 plots = false
 """
 
@@ -64,7 +66,8 @@ def one_run(args: argparse.Namespace, work: Path, i: int) -> dict:
     with LLMServer(delay=args.delay) as server:
         cfg = work / f"bench{i}.toml"
         cfg.write_text(config_text(server.url, args.game, args.games, args.batch,
-                                   args.concurrency, work / f"cache{i}.sqlite"), encoding="utf-8")
+                                   args.concurrency, work / f"cache{i}.sqlite", args.workers),
+                       encoding="utf-8")
         out = work / f"out{i}"
         env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
         subprocess.run([sys.executable, "-m", "bluffsim.cli", "run", str(cfg), "--out", str(out)],
@@ -86,6 +89,8 @@ def main() -> None:
     p.add_argument("--concurrency", type=int, default=64)
     p.add_argument("--delay", type=float, default=0.05, help="seconds the server takes per answer")
     p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--workers", type=int, default=1,
+                   help="processes, each playing one shard with its own llm seat")
     args = p.parse_args()
     with tempfile.TemporaryDirectory(prefix="llm_bench_") as tmp:
         runs = [one_run(args, Path(tmp), i) for i in range(args.repeats)]
@@ -94,8 +99,9 @@ def main() -> None:
         print(f"  {r['decisions']:,} llm decisions ({r['requests']:,} requests) in "
               f"{r['play_seconds']:.2f} s of play: {r['decisions_per_second']:,.0f} decisions/s; "
               f"{r['in_flight']:.1f} requests in flight on average")
-    ideal = args.concurrency / args.delay if args.delay else float("inf")
-    print(f"{args.game}, batch {args.batch}, concurrency {args.concurrency}, server delay "
+    ideal = args.concurrency * args.workers / args.delay if args.delay else float("inf")
+    print(f"{args.game}, batch {args.batch}, concurrency {args.concurrency}, workers "
+          f"{args.workers}, server delay "
           f"{args.delay * 1000:.0f} ms: median {statistics.median(rates):,.0f} decisions/s "
           f"(min {min(rates):,.0f}, max {max(rates):,.0f}; ideal {ideal:,.0f})")
 
