@@ -197,3 +197,17 @@ def test_evaluate_tables_get_their_behaviour_rows() -> None:
     assert sorted(rows.index) == ["counting", "counting#2", "subject"]
     assert (rows["note"].fillna("") == "").all()
     assert rows.loc["subject", "games"] == 6 and rows.loc["subject", "decisions"] > 0
+
+
+def test_an_agent_that_cannot_be_replayed_is_not(tmp_path, monkeypatch) -> None:
+    """An agent saying ``replayable = False`` (e.g. a language model without its answer cache) is
+    never asked again: the rows say why."""
+    import agents
+
+    out = tmp_path / "out"
+    assert main(["run", write_config(tmp_path, "qdv", 2, ["random", "heuristic"], 4), "--out",
+                 str(out), "--quiet"]) == 0
+    monkeypatch.setattr(agents.RandomAgent, "replayable", False, raising=False)
+    assert main(["report", str(out)]) == 0
+    beh = pd.read_csv(out / "behaviour.csv", index_col="agent")
+    assert beh["note"].str.contains("'random' cannot be replayed").all() and beh["calls"].isna().all()

@@ -9,13 +9,14 @@ game — its seed and seat labels from ``games.parquet``, each label's agent and
 (as the runner's stepped path does) and the reference engine in lockstep for the true state
 at every decision; it checks both engines' placements against ``games.parquet`` and stops with
 ``ReplayError`` if any differs (the agents or the engine changed since the run).  The first
-game ids cover whole duplicate-deal clusters and seating cycles as the schedule plays them.
+game ids cover whole duplicate-deal clusters and seating cycles as the schedule plays them.  An
+agent whose ``replayable`` attribute is False is not replayed (the rows say so).
 
 The sample size, ``BEHAVIOUR_GAMES``, and why: ``docs/behaviour.md``.  The replay runs when the
 report is built, never on the run's own path.
 
-**Metrics** (per agent label; definitions of "claim" and "true" per game:
-``bluffsim.analysis.odds``):
+**Metrics** (per agent label; what a claim is and when it is true: each game's
+``bluffsim/games/<game>/odds.py``, found by ``bluffsim.analysis.odds.claims_for``):
 
 | column | meaning |
 |---|---|
@@ -145,6 +146,9 @@ def replay(setup: Setup, recorded: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataF
                    for x in labels]
     except BluffsimError as e:
         raise ReplayError(f"cannot make the run's agents again: {e}") from None
+    fixed = [x for x, a in zip(labels, players, strict=True) if getattr(a, "replayable", True) is False]
+    if fixed:
+        raise ReplayError(f"agent(s) {', '.join(map(repr, fixed))} cannot be replayed (replayable = False)")
     ref = bluffsim.spec(setup.game).make_reference(game.rules)
     play = _Replay(claims, game, ref, players, labels, ids, lineup)
     play.run(seeds)
