@@ -48,9 +48,12 @@ replaces the full battery's row, and its default ``--out`` carries the scope too
 leaderboard is read before any table is played (a file that is not a leaderboard is a
 one-line error, left untouched) and rewritten under an exclusive lock (``LOCK_SUFFIX``), so
 evaluations finishing at once all keep their rows.  ``opponents.csv`` (and a section of
-``scorecard.md``) gives the subject's pairwise results against each opponent kind over the
-whole battery: the rate of placing ahead of it (ties half) with its interval over deals,
-beside the opponent's reference rating — what the rating is made of.
+``scorecard.md``) gives, per opponent kind over the whole battery, the subject's outright win
+rate and mean placement in the games that opponent sat in (beside those games' mean 1/P) and
+its pairwise results against it: the rate of placing ahead of it (ties half; what the rating
+is made of), each with its interval over deals, beside the opponent's reference rating.  A
+reference cache that does not parse or does not rate every agent its pool seats is moved
+aside (``.corrupt``) with a one-line note and the pool is played again.
 The games replaying one deal are correlated, so a win rate's 95% CI is taken over deals:
 the envelope of a deal-cluster bootstrap (``analysis.stats.cluster_bootstrap_interval``,
 2,000 resamples of whole deals, fixed seed) and the Wilson interval over games (which keeps
@@ -431,7 +434,7 @@ def reference_ratings(game: str, cache: Path, workers: int = 1,
 
     path = cache / f"{game}-{reference_hash(game)}.csv"
     if path.is_file():
-        table, problem = read_reference_cache(path)
+        table, problem = read_reference_cache(path, reference_agents(game))
         if table is not None:
             return table
         aside = path.with_suffix(".corrupt")
@@ -456,8 +459,22 @@ def reference_ratings(game: str, cache: Path, workers: int = 1,
 REFERENCE_COLUMNS = ("rating", "se")
 
 
-def read_reference_cache(path: Path) -> tuple[pd.DataFrame | None, str]:
-    """A cached reference-ratings table, or (None, what is wrong with the file)."""
+def reference_agents(game: str) -> set[str]:
+    """The agent identities the reference pool of ``game`` seats in its sampled lineups (every
+    lineup plays: each pool's games are whole design cycles), i.e. the cache's rows."""
+    from bluffsim.tournament.pool import lineups_of
+
+    out = set()
+    for e in reference_pool(game):
+        lineups = lineups_of(e) or (tuple(range(len(e.seats))),)
+        out |= {identity_of(e.seats[i].label) for lineup in lineups for i in lineup}
+    return out
+
+
+def read_reference_cache(path: Path, agents: set[str] | None = None
+                         ) -> tuple[pd.DataFrame | None, str]:
+    """A cached reference-ratings table (rating ``agents``, when given), or (None, what is wrong
+    with the file)."""
     try:
         table = pd.read_csv(path, index_col="agent")
     except (ValueError, UnicodeDecodeError, pd.errors.ParserError) as e:
@@ -468,6 +485,10 @@ def read_reference_cache(path: Path) -> tuple[pd.DataFrame | None, str]:
     numeric = table[list(REFERENCE_COLUMNS)].apply(pd.to_numeric, errors="coerce")
     if numeric["rating"].isna().any() or "random" not in table.index:
         return None, "a rating that is not a number, or no 'random' anchor"
+    if agents is not None and set(table.index.astype(str)) != agents:
+        lost = sorted(agents - set(table.index.astype(str)))
+        return None, (f"no rating of {', '.join(lost)}" if lost else "agents the pool does not "
+                      "rate")
     return table, ""
 
 
@@ -534,7 +555,8 @@ def subject_ratings(tables: list[Table], played: dict[str, pd.DataFrame],
     return pd.DataFrame(rows)
 
 
-OPPONENT_COLUMNS = ["game", "opponent", "reference_rating", "pairs", "deals", "ahead",
+OPPONENT_COLUMNS = ["game", "opponent", "reference_rating", "games", "win_rate", "win_low",
+                    "win_high", "fair_share", "mean_placement", "pairs", "deals", "ahead",
                     "ahead_low", "ahead_high", "mean_placement_gap"]
 
 
@@ -551,24 +573,53 @@ def subject_pairs(games: pd.DataFrame) -> pd.DataFrame:
                          "seed": pairs["seed"].to_numpy()})
 
 
+def subject_games_with(games: pd.DataFrame) -> pd.DataFrame:
+    """One row per (game, opponent kind seated in it) of ``games``: the subject's outright win
+    (first place alone), its placement, the chance rate 1/P and the game's seed."""
+    from bluffsim.analysis.seats import win_kinds
+
+    kinds = win_kinds(games)
+    me = kinds[kinds["agent"] == SUBJECT][["game", "outright", "placement", "seed"]]
+    seats = games.groupby("game")["agent"].size()
+    them = games.loc[games["agent"] != SUBJECT, ["game"]].assign(
+        opponent=games.loc[games["agent"] != SUBJECT, "agent"].map(identity_of)).drop_duplicates()
+    out = them.merge(me, on="game")
+    return out.assign(fair=1.0 / out["game"].map(seats).to_numpy(float))
+
+
+def _deal_ids(g: pd.DataFrame) -> np.ndarray:
+    """Deal clusters of rows from several tables: (table, seed) pairs numbered 0, 1, …"""
+    return pd.factorize(pd.MultiIndex.from_arrays([g["table"], g["seed"]]))[0]
+
+
 def opponents_table(tables: list[Table], played: dict[str, pd.DataFrame],
                     reference: dict[str, pd.DataFrame]) -> pd.DataFrame:
-    """Per game and opponent kind over the whole battery: how often the subject placed ahead of
-    it (ties half; the pairs its rating is fitted on), with a 95% interval over deals."""
-    from bluffsim.analysis.stats import cluster_bootstrap_interval
+    """Per game and opponent kind over the whole battery: the subject's outright win rate and
+    mean placement in the games that opponent kind sat in (against the mean chance rate 1/P of
+    those games), and how often it placed ahead of that opponent (ties half; the pairs its
+    rating is fitted on), each with a 95% interval over deals."""
+    from bluffsim.analysis.stats import cluster_bootstrap_interval, deal_interval
 
     rows = []
     for game in dict.fromkeys(t.game for t in tables):
-        parts = [subject_pairs(played[t.key]).assign(table=i)
-                 for i, t in enumerate(tables) if t.game == game]
-        pairs = pd.concat(parts, ignore_index=True)
+        mine = [(i, t) for i, t in enumerate(tables) if t.game == game]
+        pairs = pd.concat([subject_pairs(played[t.key]).assign(table=i) for i, t in mine],
+                          ignore_index=True)
+        present = pd.concat([subject_games_with(played[t.key]).assign(table=i) for i, t in mine],
+                            ignore_index=True)
         ref = reference.get(game)
         for name, g in pairs.groupby("opponent", sort=True):
-            deal = pd.factorize(pd.MultiIndex.from_arrays([g["table"], g["seed"]]))[0]
+            deal = _deal_ids(g)
             lo, hi = cluster_bootstrap_interval(g["score"].to_numpy(), deal)
+            sat = present[present["opponent"] == name]
+            win_lo, win_hi = deal_interval(sat["outright"].to_numpy(), _deal_ids(sat))
             rating = float(ref.loc[name, "rating"]) if ref is not None and name in ref.index \
                 else float("nan")
             rows.append({"game": game, "opponent": name, "reference_rating": rating,
+                         "games": len(sat), "win_rate": float(sat["outright"].mean()),
+                         "win_low": win_lo, "win_high": win_hi,
+                         "fair_share": float(sat["fair"].mean()),
+                         "mean_placement": float(sat["placement"].mean()),
                          "pairs": len(g), "deals": int(deal.max() + 1),
                          "ahead": float(g["score"].mean()), "ahead_low": lo, "ahead_high": hi,
                          "mean_placement_gap": float(g["gap"].mean())})
@@ -578,24 +629,35 @@ def opponents_table(tables: list[Table], played: dict[str, pd.DataFrame],
 def opponents_markdown(versus: pd.DataFrame) -> str:
     """The per-opponent section of ``scorecard.md``."""
     lines = ["", "## Against each opponent", "",
-             "Over every table of the battery: how often the subject placed ahead of each "
-             "opponent kind (ties count half; these pairs are what its rating is fitted on), "
-             "95% interval over deals; the gap is the opponent's mean placement minus the "
-             "subject's (positive: the subject placed better).", "",
-             "| game | opponent | reference rating | pairs | ahead | 95% CI | placement gap |",
-             "|---|---|---:|---:|---:|---|---:|"]
+             "Over every table of the battery, per opponent kind: the subject's outright win rate "
+             "and mean placement in the games that opponent sat in (1/P: the mean chance rate of "
+             "those games), and how often the subject placed ahead of it (ties count half; these "
+             "pairs are what its rating is fitted on); 95% intervals over deals; the gap is the "
+             "opponent's mean placement minus the subject's (positive: the subject placed "
+             "better).", "",
+             "| game | opponent | reference rating | games | win rate | 95% CI | 1/P | mean place "
+             "| pairs | ahead | 95% CI | placement gap |",
+             "|---|---|---:|---:|---:|---|---:|---:|---:|---:|---|---:|"]
     for r in versus.itertuples():
         rating = "" if np.isnan(r.reference_rating) else f"{r.reference_rating:.0f}"
-        lines.append(f"| {r.game} | {r.opponent} | {rating} | {r.pairs:,} | {r.ahead:.3f} | "
+        lines.append(f"| {r.game} | {r.opponent} | {rating} | {r.games:,} | {r.win_rate:.3f} | "
+                     f"{r.win_low:.3f} – {r.win_high:.3f} | {r.fair_share:.3f} | "
+                     f"{r.mean_placement:.2f} | {r.pairs:,} | {r.ahead:.3f} | "
                      f"{r.ahead_low:.3f} – {r.ahead_high:.3f} | {r.mean_placement_gap:+.2f} |")
     return "\n".join(lines) + "\n"
+
+
+def games_per_table(card: pd.DataFrame, budget: str) -> int:
+    """The games each table of ``card`` played (``--table-games``; the budget's when empty)."""
+    tab = card[card["table"] != "overall"]
+    return int(tab["games"].max()) if len(tab) else BUDGETS[budget].games
 
 
 def markdown_card(subject: Subject, budget: str, card: pd.DataFrame, ratings: pd.DataFrame,
                   reference: dict[str, pd.DataFrame], seconds: float) -> str:
     """``scorecard.md``."""
     lines = [f"# Scorecard: `{subject.text}`", "",
-             f"budget `{budget}` ({BUDGETS[budget].games} games per table), config hash "
+             f"budget `{budget}` ({games_per_table(card, budget):,} games per table), config hash "
              f"`{subject.digest}`, bluffsim {bluffsim.__version__}, "
              f"{dt.date.today().isoformat()}, {seconds:.0f} s. Seating balanced, duplicate deals. "
              "Win rate = outright first place; *+shared* adds shared first places; 95% CIs over "
@@ -630,6 +692,7 @@ LEADERBOARD_KEY = ["agent", "hash", "budget", "scope"]
 LEADERBOARD_FRONT = ["agent", "hash", "date", "budget", "scope", "bluffsim"]
 FULL_SCOPE = "full"          # the scope of an evaluation of the whole battery
 LOCK_SUFFIX = ".lock"        # beside the CSV: held (flock) while the leaderboard is rewritten
+LEADERBOARD_REQUIRED = ["agent", "hash", "date", "budget"]   # what the printed table needs
 
 
 def scope_of(games: list[str] | None, players: list[int] | None, table_games: int | None,
@@ -674,15 +737,19 @@ def read_leaderboard(path: Path) -> pd.DataFrame:
         what = str(e).splitlines()[0][:80] if str(e) else type(e).__name__
         raise EvaluateError(f"leaderboard {str(path)!r} is not a readable CSV ({what}); "
                             f"{fix}") from None
-    missing = [c for c in ["agent", "hash", "budget"] if c not in table.columns]
+    missing = [c for c in LEADERBOARD_REQUIRED if c not in table.columns]
+    missing += [f"{c[:-len('_rating')]}_se" for c in table.columns if c.endswith("_rating")
+                and f"{c[:-len('_rating')]}_se" not in table.columns]
     if missing:
         raise EvaluateError(f"leaderboard {str(path)!r} has no {', '.join(missing)} column (not "
                             f"written by bluffsim evaluate); {fix}")
     for c in (c for c in table.columns if c.endswith("_rating") or c.endswith("_se")):
-        bad = table[c].notna() & pd.to_numeric(table[c], errors="coerce").isna()
+        number = pd.to_numeric(table[c], errors="coerce")
+        bad = table[c].notna() & ~np.isfinite(number.astype(float))
         if bad.any():
             raise EvaluateError(f"leaderboard {str(path)!r}: column {c!r} holds "
-                                f"{str(table.loc[bad, c].iloc[0])[:30]!r}, not a number; {fix}")
+                                f"{str(table.loc[bad, c].iloc[0])[:30]!r}, not a finite number; "
+                                f"{fix}")
     if "scope" not in table.columns:       # written before scopes: every row was the battery
         table.insert(min(4, len(table.columns)), "scope", FULL_SCOPE)
     table["scope"] = table["scope"].fillna(FULL_SCOPE).astype(str)
