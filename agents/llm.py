@@ -53,9 +53,11 @@ import asyncio
 import contextlib
 import email.utils
 import hashlib
+import importlib.util
 import json
 import os
 import sqlite3
+import sys
 import threading
 import time
 from collections.abc import Sequence
@@ -120,6 +122,17 @@ class _Retryable(Exception):
 
 # (base_url, model, api_key_env) this process has checked
 _PROBED: set[tuple[str, str, str]] = set()
+
+
+def remember_missing_sniffio() -> None:
+    """Record in ``sys.modules`` that ``sniffio`` is not installed, when it is not.
+
+    httpcore tries ``import sniffio`` twice per request to learn the async library; without the
+    package every try searches the import path again (a quarter of the client's CPU).  A ``None``
+    entry makes the same import fail at once, which is what httpcore expects (it then assumes
+    asyncio); nothing changes when sniffio is installed."""
+    if "sniffio" not in sys.modules and importlib.util.find_spec("sniffio") is None:
+        sys.modules["sniffio"] = None  # type: ignore[assignment]
 
 
 @register_agent()
@@ -269,8 +282,9 @@ class LLMAgent(TextAgent):
         return out
 
     def _ask(self, conversations: list[Messages], hashes: list[str]) -> dict[str, tuple[str, dict]]:
-        """Send every conversation (async, ``concurrency`` at once); each answer is stored as it
-        arrives and the stored one (the first for its key, in any process) is returned."""
+        """Send every conversation (async, ``concurrency`` at once); the answers are stored in one
+        transaction when all have come (those that came, when a call fails) and the stored one
+        (the first for its key, in any process) is returned."""
         loop = self._event_loop()
         future = asyncio.run_coroutine_threadsafe(self._ask_all(conversations, hashes), loop)
         return dict(future.result())
@@ -290,6 +304,7 @@ class LLMAgent(TextAgent):
         import httpx
 
         if self._slots is None:
+            remember_missing_sniffio()
             n, per = self.config["concurrency"], CLIENT_CONNECTIONS
             clients = [httpx.AsyncClient(timeout=httpx.Timeout(self.config["timeout"]),
                                          limits=httpx.Limits(max_connections=per,
@@ -300,18 +315,26 @@ class LLMAgent(TextAgent):
                 self._slots.put_nowait(clients[slot // per])
             self._clients = clients
 
-        async def one(messages: Messages, h: str) -> tuple[str, tuple[str, dict]]:
+        async def one(messages: Messages) -> tuple[str, dict]:
             client = await self._slots.get()
             try:
-                answer, meta = await self._call(client, messages)
+                return await self._call(client, messages)
             finally:
                 self._slots.put_nowait(client)
-            stored, kept = self.cache.put(h, answer, meta)
-            if stored != answer:     # another process stored an answer first: play that one
-                meta = {**meta, **kept, "cached": True}
-            return h, (stored, meta)
 
-        return await asyncio.gather(*(one(m, h) for m, h in zip(conversations, hashes, strict=True)))
+        got = await asyncio.gather(*(one(m) for m in conversations), return_exceptions=True)
+        answered = {h: r for h, r in zip(hashes, got, strict=True) if not isinstance(r, BaseException)}
+        stored = self.cache.put_many(answered)    # what failed is kept out; what came is stored
+        for r in got:
+            if isinstance(r, BaseException):
+                raise r
+        out = []
+        for h, (answer, meta) in answered.items():
+            kept_answer, kept = stored[h]
+            if kept_answer != answer:   # another process stored an answer first: play that one
+                meta = {**meta, **kept, "cached": True}
+            out.append((h, (kept_answer, meta)))
+        return out
 
     async def _call(self, client: Any, messages: Messages) -> tuple[str, dict]:
         """One chat completion with retries (module docstring); (answer, meta)."""
@@ -446,26 +469,40 @@ class ResponseCache:
             con = self._connection()
             if con is None or not keys:
                 return out
-            unique = list(dict.fromkeys(keys))
-            for i in range(0, len(unique), 500):
-                part = unique[i:i + 500]
-                rows = con.execute(f"SELECT key, answer, meta FROM answers WHERE key IN "
-                                   f"({','.join('?' * len(part))})", part).fetchall()
-                out.update({k: (a, json.loads(m)) for k, a, m in rows})
-        return out
+            return self.get_many_locked(con, keys)
 
     def put(self, key: str, answer: str, meta: dict) -> tuple[str, dict]:
         """Store an answer unless one is stored for ``key``; returns the stored (answer, the
         kept meta: tokens and finish reason)."""
-        kept = {k: meta[k] for k in ("tokens_in", "tokens_out", "finish_reason") if k in meta}
+        return self.put_many({key: (answer, meta)})[key]
+
+    def put_many(self, answers: dict[str, tuple[str, dict]]) -> dict[str, tuple[str, dict]]:
+        """Store every answer whose key has none yet, in one transaction; returns the stored
+        (answer, kept meta: tokens and finish reason) of every key."""
+        kept = {key: (a, {k: m[k] for k in ("tokens_in", "tokens_out", "finish_reason") if k in m})
+                for key, (a, m) in answers.items()}
         with self._lock:
             con = self._connection()
-            if con is None:
-                return answer, kept
-            con.execute("INSERT OR IGNORE INTO answers VALUES (?, ?, ?)",
-                        (key, answer, json.dumps(kept)))
-            a, m = con.execute("SELECT answer, meta FROM answers WHERE key = ?", (key,)).fetchone()
-        return a, json.loads(m)
+            if con is None or not kept:
+                return kept
+            with con:   # one transaction (the connection is in autocommit mode otherwise)
+                con.execute("BEGIN IMMEDIATE")
+                con.executemany("INSERT OR IGNORE INTO answers VALUES (?, ?, ?)",
+                                [(key, a, json.dumps(m)) for key, (a, m) in kept.items()])
+            found = self.get_many_locked(con, list(kept))
+        return found
+
+    @staticmethod
+    def get_many_locked(con: sqlite3.Connection, keys: Sequence[str]) -> dict[str, tuple[str, dict]]:
+        """The stored (answer, meta) of every key found (the caller holds the lock)."""
+        out: dict[str, tuple[str, dict]] = {}
+        unique = list(dict.fromkeys(keys))
+        for i in range(0, len(unique), 500):
+            part = unique[i:i + 500]
+            rows = con.execute(f"SELECT key, answer, meta FROM answers WHERE key IN "
+                               f"({','.join('?' * len(part))})", part).fetchall()
+            out.update({k: (a, json.loads(m)) for k, a, m in rows})
+        return out
 
 
 # ---------------------------------------------------------------------- the call budget
