@@ -728,7 +728,7 @@ def read_leaderboard(path: Path) -> pd.DataFrame:
     ``EvaluateError`` naming it and what is wrong (the file is left as it is)."""
     if not path.is_file():
         return pd.DataFrame()
-    fix = "move it aside or give --leaderboard another path"
+    fix = "it is left as it is: repair it, move it aside or name another file"
     try:
         table = pd.read_csv(path, dtype={"hash": str})
     except pd.errors.EmptyDataError:
