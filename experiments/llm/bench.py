@@ -8,7 +8,8 @@ every decision is a real HTTP call.  With 64 in flight and 50 ms per answer the 
 time (``manifest.json`` ``play_seconds``: games, HTTP and parsing; not the interpreter's start
 or the report), median and spread (min–max) over ``--repeats`` runs, and the mean number of
 requests in flight at the server when each arrived (how many games waited at the llm seat at
-once, capped by ``--concurrency``: the runner's batch bounds it).
+once, capped by ``--concurrency``: the runner's batch bounds it), and the CPU seconds of the
+``bluffsim run`` process (start and report included) and of the server (this process).
 
     python experiments/llm/bench.py                # veru, 3 players: llm, counting, random
     python experiments/llm/bench.py --game qdv --repeats 1
@@ -19,10 +20,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import pandas as pd
@@ -70,15 +73,19 @@ def one_run(args: argparse.Namespace, work: Path, i: int) -> dict:
                        encoding="utf-8")
         out = work / f"out{i}"
         env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+        child0, own0 = resource.getrusage(resource.RUSAGE_CHILDREN), time.process_time()
         subprocess.run([sys.executable, "-m", "bluffsim.cli", "run", str(cfg), "--out", str(out)],
                        check=True, env=env, cwd=work, stdout=subprocess.DEVNULL)
+        child1, server_cpu = resource.getrusage(resource.RUSAGE_CHILDREN), time.process_time() - own0
         requests = server.chat_calls
         in_flight = statistics.mean(server.in_flight_seen)
     calls = pd.read_parquet(out / "llm_calls.parquet")
     play = json.loads((out / "manifest.json").read_text())["timing"]["play_seconds"]
     decisions = int((calls["attempt"] == 0).sum())
+    run_cpu = child1.ru_utime + child1.ru_stime - child0.ru_utime - child0.ru_stime
     return {"decisions": decisions, "requests": requests, "play_seconds": play,
-            "decisions_per_second": decisions / play, "in_flight": in_flight}
+            "decisions_per_second": decisions / play, "in_flight": in_flight,
+            "run_cpu": run_cpu, "server_cpu": server_cpu}
 
 
 def main() -> None:
@@ -98,7 +105,8 @@ def main() -> None:
     for r in runs:
         print(f"  {r['decisions']:,} llm decisions ({r['requests']:,} requests) in "
               f"{r['play_seconds']:.2f} s of play: {r['decisions_per_second']:,.0f} decisions/s; "
-              f"{r['in_flight']:.1f} requests in flight on average")
+              f"{r['in_flight']:.1f} requests in flight on average; CPU: run {r['run_cpu']:.1f} s "
+              f"(whole process), server {r['server_cpu']:.1f} s")
     ideal = args.concurrency * args.workers / args.delay if args.delay else float("inf")
     print(f"{args.game}, batch {args.batch}, concurrency {args.concurrency}, workers "
           f"{args.workers}, server delay "
