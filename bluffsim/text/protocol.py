@@ -69,6 +69,9 @@ def game_text(spec: Any, rules: Any) -> GameText:
     return module.TEXT(spec, rules)
 
 
+CONTEXT_INDEXES = 4096   # position phrase indexes a protocol remembers (then it starts again)
+
+
 class TextProtocol:
     """Rules, view, notation and parser of one game's rules (module docstring)."""
 
@@ -92,6 +95,8 @@ class TextProtocol:
             for p in ps:
                 self.index.add(self.lexicon.phrase(p), a)
         self._rules_prompt: str | None = None
+        # the phrase index of each set of position phrases met (positions repeat)
+        self._context_indexes: dict[tuple[Any, ...], PhraseIndex] = {}
 
     # ------------------------------------------------------------------ prompts
     def rules_prompt(self) -> str:
@@ -169,14 +174,23 @@ class TextProtocol:
         """Matches of the phrases that need the position (none when ``obs`` is None) and of
         ``reasons(obs)``'s (phrase, reason) pairs, whose matches carry action ``-1 - k`` for
         the reason ``impossible[k]`` (appended here)."""
-        index = PhraseIndex()
+        pairs: list[tuple[str, int]] = []
         if obs is not None:
             for a in range(self.num_actions):
-                for p in self.text.context_phrases(a, obs):
-                    index.add(self.lexicon.phrase(p), a)
-        for p, why in reasons(obs):
-            index.add(self.lexicon.phrase(p), -1 - len(impossible))
-            impossible.append(why)
+                pairs += [(p, a) for p in self.text.context_phrases(a, obs)]
+        reasoned = list(reasons(obs))
+        key = (tuple(pairs), tuple(p for p, _ in reasoned), len(impossible))
+        index = self._context_indexes.get(key)
+        if index is None:
+            index = PhraseIndex()
+            for p, a in pairs:
+                index.add(self.lexicon.phrase(p), a)
+            for k, (p, _) in enumerate(reasoned):
+                index.add(self.lexicon.phrase(p), -1 - len(impossible) - k)
+            if len(self._context_indexes) >= CONTEXT_INDEXES:
+                self._context_indexes.clear()
+            self._context_indexes[key] = index
+        impossible += [why for _, why in reasoned]
         return index.matches(tokens)
 
     def _choose(self, found: list[Match], tokens: list[Token], legal: np.ndarray,

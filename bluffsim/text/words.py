@@ -85,6 +85,9 @@ class Token:
     skippable: bool
 
 
+PHRASE_CACHE = 100_000   # phrases a Lexicon remembers (then it starts again)
+
+
 class Lexicon:
     """Reads words as canonical tokens: the canonical vocabulary and its plurals, a game's
     synonyms (exact words, or stems ending in ``*`` for inflected languages), number words."""
@@ -92,6 +95,7 @@ class Lexicon:
     def __init__(self, vocabulary: Iterable[str], synonyms: Mapping[str, str | Iterable[str]],
                  languages: Iterable[str] = ("en",), fillers: Iterable[str] = ()):
         self.skippable = SKIPPABLE | {fold(w) for w in fillers}
+        self._phrases: dict[str, Phrase] = {}
         self.exact: dict[str, set[str]] = {}
         self.stems: list[tuple[str, set[str]]] = []
         self.numbers: dict[str, int] = {}
@@ -172,7 +176,17 @@ class Lexicon:
         return None
 
     def phrase(self, text: str) -> Phrase:
-        """A canonical phrase from text written in canonical words (each word's own token)."""
+        """A canonical phrase from text written in canonical words (each word's own token);
+        remembered per text (positions repeat the same phrases)."""
+        cache = self._phrases
+        found = cache.get(text)
+        if found is None:
+            if len(cache) >= PHRASE_CACHE:
+                cache.clear()
+            found = cache[text] = self._phrase(text)
+        return found
+
+    def _phrase(self, text: str) -> Phrase:
         out = []
         for w in words(text):
             vals = self.values(w)
