@@ -68,7 +68,7 @@ def test_abr_ordering_agrees_with_cfr_nash_conv_on_qdv_small(tmp_path) -> None:
 
 
 @pytest.mark.parametrize(("argv", "needle"), [
-    (["--agent", "nosuch", "--game", "qdv"], "unknown agent 'nosuch'"),
+    (["--agent", "nosuch", "--game", "qdv"], "'nosuch' is not a known agent"),
     (["--agent", "random"], "--agent needs --game"),
     (["--agent", "random", "--game", "qdv", "--budget", "huge"], "--budget 'huge'"),
     (["--agent", "random", "--game", "qdv", "--budget", "0"], "--budget '0'"),

@@ -11,9 +11,25 @@ import agents
 import bluffsim
 from bluffsim.rng import AgentRNG
 from tests.games import random_actions
+from tests.llm_server import MODEL, LLMServer
 
 # `learned` needs a weights file per (game, players): its contract tests are in tests/test_learn.py
 PAIRS = [(name, gid) for name, gid, _ in agents.describe() if name != "learned"]
+
+
+@pytest.fixture(scope="module")
+def llm_url():
+    """`llm` plays these contract tests against the scripted OpenAI-compatible test server
+    (a real HTTP server on 127.0.0.1; tests/llm_server.py)."""
+    with LLMServer() as server:
+        yield server.url
+
+
+def make_agent(name, game, llm_url):
+    """The agent with the parameters it needs to be built (the server's address for `llm`)."""
+    if name == "llm":
+        return agents.make(name, game, model=MODEL, base_url=llm_url, cache="none")
+    return agents.make(name, game)
 
 
 def states_after(game, seeds, steps):
@@ -29,11 +45,11 @@ def states_after(game, seeds, steps):
 
 @pytest.mark.parametrize("name, game_id", PAIRS)
 @given(players=st.integers(2, 6), seed=st.integers(0, 2**32), steps=st.integers(0, 80))
-def test_agent_returns_only_legal_actions(name, game_id, players, seed, steps):
+def test_agent_returns_only_legal_actions(name, game_id, players, seed, steps, llm_url):
     lo, hi, _ = bluffsim.spec(game_id).players  # the game's declared table sizes
     players = min(max(players, lo), hi)
     game = bluffsim.make(game_id, players)
-    agent = agents.make(name, game)
+    agent = make_agent(name, game, llm_url)
     st_ = states_after(game, np.arange(seed, seed + 64), steps)
     live = np.flatnonzero(~st_.done)
     obs = {k: v[live] for k, v in game.observe(st_).items()}
@@ -44,9 +60,9 @@ def test_agent_returns_only_legal_actions(name, game_id, players, seed, steps):
 
 
 @pytest.mark.parametrize("name, game_id", PAIRS)
-def test_same_seed_same_actions_alone_or_in_a_batch(name, game_id):
+def test_same_seed_same_actions_alone_or_in_a_batch(name, game_id, llm_url):
     game = bluffsim.make(game_id, 4)
-    agent = agents.make(name, game)
+    agent = make_agent(name, game, llm_url)
     st_ = states_after(game, np.arange(100), 30)
     obs = game.observe(st_)
     rng = AgentRNG(st_.seed, st_.current_player, st_.num_decisions)
