@@ -41,7 +41,7 @@ against p (``analysis.plots.calibration``).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -169,18 +169,19 @@ class Recorder:
         self.open: dict[int, int] = {}   # game -> row in ``claims`` of its last claim
 
     def step(self, game: int, s: Any, action: int, agents: Sequence[str],
-             obs: Mapping[str, np.ndarray] | None = None, doubt_legal: bool | None = None) -> None:
+             obs: Callable[[], Mapping[str, np.ndarray]] | None = None,
+             doubt_legal: bool | None = None) -> None:
         """Record the current player's ``action`` in state ``s`` of game ``game`` (``agents``: the
-        label per seat), then apply it to ``s``.  ``obs`` (the player's observation row) and
+        label per seat), then apply it to ``s``.  ``obs`` (gives the player's observation row) and
         ``doubt_legal`` default to the reference engine's."""
         seat = s.current_player
-        stand = self.claim_rules.standing(self.ref, s, seat)
         kind = self.responses.get(action)
-        if stand is not None and kind is not None:
+        if kind is not None:
             if doubt_legal is None:
                 doubt_legal = bool(set(self.doubts) & set(self.ref.legal_actions(s)))
-            if doubt_legal:
-                row = self.ref.observe(s, seat) if obs is None else obs
+            stand = self.claim_rules.standing(self.ref, s, seat) if doubt_legal else None
+            if stand is not None:
+                row = self.ref.observe(s, seat) if obs is None else obs()
                 self.decision(game, seat, stand, kind, row, agents)
         self.ref.apply(s, action)
         true = self.claim_rules.claim_made(self.ref, s, seat, action)
@@ -281,7 +282,7 @@ class _Replay:
             raise ReplayError(f"the reference and fast engines disagree in the replay of game "
                               f"{int(self.ids[i])}")
         self.recorder.step(int(self.ids[i]), s, action, self.seats[i],
-                           obs={k: v[i] for k, v in obs.items()},
+                           obs=lambda: {k: v[i] for k, v in obs.items()},
                            doubt_legal=bool(self.st.legal_action_mask[i, self.doubts].any()))
 
     def check(self, placements: np.ndarray) -> None:
