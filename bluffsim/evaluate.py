@@ -954,6 +954,10 @@ def run(p: Plan, log: Callable[[str], None] = print) -> dict[str, Any]:
         markdown_card(p.subject, p.budget, card, ratings, reference, seconds)
         + opponents_markdown(versus), encoding="utf-8")
     _plots(p, card, ratings)
+    behaviour_md = write_behaviour(p, played)
+    if behaviour_md:
+        with open(p.out / "scorecard.md", "a", encoding="utf-8") as f:
+            f.write(behaviour_md)
     row = leaderboard_row(p.subject, p.budget, p.scope, ratings,
                           {g: reference_hash(g) for g in reference}, p.out)
     board = update_leaderboard(p.leaderboard, row, p.append)
@@ -971,6 +975,74 @@ def _log_llm_estimate(exps: list[Any], log: Callable[[str], None]) -> None:
     log(f"llm: about {total:,.0f} calls expected over {len(exps)} tables (llm decisions per game "
         "measured on each table's first games with random moves in the llm seat; rethinks add "
         "more, cached answers cost none)")
+
+
+BEHAVIOUR_SAMPLE = 60     # games replayed per table for the behaviour metrics (analysis.behaviour)
+
+
+def battery_behaviour(p: Plan, played: dict[str, pd.DataFrame]
+                      ) -> dict[str, tuple[pd.DataFrame, pd.DataFrame, pd.Series]]:
+    """Per game: the replayed decisions and claims of the first ``BEHAVIOUR_SAMPLE`` games of
+    every table (agent labels merged by identity) and the games per identity."""
+    from bluffsim.analysis import behaviour as B
+
+    out: dict[str, tuple[pd.DataFrame, pd.DataFrame, pd.Series]] = {}
+    for game in dict.fromkeys(t.game for t in p.tables):
+        decs, claims, counts = [], [], []
+        for t in (t for t in p.tables if t.game == game):
+            exp = table_experiment(t, p.games)
+            try:
+                beh = B.measure(B.Setup.of(exp), played[t.key], BEHAVIOUR_SAMPLE)
+            except B.ReplayError:
+                continue
+            sample = B.sample_games(played[t.key], BEHAVIOUR_SAMPLE)
+            counts.append(sample.assign(agent=sample["agent"].map(identity_of))
+                          .groupby("agent")["game"].nunique())
+            for frame, into in ((beh.decisions, decs), (beh.claims, claims)):
+                if not frame.empty:
+                    into.append(frame.assign(agent=frame["agent"].map(identity_of), table=t.key))
+        if counts:
+            out[game] = (pd.concat(decs, ignore_index=True) if decs else pd.DataFrame(),
+                         pd.concat(claims, ignore_index=True) if claims else pd.DataFrame(),
+                         pd.concat(counts).groupby(level=0).sum())
+    return out
+
+
+def write_behaviour(p: Plan, played: dict[str, pd.DataFrame]) -> str:
+    """``behaviour.csv`` (per game and agent identity over the battery's replayed games) and
+    ``plots/calibration_<game>.png``; returns the scorecard's section on the subject."""
+    import matplotlib.pyplot as plt
+
+    from bluffsim.analysis import behaviour as B
+    from bluffsim.analysis import plots
+
+    rows, lines = [], []
+    for game, (decs, claims, counts) in battery_behaviour(p, played).items():
+        table = B.behaviour_table(decs, claims, counts, B.omission_note(game))
+        rows.append(table.reset_index().assign(game=game))
+        names = {a: a for a in counts.index}
+        cal = B.calibration_table(decs, names) if not decs.empty else pd.DataFrame()
+        if len(cal):
+            fig = plots.calibration(cal, f"{p.subject.text} ({p.budget}), {game}")
+            fig.savefig(p.out / "plots" / f"calibration_{game}.png", dpi=110)
+            plt.close(fig)
+        if SUBJECT in table.index:
+            r = table.loc[SUBJECT]
+            lines.append(f"| {game} | {int(r['games'])} | {r['bluff_rate']:.3f} | "
+                         f"{r['bluff_success']:.3f} | {r['call_rate']:.3f} | "
+                         f"{r['call_accuracy']:.3f} | {r['brier']:.3f} |")
+    if not rows:
+        return ""
+    pd.concat(rows, ignore_index=True).to_csv(p.out / "behaviour.csv", index=False)
+    return (f"\n## How it bluffs and calls\n\nThe first {BEHAVIOUR_SAMPLE} games of every table "
+            "replayed "
+            "(`behaviour.csv`, `plots/calibration_<game>.png`; definitions in docs/behaviour.md): "
+            "bluff rate (claims false when made), bluff success (false claims not caught), call "
+            "rate and accuracy, and the Brier score of its calls against the exact odds of the "
+            "claim given what it could know.\n\n"
+            "| game | games | bluff rate | bluff success | call rate | call accuracy | Brier |\n"
+            "|---|---:|---:|---:|---:|---:|---:|\n") + \
+        "\n".join(lines).replace("nan", "–") + "\n"
 
 
 def _plots(p: Plan, card: pd.DataFrame, ratings: pd.DataFrame) -> None:

@@ -202,3 +202,15 @@ def test_an_empty_restriction_names_the_flags_not_python_values(tmp_path):
         evaluate.plan(SKEPTIC, games=["veru"])
     text = str(e.value)
     assert "--game veru" in text and "None" not in text and "[" not in text.split(";")[0]
+
+
+def test_the_evaluation_measures_how_the_agent_bluffs_and_calls(two_runs):
+    tmp, _ = two_runs
+    beh = pd.read_csv(tmp / "wide" / "behaviour.csv")
+    mine = beh[(beh["agent"] == "subject") & (beh["game"] == "qdv")]
+    assert len(mine) == 1 and int(mine["games"].iloc[0]) > 0
+    assert 0 <= float(mine["call_rate"].iloc[0]) <= 1 and np.isfinite(mine["brier"]).all()
+    assert {"counting", "heuristic", "random"} <= set(beh["agent"])
+    assert (tmp / "wide" / "plots" / "calibration_qdv.png").is_file()
+    md = (tmp / "wide" / "scorecard.md").read_text()
+    assert "## How it bluffs and calls" in md and "| qdv | " in md.split("## How it bluffs")[1]
