@@ -53,7 +53,10 @@ rate and mean placement in the games that opponent sat in (beside those games' m
 its pairwise results against it: the rate of placing ahead of it (ties half; what the rating
 is made of), each with its interval over deals, beside the opponent's reference rating.  A
 reference cache that does not parse or does not rate every agent its pool seats is moved
-aside (``.corrupt``) with a one-line note and the pool is played again.
+aside (``.corrupt``) with a one-line note and the pool is played again.  ``behaviour.csv`` and
+``plots/calibration_<game>.png`` (and a scorecard section) measure how every agent of the
+battery bluffs and calls against the exact odds, on the first ``BEHAVIOUR_SAMPLE`` games of
+each table replayed (``analysis.behaviour``).
 The games replaying one deal are correlated, so a win rate's 95% CI is taken over deals:
 the envelope of a deal-cluster bootstrap (``analysis.stats.cluster_bootstrap_interval``,
 2,000 resamples of whole deals, fixed seed) and the Wilson interval over games (which keeps
