@@ -76,7 +76,6 @@ import hashlib
 import inspect
 import itertools
 import json
-import multiprocessing as mp
 import os
 import re
 import time
@@ -367,23 +366,14 @@ def _play_many(exps: list[Any], workers: int, done: Callable[[int, pd.DataFrame]
     Pool workers ignore SIGINT (the executors' initializer), so Ctrl-C stops the parent
     alone, which terminates the pool: one "interrupted" line instead of a traceback per
     worker."""
-    from bluffsim.tournament.executors import ignore_interrupts, pool_start_method
+    from bluffsim.tournament.executors import imap_in_pool
 
     if workers <= 1 or len(exps) <= 1:
         for i, e in enumerate(exps):
             done(i, _play(e))
         return
-    ctx = mp.get_context(pool_start_method())
-    pool = ctx.Pool(min(workers, len(exps)), initializer=ignore_interrupts)
-    try:
-        for i, games in pool.imap_unordered(_play_indexed, list(enumerate(exps))):
-            done(i, games)
-        pool.close()
-    except BaseException:
-        pool.terminate()
-        raise
-    finally:
-        pool.join()
+    for i, games in imap_in_pool(_play_indexed, list(enumerate(exps)), min(workers, len(exps))):
+        done(i, games)
 
 
 # ---------------------------------------------------------------- reference ratings

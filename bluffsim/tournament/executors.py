@@ -17,7 +17,7 @@ import logging
 import multiprocessing as mp
 import signal
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pandas as pd
@@ -72,20 +72,29 @@ def ignore_interrupts() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _run_pool(exp: Experiment, shards: list[int]) -> Iterator[ShardResult]:
-    import multiprocessing_logging
-
-    multiprocessing_logging.install_mp_handler()
+def imap_in_pool(fn: Callable[[Any], Any], items: list[Any], processes: int) -> Iterator[Any]:
+    """``fn(item)`` for every item in a process pool, yielded as they finish: the start method
+    that is safe here (``pool_start_method``), workers that ignore Ctrl-C, and the pool
+    terminated if the caller stops early or is interrupted."""
     ctx = mp.get_context(pool_start_method())
-    pool = ctx.Pool(min(exp.workers, len(shards)), initializer=ignore_interrupts)
+    pool = ctx.Pool(processes, initializer=ignore_interrupts)
     try:
-        yield from pool.imap_unordered(_task, [(exp, s) for s in shards])
+        yield from pool.imap_unordered(fn, items)
         pool.close()
     except BaseException:
         pool.terminate()
         raise
     finally:
         pool.join()
+
+
+def _run_pool(exp: Experiment, shards: list[int]) -> Iterator[ShardResult]:
+    import multiprocessing_logging
+
+    multiprocessing_logging.install_mp_handler()
+    try:
+        yield from imap_in_pool(_task, [(exp, s) for s in shards], min(exp.workers, len(shards)))
+    finally:
         multiprocessing_logging.uninstall_mp_handler()
 
 
