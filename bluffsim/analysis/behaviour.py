@@ -458,7 +458,7 @@ def write_behaviour(out: Path, plots_too: bool = True, sample: int = BEHAVIOUR_G
         from bluffsim.analysis import plots
 
         (out / "plots").mkdir(exist_ok=True)
-        fig = plots.calibration(beh.calibration, _title(setup, beh), order)
+        fig = plots.calibration(beh.calibration, _title(setup, beh), order, REFERENCES)
         fig.savefig(out / "plots" / "calibration.png", dpi=110)
         plt.close(fig)
     return beh
