@@ -155,6 +155,8 @@ class LLMAgent(TextAgent):
         self.base_url = c["base_url"].rstrip("/")
         self._check_setup()
         self.cache = ResponseCache.at(c["cache"])
+        # without a cache a replay (analysis.behaviour) would ask the model again
+        self.replayable = self.cache.path is not None
         self.budget = CallBudget(c["max_calls"], None, self.config_digest())
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None

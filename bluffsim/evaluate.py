@@ -1031,8 +1031,9 @@ def write_behaviour(p: Plan, played: dict[str, pd.DataFrame]) -> str:
             "replayed "
             "(`behaviour.csv`, `plots/calibration_<game>.png`; definitions in docs/behaviour.md): "
             "bluff rate (claims false when made), bluff success (false claims not caught), call "
-            "rate and accuracy, and the Brier score of its calls against the exact odds of the "
-            "claim given what it could know.\n\n"
+            "rate and accuracy, and the Brier score of its doubt-or-not choices against the "
+            "truth (calibration.csv and the plot set them against the exact odds of the claim "
+            "given what it could know).\n\n"
             "| game | games | bluff rate | bluff success | call rate | call accuracy | Brier |\n"
             "|---|---:|---:|---:|---:|---:|---:|\n") + \
         "\n".join(lines).replace("nan", "–") + "\n"
