@@ -52,6 +52,7 @@ LAYERS: tuple[dict[str, tuple[str, ...]], ...] = (
                    "bluffsim.games.encoding", "bluffsim.games.obsspec", "bluffsim.games.obscompile",
                    "bluffsim.games.records",
                    "bluffsim.games.refbase", "bluffsim.games.seating", "bluffsim.games.display",
+                   "bluffsim.games.claims",
                    "bluffsim.games.drivers", "bluffsim.text.base", "bluffsim.text.words")},
     {"games": ("bluffsim.games.*",)},
     {"registry": ("bluffsim",)},

@@ -40,7 +40,7 @@ from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 
-DOUBT, AFFIRM, EXACT, PASS = "doubt", "affirm", "exact", "pass"
+from bluffsim.games.claims import AFFIRM, DOUBT, EXACT, PASS
 
 __all__ = ["AFFIRM", "CLAIMS", "DOUBT", "EXACT", "PASS", "ClaimRules", "Odds", "Standing",
            "claims_for", "register_claims"]

@@ -21,23 +21,9 @@ from typing import Any
 
 import numpy as np
 
+from bluffsim.games.claims import DOUBT, EXACT, PASS, ints, ratio
 from bluffsim.games.qdv import rules as R
 from bluffsim.games.qdv.reference import ReferenceGame
-
-# answer kinds of ``responses`` (the contract: ``bluffsim.analysis.odds``)
-DOUBT = "doubt"
-EXACT = "exact"
-PASS = "pass"
-
-
-def ints(a: Any) -> np.ndarray:
-    """``a`` as int64 (observation rows are int8: sums must not wrap)."""
-    return np.asarray(a, dtype=np.int64)
-
-
-def ratio(num: int, den: int) -> Fraction:
-    """num / den as an exact fraction (0 for an empty denominator)."""
-    return Fraction(num, den) if den else Fraction(0)
 
 
 class Claims:

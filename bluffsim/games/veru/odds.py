@@ -18,22 +18,8 @@ from typing import Any
 
 import numpy as np
 
+from bluffsim.games.claims import AFFIRM, DOUBT, PASS, ints, ratio
 from bluffsim.games.veru import rules as R
-
-# answer kinds of ``responses`` (the contract: ``bluffsim.analysis.odds``)
-AFFIRM = "affirm"
-DOUBT = "doubt"
-PASS = "pass"
-
-
-def ints(a: Any) -> np.ndarray:
-    """``a`` as int64 (observation rows are int8: sums must not wrap)."""
-    return np.asarray(a, dtype=np.int64)
-
-
-def ratio(num: int, den: int) -> Fraction:
-    """num / den as an exact fraction (0 for an empty denominator)."""
-    return Fraction(num, den) if den else Fraction(0)
 
 
 class Claims:
