@@ -1055,6 +1055,9 @@ def _plots(p: Plan, card: pd.DataFrame, ratings: pd.DataFrame) -> None:
 
 def print_leaderboard(path: Path) -> str:
     """The leaderboard's markdown (``bluffsim leaderboard``)."""
+    if path.is_dir():
+        raise EvaluateError(f"--path {str(path)!r} is a directory; give the leaderboard CSV, e.g. "
+                            "results/leaderboard.csv")
     if not path.is_file():
         raise EvaluateError(f"no leaderboard at {str(path)!r}; `bluffsim evaluate AGENT` writes "
                             "one (or give --path)")

@@ -214,3 +214,9 @@ def test_the_evaluation_measures_how_the_agent_bluffs_and_calls(two_runs):
     assert (tmp / "wide" / "plots" / "calibration_qdv.png").is_file()
     md = (tmp / "wide" / "scorecard.md").read_text()
     assert "## How it bluffs and calls" in md and "| qdv | " in md.split("## How it bluffs")[1]
+
+
+def test_leaderboard_on_a_directory_says_it_is_a_directory(tmp_path, capsys):
+    assert main(["leaderboard", "--path", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "is a directory; give the leaderboard CSV" in err and len(err.splitlines()) == 1
