@@ -4,7 +4,7 @@ One protocol reaches vLLM, llama.cpp's server, Ollama and the hosted APIs: ``POS
 {base_url}/chat/completions`` with the protocol's messages (``agents.text``), the answer read
 back by the tolerant parser, re-prompted with the reason up to ``rethinks`` times, then
 ``on_failure``.  ``base_url`` is the OpenAI-style prefix that ends in ``/v1`` (e.g.
-``http://127.0.0.1:8000/v1``); the client is ``httpx`` (the ``llm`` extra).
+``http://127.0.0.1:8000/v1``); the client is ``aiohttp`` (the ``llm`` extra).
 
 **When the agent is built** (a config load, ``bluffsim evaluate``, each shard): ``model`` must be
 given, ``base_url`` must be an http(s) URL, the variable named by ``api_key_env`` must be set,
@@ -17,10 +17,9 @@ agent's config, the cache, the records or an error message (a server's error tex
 of it).
 
 **Calls.** ``answer_many`` sends up to ``concurrency`` requests at once (asyncio on one
-event-loop thread per agent, so it also works under Jupyter's running loop; the slots are
-spread over clients of ``CLIENT_CONNECTIONS`` connections each: ``httpcore`` connection pools,
-httpx's own transport, or an ``httpx.AsyncClient`` when an environment proxy applies to
-``base_url``).  A transport error,
+event-loop thread per agent, so it also works under Jupyter's running loop) through one
+``aiohttp`` session of ``concurrency`` keep-alive connections, through the environment's
+``HTTP_PROXY`` / ``HTTPS_PROXY`` / ``ALL_PROXY`` unless ``NO_PROXY`` matches the host.  A transport error,
 a timeout, HTTP 429, a 5xx or an unreadable body (truncated JSON) is retried up to ``retries``
 times after ``BACKOFF * 2**k`` seconds (at most ``BACKOFF_CAP``), or after the server's
 ``Retry-After`` when it sends one (at most ``RETRY_AFTER_CAP``); other 4xx are not retried.  A
@@ -59,9 +58,9 @@ import importlib.util
 import json
 import os
 import sqlite3
-import sys
 import threading
 import time
+import urllib.error
 import urllib.parse
 import urllib.request
 from collections.abc import Sequence
@@ -76,9 +75,6 @@ BACKOFF = 0.5            # seconds before the first retry; doubled each time
 BACKOFF_CAP = 30.0       # the longest wait between retries without a Retry-After
 RETRY_AFTER_CAP = 120.0  # the longest Retry-After honoured
 PROBE_TIMEOUT = 10.0     # seconds for the build-time GET /models
-# connections per client (pool): one pool holding many connections slows down sharply (at 64
-# in flight about 150 requests/s against 850 with clients of 4), so the slots are spread
-CLIENT_CONNECTIONS = 4
 DEFAULT_CACHE = "results/llm_cache.sqlite"
 NO_CACHE = "none"
 BUDGET_FILE = ".llm_budget.sqlite"   # the run's call counter (created by the runner)
@@ -128,17 +124,6 @@ class _Retryable(Exception):
 _PROBED: set[tuple[str, str, str]] = set()
 
 
-def remember_missing_sniffio() -> None:
-    """Record in ``sys.modules`` that ``sniffio`` is not installed, when it is not.
-
-    httpcore tries ``import sniffio`` twice per request to learn the async library; without the
-    package every try searches the import path again (a quarter of the client's CPU).  A ``None``
-    entry makes the same import fail at once, which is what httpcore expects (it then assumes
-    asyncio); nothing changes when sniffio is installed."""
-    if "sniffio" not in sys.modules and importlib.util.find_spec("sniffio") is None:
-        sys.modules["sniffio"] = None  # type: ignore[assignment]
-
-
 @register_agent()
 class LLMAgent(TextAgent):
     """A language model behind an OpenAI-compatible ``/v1/chat/completions`` endpoint (module
@@ -160,8 +145,7 @@ class LLMAgent(TextAgent):
         self.budget = CallBudget(c["max_calls"], None, self.config_digest())
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
-        self._slots: Any = None        # asyncio.Queue of request slots (each names its client)
-        self._clients: list[Any] = []
+        self._client: Transport | None = None   # made on the loop's thread at the first call
         self._pid = os.getpid()
         self.calls_made = 0            # new calls this agent sent (not cached)
 
@@ -172,11 +156,9 @@ class LLMAgent(TextAgent):
     def _check_setup(self) -> None:
         """The one-line checks of the module docstring, before any game."""
         c = self.config
-        try:
-            import httpx  # noqa: F401
-        except ImportError:
-            raise LLMSetupError(f"{self._who()}: needs the 'llm' extra (the httpx client): pip "
-                                "install 'bluffsim[llm]'") from None
+        if importlib.util.find_spec("aiohttp") is None:
+            raise LLMSetupError(f"{self._who()}: needs the 'llm' extra (the aiohttp client): pip "
+                                "install 'bluffsim[llm]'")
         if not c["model"].strip():
             raise LLMSetupError(f"{self._who()}: parameter model is required: the served model's "
                                 "name, e.g. model = \"Qwen/Qwen2.5-7B-Instruct\"")
@@ -194,28 +176,23 @@ class LLMAgent(TextAgent):
 
     def _probe_server(self) -> None:
         """GET /models: the server answers, and lists the model when it lists any."""
-        import httpx
-
         url = f"{self.base_url}/models"
-        try:
-            r = httpx.get(url, headers=self._headers(),
-                          timeout=min(PROBE_TIMEOUT, self.config["timeout"] + 1.0))
-        except httpx.HTTPError as e:
+        status, body = http_get(url, self._headers(), min(PROBE_TIMEOUT, self.config["timeout"] + 1.0))
+        if status is None:
             raise LLMSetupError(f"{self._who()}: cannot reach the server at {url} "
-                                f"({self._scrub(_transport_reason(e))}); start it or fix "
-                                "base_url") from None
-        if r.status_code in (401, 403):
+                                f"({self._scrub(body)}); start it or fix base_url")
+        if status in (401, 403):
             key = self.config["api_key_env"]
             raise LLMSetupError(f"{self._who()}: the server at {url} refused the request (HTTP "
-                                f"{r.status_code}): " + (f"check the key in {key}" if key else
-                                                          "it needs a key: set api_key_env"))
-        if r.status_code == 404:
+                                f"{status}): " + (f"check the key in {key}" if key else
+                                                  "it needs a key: set api_key_env"))
+        if status == 404:
             return                      # a server that does not list its models
-        if r.status_code >= 400:
-            raise LLMSetupError(f"{self._who()}: GET {url} answered HTTP {r.status_code}; is "
+        if status >= 400:
+            raise LLMSetupError(f"{self._who()}: GET {url} answered HTTP {status}; is "
                                 "base_url an OpenAI-compatible /v1 prefix?")
         try:
-            served = [str(m["id"]) for m in r.json().get("data", [])]
+            served = [str(m["id"]) for m in json.loads(body).get("data", [])]
         except (ValueError, AttributeError, KeyError, TypeError):
             raise LLMSetupError(f"{self._who()}: GET {url} did not answer an OpenAI model list; "
                                 "is base_url an OpenAI-compatible /v1 prefix?") from None
@@ -298,8 +275,7 @@ class LLMAgent(TextAgent):
     def _event_loop(self) -> asyncio.AbstractEventLoop:
         """This agent's event loop, running on its own daemon thread (started on first use)."""
         if self._loop is None or self._pid != os.getpid():
-            self._loop, self._slots, self._pid = asyncio.new_event_loop(), None, os.getpid()
-            self._clients = []
+            self._loop, self._client, self._pid = asyncio.new_event_loop(), None, os.getpid()
             self._thread = threading.Thread(target=self._loop.run_forever, daemon=True,
                                             name="bluffsim-llm")
             self._thread.start()
@@ -307,27 +283,11 @@ class LLMAgent(TextAgent):
 
     async def _ask_all(self, conversations: list[Messages],
                        hashes: list[str]) -> list[tuple[str, tuple[str, dict]]]:
-        import httpx
+        if self._client is None:
+            self._client = Transport(self.base_url, self.config["timeout"], self.config["concurrency"])
 
-        if self._slots is None:
-            remember_missing_sniffio()
-            n, per = self.config["concurrency"], CLIENT_CONNECTIONS
-            kind = transport_for(self.base_url)
-            ssl_context = httpx.create_ssl_context()    # one for every client (costly to make)
-            clients = [kind(self.config["timeout"], per, ssl_context) for _ in range(-(-n // per))]
-            self._slots = asyncio.Queue()      # one token per request slot: its client
-            for slot in range(n):
-                self._slots.put_nowait(clients[slot // per])
-            self._clients = clients
-
-        async def one(messages: Messages) -> tuple[str, dict]:
-            client = await self._slots.get()
-            try:
-                return await self._call(client, messages)
-            finally:
-                self._slots.put_nowait(client)
-
-        got = await asyncio.gather(*(one(m) for m in conversations), return_exceptions=True)
+        got = await asyncio.gather(*(self._call(self._client, m) for m in conversations),
+                                   return_exceptions=True)
         answered = {h: r for h, r in zip(hashes, got, strict=True) if not isinstance(r, BaseException)}
         stored = self.cache.put_many(answered)    # what failed is kept out; what came is stored
         for r in got:
@@ -392,100 +352,79 @@ class LLMAgent(TextAgent):
         loop = self._loop
         if loop is None or self._pid != os.getpid():
             return
-        for client in self._clients:
+        if self._client is not None:
             with contextlib.suppress(Exception):
-                asyncio.run_coroutine_threadsafe(client.aclose(), loop).result(timeout=5)
-        self._clients = []
+                asyncio.run_coroutine_threadsafe(self._client.aclose(), loop).result(timeout=5)
         loop.call_soon_threadsafe(loop.stop)
         if self._thread is not None:
             self._thread.join(timeout=5)
         with contextlib.suppress(Exception):
             loop.close()
-        self._loop = self._slots = self._thread = None
+        self._loop = self._client = self._thread = None
 
 
-class HTTPXTransport:
-    """POSTs through an ``httpx.AsyncClient`` of ``connections`` connections: every httpx
-    feature, proxies from the environment included."""
+class Transport:
+    """POSTs to one server through one ``aiohttp`` session of ``connections`` keep-alive
+    connections (at most that many requests in flight), via the environment's proxy for it."""
 
-    def __init__(self, timeout: float, connections: int, ssl_context: Any):
-        import httpx
+    def __init__(self, base_url: str, timeout: float, connections: int):
+        import aiohttp
 
-        self.client = httpx.AsyncClient(timeout=httpx.Timeout(timeout), verify=ssl_context,
-                                        limits=httpx.Limits(max_connections=connections,
-                                                            max_keepalive_connections=connections))
-
-    async def post(self, url: str, body: bytes, headers: dict[str, str]) -> tuple[int, dict[str, str],
-                                                                                 bytes]:
-        """(status, lower-cased headers, body) of one JSON POST; ``_Retryable`` on a transport
-        error or a timeout."""
-        import httpx
-
-        try:
-            r = await self.client.post(url, content=body,
-                                       headers={**headers, "Content-Type": "application/json"})
-        except httpx.HTTPError as e:
-            raise _Retryable(_transport_reason(e)) from None
-        return r.status_code, {k.lower(): v for k, v in r.headers.items()}, r.content
-
-    async def aclose(self) -> None:
-        """Close the connections."""
-        await self.client.aclose()
-
-
-class CoreTransport:
-    """POSTs straight through an ``httpcore`` connection pool of ``connections`` connections: the
-    transport httpx itself uses, without httpx's request and response models (a third less CPU
-    per request); chosen when no proxy applies to the URL."""
-
-    def __init__(self, timeout: float, connections: int, ssl_context: Any):
-        import httpcore
-
-        self.pool = httpcore.AsyncConnectionPool(ssl_context=ssl_context,
-                                                 max_connections=connections,
-                                                 max_keepalive_connections=connections)
-        self.extensions = {"timeout": {"connect": timeout, "read": timeout, "write": timeout,
-                                       "pool": timeout}}
-        self.agent = f"bluffsim-llm (httpcore/{httpcore.__version__})".encode()
-        self.errors = (httpcore.TimeoutException, httpcore.NetworkError, httpcore.ProtocolError,
-                       httpcore.ProxyError, httpcore.UnsupportedProtocol, OSError)
+        self.proxy = proxy_for(base_url)
+        self.session = aiohttp.ClientSession(
+            connector=aiohttp.TCPConnector(limit=connections, limit_per_host=connections),
+            timeout=aiohttp.ClientTimeout(total=timeout),
+            headers={"User-Agent": f"bluffsim-llm (aiohttp/{aiohttp.__version__})"})
+        self.errors = (aiohttp.ClientError, asyncio.TimeoutError, OSError)
 
     async def post(self, url: str, body: bytes, headers: dict[str, str]) -> tuple[int, dict[str, str],
                                                                                  bytes]:
         """(status, lower-cased headers, body) of one JSON POST; ``_Retryable`` on a transport
         error or a timeout."""
-        host = urllib.parse.urlsplit(url).netloc.rpartition("@")[2]
-        sent = [(b"Host", host.encode("idna")), (b"Accept", b"*/*"), (b"User-Agent", self.agent),
-                (b"Content-Type", b"application/json"), (b"Content-Length", str(len(body)).encode()),
-                *((k.encode(), v.encode()) for k, v in headers.items())]
         try:
-            r = await self.pool.request("POST", url, headers=sent, content=body,
-                                        extensions=self.extensions)
+            async with self.session.post(url, data=body, proxy=self.proxy, headers={
+                    **headers, "Content-Type": "application/json"}) as r:
+                content = await r.read()
+                return r.status, {k.lower(): v for k, v in r.headers.items()}, content
         except self.errors as e:
-            raise _Retryable(_transport_reason(e)) from None
-        return r.status, {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in r.headers}, \
-            r.content
+            raise _Retryable(transport_reason(e)) from None
 
     async def aclose(self) -> None:
         """Close the connections."""
-        await self.pool.aclose()
+        await self.session.close()
 
 
-def transport_for(base_url: str) -> type[HTTPXTransport] | type[CoreTransport]:
-    """``CoreTransport`` unless an environment proxy applies to ``base_url`` (``HTTP_PROXY``,
-    ``HTTPS_PROXY``, ``ALL_PROXY`` without a matching ``NO_PROXY``): then httpx, which honours it."""
-    parts = urllib.parse.urlsplit(base_url)
+def proxy_for(url: str) -> str | None:
+    """The environment's proxy for ``url`` (``HTTP_PROXY``, ``HTTPS_PROXY``, ``ALL_PROXY``, unless
+    ``NO_PROXY`` matches its host), read once per client rather than per request."""
+    parts = urllib.parse.urlsplit(url)
     proxies = urllib.request.getproxies()
-    if not (proxies.get(parts.scheme) or proxies.get("all")):
-        return CoreTransport
-    return CoreTransport if urllib.request.proxy_bypass(parts.hostname or "") else HTTPXTransport
+    proxy = proxies.get(parts.scheme) or proxies.get("all")
+    if not proxy or urllib.request.proxy_bypass(parts.hostname or ""):
+        return None
+    return proxy
 
 
-def _transport_reason(e: Exception) -> str:
-    """A transport failure in a few words (httpx's class name, e.g. ConnectError, ReadTimeout,
-    and its first line)."""
+def http_get(url: str, headers: dict[str, str], timeout: float) -> tuple[int | None, str]:
+    """(status, body text) of a GET with the standard library (environment proxies honoured);
+    (None, why) when no answer came."""
+    request = urllib.request.Request(url, headers=headers)
+    opener = urllib.request.build_opener()     # reads the proxy variables now, not at first use
+    try:
+        with opener.open(request, timeout=timeout) as r:
+            return r.status, r.read().decode("utf-8", "replace")
+    except urllib.error.HTTPError as e:
+        return e.code, ""
+    except (urllib.error.URLError, OSError, ValueError) as e:
+        return None, transport_reason(getattr(e, "reason", e))
+
+
+def transport_reason(e: object) -> str:
+    """A transport failure in a few words: its class name and first line (e.g. ``TimeoutError``,
+    ``ConnectionRefusedError: [Errno 111] Connection refused``)."""
     first = str(e).strip().splitlines()
-    return type(e).__name__ + (f": {first[0][:160]}" if first and first[0] else "")
+    name = type(e).__name__ if isinstance(e, BaseException) else "error"
+    return name + (f": {first[0][:160]}" if first and first[0] else "")
 
 
 def retry_after(value: str | None) -> float | None:

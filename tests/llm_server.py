@@ -20,7 +20,10 @@ answer ``text``.  Faults: ``malformed`` (prose naming no action), ``empty`` (an 
 ``delay`` makes every answer wait that long (the benchmark's 50 ms).  With ``key`` set, a
 request without ``Authorization: Bearer <key>`` gets HTTP 401.  Every chat request is kept in
 ``requests`` (serial, fault, messages); ``in_flight_seen`` holds how many requests were being
-answered when each arrived (the client's effective concurrency).
+answered when each arrived (the client's effective concurrency).  A request whose target is an
+absolute URL (``POST http://host/v1/...``, how a client talks to a forward proxy) is answered
+as if for its path and counted in ``proxied``: pointed to by ``HTTP_PROXY``, the server stands
+in for a proxy in front of any host.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ import contextlib
 import hashlib
 import json
 import threading
+import urllib.parse
 from collections import Counter
 from collections.abc import Callable
 from http import HTTPStatus
@@ -81,6 +85,7 @@ class LLMServer:
         self.asked: Counter[int] = Counter()
         self.in_flight = 0          # chat requests being answered now
         self.in_flight_seen: list[int] = []   # requests in flight when each one arrived
+        self.proxied = 0            # requests sent to this server as to a forward proxy
         self.lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
@@ -180,6 +185,9 @@ class LLMServer:
         """Answer one request; False when the connection is to be closed."""
         if self.key is not None and headers.get("authorization") != f"Bearer {self.key}":
             return await send(writer, 401, {"error": {"message": "invalid or missing API key"}})
+        if path.startswith(("http://", "https://")):
+            self.proxied += 1
+            path = urllib.parse.urlsplit(path).path
         route = path.rstrip("/")
         if method == "GET" and route == "/v1/models" and self.list_models:
             return await send(writer, 200, {"object": "list", "data": [

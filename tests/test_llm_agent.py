@@ -198,6 +198,30 @@ def test_setup_errors_are_one_line_before_any_call(tmp_path, monkeypatch) -> Non
         agents.make("llm", game, model="m", base_url=f"http://127.0.0.1:{port}/v1")
 
 
+def test_requests_go_through_the_environments_proxy_unless_no_proxy_names_the_host(
+        tmp_path, monkeypatch) -> None:
+    """With HTTP_PROXY set, the build-time check and every call reach the server as a forward
+    proxy for a host that does not resolve; with NO_PROXY naming that host they go direct and
+    the agent cannot start (one line)."""
+    game, st, obs, mask, rng = first_decisions()
+    unresolvable = "http://llm.invalid:8000/v1"
+    with LLMServer() as proxy:
+        for name in ("http_proxy", "all_proxy", "ALL_PROXY", "NO_PROXY", "no_proxy"):
+            monkeypatch.delenv(name, raising=False)
+        monkeypatch.setenv("HTTP_PROXY", f"http://127.0.0.1:{proxy.port}")
+        agent = agents.make("llm", game, model=MODEL, base_url=unresolvable,
+                            cache=str(tmp_path / "cache.sqlite"))
+        actions = agent.act(obs, mask, rng)
+        agent.close()
+        assert proxy.chat_calls == 6 and proxy.proxied == 7     # GET /models and 6 answers
+        assert all(d.outcome == "ok" and d.action == a for d, a in zip(agent.decisions, actions,
+                                                                        strict=True))
+        monkeypatch.setenv("NO_PROXY", "llm.invalid")
+        with pytest.raises(LLMSetupError, match="cannot reach the server at http://llm.invalid"):
+            agents.make("llm", game, model="other-model", base_url=unresolvable)
+        assert proxy.proxied == 7
+
+
 def test_a_server_that_lists_no_models_is_accepted(tmp_path) -> None:
     game, st, obs, mask, rng = first_decisions(n=2)
     with LLMServer(list_models=False) as server:

@@ -71,6 +71,7 @@ class GameText:
         self.game_id = spec.game_id
         self.names: tuple[str, ...] = tuple(rules.action_names)
         self._rest_unique = self._unique_rests()
+        self._displays: dict[int, Any] = {}
 
     # ------------------------------------------------------------------ rules prompt
     def title(self) -> str:
@@ -129,9 +130,12 @@ class GameText:
 
     # ------------------------------------------------------------------ the view
     def display(self, viewer: int) -> Any:
-        """The game's terminal display seen from ``viewer`` (seats named ``seat N``)."""
-        labels = [f"seat {i}" for i in range(self.rules.num_players)]
-        return self.spec.display_module().DISPLAY(self.rules, labels, viewer)
+        """The game's terminal display seen from ``viewer`` (seats named ``seat N``; made once per
+        viewer)."""
+        if viewer not in self._displays:
+            labels = [f"seat {i}" for i in range(self.rules.num_players)]
+            self._displays[viewer] = self.spec.display_module().DISPLAY(self.rules, labels, viewer)
+        return self._displays[viewer]
 
     def me(self, obs: Obs) -> int:
         """The observing seat."""
