@@ -42,9 +42,13 @@ table puts them.  Its standard error ignores the reference ratings' own (printed
 ``scorecard.md``, ``ratings.csv``, ``reference.csv``, ``plots/ratings.png`` and
 ``plots/win_rates.png``; one row in the leaderboard (``results/leaderboard.csv`` and
 ``.md``; the same agent, config hash, budget and scope replaces its row unless ``--append``).
-A restricted evaluation (``--game``, ``--players``, ``--table-games``) has its own ``scope``
-(``qdv:2p`` …, ``×60`` for other games per table; ``full`` for the whole battery), so it never
-replaces the full battery's row, and its default ``--out`` carries the scope too.  The
+With text seats (``llm``, ``text:...``): ``transcripts/<table>/<game>.jsonl`` and
+``llm_calls.parquet`` (as a run writes them, with a ``table`` column; per table in
+``tables/<table>.llm_calls.parquet`` until merged) and a cost line; an ``llm`` subject's
+``max_calls`` counts over the whole evaluation.  A restricted evaluation (``--game``,
+``--players``, ``--table-games``) has its own ``scope`` (``qdv:2p`` …,
+``×60`` for other games per table; ``full`` for the whole battery), so it never replaces the
+full battery's row, and its default ``--out`` carries the scope too.  The
 leaderboard is read before any table is played (a file that is not a leaderboard is a
 one-line error, left untouched) and rewritten under an exclusive lock (``LOCK_SUFFIX``), so
 evaluations finishing at once all keep their rows.  ``opponents.csv`` (and a section of
@@ -91,6 +95,7 @@ import pandas as pd
 import agents as agent_registry
 import bluffsim
 from bluffsim.api import BluffsimError
+from bluffsim.results import write_table, write_transcripts
 
 
 def battery_players() -> dict[str, tuple[int, ...]]:
@@ -339,29 +344,34 @@ def battery(subject: Subject, budget: str, games: list[str] | None = None,
     return out
 
 
-def table_experiment(table: Table, games: int, batch: int = 1024) -> Any:
-    """The tournament ``Experiment`` of a table: balanced seating, duplicate deals, one shard."""
+def table_experiment(table: Table, games: int, batch: int = 1024, out: str = "") -> Any:
+    """The tournament ``Experiment`` of a table: balanced seating, duplicate deals, one shard
+    (``out``: where its llm seats find the evaluation's call counter)."""
     from bluffsim.tournament.config import Experiment
 
     return Experiment(name=table.key, game=table.game, players=table.players, games=games,
                       seed=zlib.crc32(table.key.encode()), rules={}, seats=table.seats,
                       batch=batch, workers=1, seating="balanced", duplicate=True,
-                      shard_games=games, plots=False)
+                      shard_games=games, plots=False, out=out)
 
 
-def _play(exp: Any) -> pd.DataFrame:
-    from bluffsim.tournament.runner import play_shard
-
-    games, _ = play_shard(exp, 0)
-    return games
+Played = tuple[pd.DataFrame, dict[str, Any] | None]   # games, and the text agents' records
 
 
-def _play_indexed(args: tuple[int, Any]) -> tuple[int, pd.DataFrame]:
+def _play(exp: Any) -> Played:
+    from bluffsim.tournament.runner import play_shard_records
+
+    games, _, records = play_shard_records(exp, 0)
+    return games, records
+
+
+def _play_indexed(args: tuple[int, Any]) -> tuple[int, Played]:
     return args[0], _play(args[1])
 
 
-def _play_many(exps: list[Any], workers: int, done: Callable[[int, pd.DataFrame], None]) -> None:
-    """Play ``exps`` (in ``workers`` processes), calling ``done(i, games)`` as each finishes.
+def _play_many(exps: list[Any], workers: int, done: Callable[[int, Played], None]) -> None:
+    """Play ``exps`` (in ``workers`` processes), calling ``done(i, (games, records))`` as each
+    finishes.
 
     Pool workers ignore SIGINT (the executors' initializer), so Ctrl-C stops the parent
     alone, which terminates the pool: one "interrupted" line instead of a traceback per
@@ -372,8 +382,8 @@ def _play_many(exps: list[Any], workers: int, done: Callable[[int, pd.DataFrame]
         for i, e in enumerate(exps):
             done(i, _play(e))
         return
-    for i, games in imap_in_pool(_play_indexed, list(enumerate(exps)), min(workers, len(exps))):
-        done(i, games)
+    for i, played in imap_in_pool(_play_indexed, list(enumerate(exps)), min(workers, len(exps))):
+        done(i, played)
 
 
 # ---------------------------------------------------------------- reference ratings
@@ -437,7 +447,7 @@ def reference_ratings(game: str, cache: Path, workers: int = 1,
     log(f"reference pool of {game}: playing it once (cached in {path})")
     exps = reference_pool(game)
     parts: list[pd.DataFrame] = []
-    _play_many(exps, workers, lambda i, g: parts.append(g.assign(game=g["game"] + i * 10**9)))
+    _play_many(exps, workers, lambda i, g: parts.append(g[0].assign(game=g[0]["game"] + i * 10**9)))
     w, n = pair_frame(pd.concat(parts, ignore_index=True))
     names = w.index.tolist()
     table = bradley_terry_anchored(names, w.to_numpy(), n.to_numpy(), anchor="random")
@@ -902,7 +912,7 @@ def run(p: Plan, log: Callable[[str], None] = print) -> dict[str, Any]:
 
     start = time.perf_counter()
     if p.force and p.out.is_dir():
-        for name in ("tables", "plots"):
+        for name in ("tables", "plots", "transcripts"):
             shutil.rmtree(p.out / name, ignore_errors=True)
     (p.out / "tables").mkdir(parents=True, exist_ok=True)
     (p.out / "evaluation.json").write_text(json.dumps(
@@ -918,21 +928,27 @@ def run(p: Plan, log: Callable[[str], None] = print) -> dict[str, Any]:
             todo.append(t)
     log(f"{p.subject.text}: {len(p.tables)} tables × {p.games} games ({len(todo)} to play, "
         f"{min(p.workers, max(len(todo), 1))} process{'es' if min(p.workers, len(todo)) > 1 else ''})")
-    exps = [table_experiment(t, p.games) for t in todo]
-    _log_llm_estimate(exps, log)
+    exps = [table_experiment(t, p.games, out=str(p.out)) for t in todo]
+    _log_llm_estimate(exps, p.out, log)
     finished = [0]
 
-    def done(i: int, games: pd.DataFrame) -> None:
+    def done(i: int, result: Played) -> None:
         t = todo[i]
+        games, records = result
         f = p.out / "tables" / f"{t.key}.parquet"
-        games.to_parquet(f.with_suffix(".tmp"), index=False)
-        os.replace(f.with_suffix(".tmp"), f)
+        if records is not None:    # text seats: the table's transcripts and calls first
+            write_transcripts(p.out / "transcripts" / t.key, records["transcripts"])
+            write_table(records["calls"].assign(table=t.key), calls_file(p.out, t.key))
+        write_table(games, f)
         played[t.key] = games
         finished[0] += 1
         log(f"  table {finished[0]}/{len(todo)} {t.key}: {games['game'].nunique():,} games "
             f"({time.perf_counter() - start:.0f} s)")
 
     _play_many(exps, p.workers, done)
+    cost = merge_calls(p.out, [t.key for t in p.tables])
+    if cost:
+        log(cost)
     reference = {g: reference_ratings(g, p.reference_dir, p.workers, log)
                  for g in dict.fromkeys(t.game for t in p.tables)}
     card = scorecard(list(p.tables), played)
@@ -957,17 +973,38 @@ def run(p: Plan, log: Callable[[str], None] = print) -> dict[str, Any]:
     return {"scorecard": card, "ratings": ratings, "leaderboard": board, "seconds": seconds}
 
 
-def _log_llm_estimate(exps: list[Any], log: Callable[[str], None]) -> None:
-    """Before the first call of an ``llm`` subject: the calls its tables are expected to make."""
+def _log_llm_estimate(exps: list[Any], out: Path, log: Callable[[str], None]) -> None:
+    """Before the first call of an ``llm`` subject: a fresh call counter in ``out`` (``max_calls``
+    bounds the whole evaluation, every worker process included) and the calls its tables are
+    expected to make."""
+    from agents.llm import start_budget
     from bluffsim.tournament.runner import estimate_llm_calls, llm_seats
 
     exps = [e for e in exps if llm_seats(e)]
     if not exps:
         return
+    start_budget(out)
     total = sum(estimate_llm_calls(e)[0] * e.games for e in exps)
     log(f"llm: about {total:,.0f} calls expected over {len(exps)} tables (llm decisions per game "
         "measured on each table's first games with random moves in the llm seat; rethinks add "
         "more, cached answers cost none)")
+
+
+def calls_file(out: Path, key: str) -> Path:
+    """The text seats' call table of table ``key``."""
+    return out / "tables" / f"{key}.llm_calls.parquet"
+
+
+def merge_calls(out: Path, keys: list[str]) -> str | None:
+    """``llm_calls.parquet`` of the evaluation (every table's calls, a ``table`` column) and its
+    cost line; None without text seats."""
+    from bluffsim.tournament.runner import llm_cost_line
+
+    parts = [pd.read_parquet(f) for k in keys if (f := calls_file(out, k)).is_file()]
+    if not parts:
+        return None
+    write_table(pd.concat(parts, ignore_index=True), out / "llm_calls.parquet")
+    return llm_cost_line(out)
 
 
 BEHAVIOUR_SAMPLE = 60     # games replayed per table for the behaviour metrics (analysis.behaviour)

@@ -233,8 +233,8 @@ def write_shard(out: Path, shard: int, games: pd.DataFrame, rounds: pd.DataFrame
     if records is not None:
         write_text_records(out, shard, records)
     g, r = shard_paths(out, shard)
-    _atomic_parquet(rounds, r)
-    _atomic_parquet(games, g)
+    write_table(rounds, r)
+    write_table(games, g)
 
 
 def merge_shards(out: Path, num_shards: int) -> tuple[int, int]:
@@ -259,13 +259,19 @@ def calls_path(out: Path, shard: int) -> Path:
 
 
 def write_text_records(out: Path, shard: int, records: dict[str, Any]) -> None:
-    """A shard's text records: ``transcripts/<game>.jsonl`` per game (each atomically; a redone
-    shard rewrites its games' files) and the shard's call table."""
-    (out / "transcripts").mkdir(exist_ok=True)
-    for game, lines in records["transcripts"].items():
+    """A shard's text records: ``transcripts/<game>.jsonl`` per game and the shard's call table."""
+    write_transcripts(out / "transcripts", records["transcripts"])
+    write_table(records["calls"], calls_path(out, shard))
+
+
+def write_transcripts(folder: Path, transcripts: dict[int, list[dict[str, Any]]]) -> None:
+    """``<folder>/<game>.jsonl`` per game, each written atomically (a redone shard or table
+    rewrites its games' files)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for game, lines in transcripts.items():
         text = "".join(json.dumps(line, ensure_ascii=False, default=str) + "\n" for line in lines)
-        _atomic_write(out / "transcripts" / f"{int(game):06d}.jsonl", text.encode())
-    _atomic_parquet(records["calls"], calls_path(out, shard))
+        _atomic_write(folder / f"{int(game):06d}.jsonl", text.encode())
+
 
 
 def remove_shards(out: Path) -> None:
@@ -419,7 +425,8 @@ def _publish(tmp: str, path: Path) -> None:
     os.replace(tmp, path)
 
 
-def _atomic_parquet(df: pd.DataFrame, path: Path) -> None:
+def write_table(df: pd.DataFrame, path: Path) -> None:
+    """``df`` as the parquet file ``path``, written atomically."""
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     os.close(fd)
     try:

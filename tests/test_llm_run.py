@@ -274,8 +274,21 @@ def test_evaluate_an_llm_with_the_llm_budget(tmp_path, monkeypatch, capsys) -> N
         assert set(card["players"].astype(str)) >= {"3"} and (card["games"] > 0).all()
         board = pd.read_csv(tmp_path / "lb.csv")
         assert len(board) == 1 and board["agent"].iloc[0] == subject
+        records = pd.read_parquet(tmp_path / "card" / "llm_calls.parquet")
+        assert (~records["cached"]).sum() == calls and set(records["table"]) == {"liarsdice_3p_random"}
+        assert f"text agents: {len(records):,} calls ({records['cached'].sum():,} cached" in printed
+        lines = [json.loads(x) for f in sorted((tmp_path / "card" / "transcripts"
+                                                / "liarsdice_3p_random").iterdir())
+                 for x in f.read_text(encoding="utf-8").splitlines()]
+        decisions = [x for x in lines if x["type"] == "decision"]
+        assert len(decisions) == int((records["attempt"] == 0).sum())
+        assert {x["agent"] for x in decisions} == {"subject"}
+        assert sum(x["type"] == "end" for x in lines) == records["game"].nunique()
+        assert (tmp_path / "card" / "behaviour.csv").is_file()
         assert main([*args, "--force", "--quiet"]) == 0
         assert server.chat_calls == calls
+        again = pd.read_parquet(tmp_path / "card" / "llm_calls.parquet")
+        assert again["cached"].all() and len(again) == len(records)
     games = pd.read_parquet(tmp_path / "card" / "tables" / "liarsdice_3p_random.parquet")
     assert (games.groupby("game")["seat"].count() == 3).all()
     assert np.isin(games["placement"], [1, 2, 3]).all()
