@@ -16,6 +16,7 @@ from typing import Any
 import pandas as pd
 
 import bluffsim
+from bluffsim import web
 from bluffsim.api import BluffsimError
 from bluffsim.tournament.config import MAX_BATCH, add_run_flags, run_overrides
 
@@ -211,6 +212,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="print the game's generated compiled observation source instead (the same "
                         "for every table size: sizes are read from the rules)")
     g.set_defaults(func=cmd_games)
+
+    sv = sub.add_parser("serve", help="play against agents in the browser: a local web app, one "
+                        "game per tab, each finished game a results row and a replay")
+    web.add_arguments(sv)
+    sv.set_defaults(func=web.main)
     p.description = (f"Simulator and agent benchmark for bluffing card games. Subcommands: "
                      f"{', '.join(sub.choices)} (bluffsim SUBCOMMAND --help for its options).")
     return p

@@ -64,6 +64,7 @@ LAYERS: tuple[dict[str, tuple[str, ...]], ...] = (
     {"terminal play": ("bluffsim.play",), "bench": ("bluffsim.bench",),
      "learn": ("bluffsim.learn.*",)},
     {"evaluate": ("bluffsim.evaluate", "bluffsim.abr")},
+    {"replay": ("bluffsim.replay.*",), "serve": ("bluffsim.web.*",)},
     {"cli": ("bluffsim.cli",)},
 )
 # (importer, imported, why) on top of the tiers: packages matched as above, external ones by name

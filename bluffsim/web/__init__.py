@@ -30,8 +30,9 @@ from bluffsim.web.setup import DEFAULT_HOST, DEFAULT_PORT, ServeSetup, bind, fro
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The ``serve`` subcommand's flags."""
-    parser.add_argument("--game", default="qdv", help="game id: " + ", ".join(bluffsim.list_games())
-                        + " (default qdv)")
+    games = bluffsim.list_games()
+    parser.add_argument("--game", default=games[0], help="game id: " + ", ".join(games)
+                        + f" (default {games[0]})")
     parser.add_argument("--players", type=int, default=None,
                         help="players at the table, the human included (default: one more than "
                              "--opponents, else the game's bluffsim play table)")

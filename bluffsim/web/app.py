@@ -57,10 +57,12 @@ class Tables:
         self.games: dict[str, WebGame] = {}
         self.lock = threading.Lock()
 
-    def new_game(self, state: Any = None) -> WebGame:
-        """Deal the next game (``state``: a scripted deal instead, never recorded)."""
+    def new_game(self, state: Any = None, seed: int = 0) -> WebGame:
+        """Deal the next game; or, given ``state``, a game of that scripted deal whose agents
+        draw from ``seed`` (numbered -1 and never recorded: its seed does not deal it)."""
         number = self.results.new_game() if state is None else -1
-        seed = self.setup.seed_of(max(number, 0))
+        if state is None:
+            seed = self.setup.seed_of(number)
         game = WebGame(self.setup, number, secrets.token_urlsafe(12), seed, state)
         with self.lock:
             self.games[game.gid] = game

@@ -68,7 +68,7 @@ class WebGame:
                                      out=io.StringIO())
         self.recorded = state is None
         if state is not None:
-            self.terminal.state = state
+            self.terminal.state = self.terminal.single.clone(state)
         vec = self.terminal.single.vectorised()
         self.protocol = protocol_for(vec, list_legal=False)     # the page lists the moves itself
         self.prompts = protocol_for(vec)                        # the transcripts' messages
