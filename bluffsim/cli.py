@@ -16,7 +16,7 @@ from typing import Any
 import pandas as pd
 
 import bluffsim
-from bluffsim import web
+from bluffsim import replay, web
 from bluffsim.api import BluffsimError
 from bluffsim.tournament.config import MAX_BATCH, add_run_flags, run_overrides
 
@@ -212,6 +212,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="print the game's generated compiled observation source instead (the same "
                         "for every table size: sizes are read from the rules)")
     g.set_defaults(func=cmd_games)
+
+    rp = sub.add_parser("replay", help="play a recorded game again exactly and show it step by "
+                        "step, from a seat's view or a spectator's, in the terminal or as HTML")
+    replay.add_arguments(rp)
+    rp.set_defaults(func=replay.main)
 
     sv = sub.add_parser("serve", help="play against agents in the browser: a local web app, one "
                         "game per tab, each finished game a results row and a replay")

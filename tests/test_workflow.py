@@ -135,7 +135,7 @@ def test_top_level_help_lists_every_subcommand_in_plain_text(capsys):
     subs = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
     description = " ".join(out.split("positional arguments")[0].split("\n\n", 1)[1].split())
     assert set(subs.choices) == {"run", "report", "bench", "play", "exploit", "train", "evaluate",
-                                  "leaderboard", "games", "serve"}
+                                  "leaderboard", "games", "serve", "replay"}
     for name in subs.choices:
         assert f" {name}" in description, description
 
