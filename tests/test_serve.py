@@ -26,6 +26,7 @@ import pytest
 import bluffsim
 from bluffsim.adapters.single import SingleGame
 from bluffsim.play import display_for
+from bluffsim.replay import open_source, replay_game
 from bluffsim.tournament.schedule import Schedule
 from bluffsim.web import setup_of
 from bluffsim.web.server import Server, serving, warm_up
@@ -210,6 +211,10 @@ def test_a_full_game_over_http_is_written_as_a_runs_results(tmp_path, game_id, f
         again.move("", d["decision"], action=d["action"])
     assert again.actions == game.actions and again.over
     assert [int(p) for p in again.state.placements] == end["placements"]
+
+    replayed = replay_game(open_source(out), 0, note=lambda _: None)   # bluffsim replay's check
+    assert replayed.placements == end["placements"] and replayed.kinds[setup.seat] == "recorded"
+    assert [s.action for s in replayed.steps] == game.actions
 
 
 def test_several_games_at_once_are_numbered_and_all_written(tmp_path):
