@@ -19,6 +19,7 @@ from typing import Any
 
 import pandas as pd
 
+from bluffsim.analysis.behaviour import ReplayError, Setup
 from bluffsim.api import BluffsimError
 
 GAMES_FILE, ROUNDS_FILE, CONFIG_FILE, MANIFEST_FILE = ("games.parquet", "rounds.parquet",
@@ -30,18 +31,7 @@ GAME_COLUMNS = ("game", "seed", "rounds", "decisions", "truncated")
 CHECKED_COLUMNS = ("placement", "won", "score", "rounds", "decisions", "truncated", "forfeit")
 
 
-class ReplayError(BluffsimError, ValueError):
-    """A game cannot be replayed, or its replay differs from the record; names why (one line)."""
-
-
-@dataclass(frozen=True)
-class Lineup:
-    """A results dir's game and table: players, rules and each seat label's (agent, params)."""
-
-    game: str
-    players: int
-    rules: dict[str, Any]
-    agents: dict[str, tuple[str, dict[str, Any]]]
+Lineup = Setup   # a results dir's game, players, rules and each seat label's (agent, params)
 
 
 @dataclass(frozen=True)
@@ -150,11 +140,8 @@ def open_source(path: str | Path, table: str = "") -> Source:
 def _lineup(identity: Any, where: Path) -> Lineup:
     """A ``Lineup`` from a config's ``identity`` dict."""
     try:
-        agents = {str(s["label"]): (str(s["agent"]), dict(s.get("params") or {}))
-                  for s in identity["seats"]}
-        return Lineup(str(identity["game"]), int(identity["players"]),
-                      dict(identity.get("rules") or {}), agents)
-    except (KeyError, TypeError, ValueError):
+        return Setup.of(identity)
+    except (KeyError, TypeError, ValueError, AttributeError):
         raise ReplayError(f"{str(where)!r} has no readable identity (game, players, rules, "
                           "seats): not a bluffsim config, or a corrupt one") from None
 
@@ -185,6 +172,4 @@ def _evaluate_source(root: Path, table: str) -> Source:
         raise ReplayError(f"--table {table}: the battery of {identity.get('agent')!r} no longer "
                           "has this table (bluffsim changed since the evaluation)")
     exp = E.table_experiment(found[0], int(identity.get("games", 0)))
-    lineup = Lineup(exp.game, exp.players, dict(exp.rules),
-                    {s.label: (s.agent, dict(s.params)) for s in exp.seats})
-    return Source(root, games_path, lineup, table=table)
+    return Source(root, games_path, Setup.of(exp), table=table)
