@@ -174,3 +174,23 @@ def test_the_reference_cache_key_follows_the_shipped_learned_weights(tmp_path, m
     before = evaluate.reference_hash("qdv")
     shutil.copy(real("qdv", 4), tmp_path / "qdv_2p.npz")      # other bytes, same name
     assert evaluate.reference_hash("qdv") != before
+
+
+def test_every_game_of_an_evaluate_table_replays_exactly(skeptic_run, monkeypatch):
+    """``bluffsim replay --table``: the custom agent's games at every 3-player table (learned,
+    mixed and the rest) are played again exactly from the evaluated agent's text."""
+    from bluffsim.replay import open_source, replay_game
+
+    tmp, _, code = skeptic_run
+    assert code == 0
+    monkeypatch.chdir(ROOT)
+    card = tmp / "card"
+    keys = [k for k in pd.read_json(card / "evaluation.json", typ="series")["identity"]["tables"]
+            if k.startswith("qdv_3p_")]
+    assert len(keys) >= 4
+    for key in keys:
+        source = open_source(card, key)
+        assert SKEPTIC in {name for name, _ in source.lineup.agents.values()}
+        for game in source.game_ids().tolist()[:6]:
+            r = replay_game(source, game, note=lambda _: None)
+            assert "every seat equal the results" in r.checked
