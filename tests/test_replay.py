@@ -167,3 +167,14 @@ def test_the_html_viewer_steps_through_the_game_from_a_file(tmp_path, browser) -
     assert not [x for x in browser.get_log("browser") if x["level"] == "SEVERE"]
     assert [u for u, _ in response_bodies(browser) if not u.startswith("file:")] == []
     browser.save_screenshot(str(tmp_path / "replay_viewer.png"))
+
+
+def test_a_custom_agent_that_no_longer_imports_is_a_one_line_error(tmp_path, monkeypatch) -> None:
+    root = Path(__file__).resolve().parents[1]
+    module = tmp_path / "gone_agent.py"
+    module.write_text((root / "experiments" / "my_agent.py").read_text(), encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    out = run_lineup(tmp_path, "qdv", 2, ["gone_agent:Skeptic", "random"], "")
+    module.unlink()
+    code, err = cli("replay", str(out), "--game", "0", cwd=tmp_path)
+    assert_one_line_error(code, err, "seat 0", "gone_agent:Skeptic", "cannot be built again")
