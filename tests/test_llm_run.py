@@ -197,7 +197,9 @@ def test_a_run_killed_mid_way_resumes_to_the_same_results(tmp_path, sig) -> None
         raw["seats"][0]["params"]["cache"] = str(tmp_path / "ref-cache.sqlite")
         raw["run"]["out"] = str(tmp_path / "ref")
         run_experiment(parse_config(raw), progress=False)
-        cfg = write_config(tmp_path, config(server.url, games=4, shard_games=1))
+        killed = config(server.url, games=4, shard_games=1)
+        killed["run"]["batch"] = 1   # one game at a time: shards land one by one, not together
+        cfg = write_config(tmp_path, killed)
         env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
         proc = subprocess.Popen([sys.executable, "-m", "bluffsim.cli", "run", str(cfg), "--out",
                                  "o"], cwd=tmp_path, env=env, stdout=subprocess.DEVNULL,
