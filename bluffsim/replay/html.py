@@ -33,13 +33,12 @@ def viewer_data(r: Replayed, seat: int | None) -> tuple[dict[str, Any], dict[str
     """(the page's data: heading, views in selector order, shared system prompts; the reveal)."""
     seats = [None, *range(r.players)] if seat is None else [seat]
     prompts: list[str] = []
-    views: dict[str, list[dict[str, Any]]] = {}
-    for s in seats:
-        views[view_name(r, s)] = ViewBuilder(r, s, prompts).frames()
+    builders = {s: ViewBuilder(r, s, prompts) for s in seats}
+    views = {view_name(r, s): b.frames() for s, b in builders.items()}
     data = {"meta": {"heading": heading(r), "seats": seat_line(r), "note": view_note(r, seat)},
             "order": list(views), "views": views, "prompts": prompts,
             "omniscient": seat is None}
-    return data, ViewBuilder(r, seat).reveal()
+    return data, builders[seat].reveal()
 
 
 def viewer_html(r: Replayed, seat: int | None) -> str:
