@@ -16,9 +16,12 @@ nothing written).  A process checks a server once per (base_url, model, key vari
 agent's config, the cache, the records or an error message (a server's error text is scrubbed
 of it).
 
-**Calls.** ``answer_many`` sends up to ``concurrency`` requests at once (asyncio on one
-event-loop thread per agent, so it also works under Jupyter's running loop) through one
-``aiohttp`` session of ``concurrency`` keep-alive connections, through the environment's
+**Calls.** ``answer_stream`` hands requests to the event loop ``SEND_CHUNK`` at a time as the
+prompts are built, so the first are in flight while the rest are rendered, and reads each answer
+as it comes.  The loop runs on the calling thread, stepped between prompts (a second thread
+would compete for the GIL and slow both); under a running loop (Jupyter) it runs on a daemon
+thread of its own.  Up to ``concurrency`` requests are in flight, through one ``aiohttp``
+session of ``concurrency`` keep-alive connections, through the environment's
 ``HTTP_PROXY`` / ``HTTPS_PROXY`` / ``ALL_PROXY`` unless ``NO_PROXY`` matches the host.  A transport error,
 a timeout, HTTP 429, a 5xx or an unreadable body (truncated JSON) is retried up to ``retries``
 times after ``BACKOFF * 2**k`` seconds (at most ``BACKOFF_CAP``), or after the server's
@@ -51,6 +54,7 @@ answer, retries included; 0 when cached), ``retries``, ``cached``, ``finish_reas
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import email.utils
 import hashlib
@@ -63,7 +67,9 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Sequence
+from collections.abc import Callable, Coroutine, Generator, Iterable, Iterator, Sequence
+from concurrent.futures import Future
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -74,6 +80,7 @@ from bluffsim.api import BluffsimError
 BACKOFF = 0.5            # seconds before the first retry; doubled each time
 BACKOFF_CAP = 30.0       # the longest wait between retries without a Retry-After
 RETRY_AFTER_CAP = 120.0  # the longest Retry-After honoured
+SEND_CHUNK = 8           # requests handed to the event loop at once while prompts are built
 PROBE_TIMEOUT = 10.0     # seconds for the build-time GET /models
 DEFAULT_CACHE = "results/llm_cache.sqlite"
 NO_CACHE = "none"
@@ -124,6 +131,16 @@ class _Retryable(Exception):
 _PROBED: set[tuple[str, str, str]] = set()
 
 
+@dataclass
+class _Call:
+    """One request of ``answer_stream``: its cache key, the rows that asked it, and once it has
+    come, its stored reply."""
+
+    key: str
+    positions: list[int]
+    reply: tuple[str, dict] | None = None
+
+
 @register_agent()
 class LLMAgent(TextAgent):
     """A language model behind an OpenAI-compatible ``/v1/chat/completions`` endpoint (module
@@ -143,10 +160,8 @@ class LLMAgent(TextAgent):
         # without a cache a replay (analysis.behaviour) would ask the model again
         self.replayable = self.cache.path is not None
         self.budget = CallBudget(c["max_calls"], None, self.config_digest())
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._thread: threading.Thread | None = None
+        self._driver: Driver | None = None
         self._client: Transport | None = None   # made on the loop's thread at the first call
-        self._pid = os.getpid()
         self.calls_made = 0            # new calls this agent sent (not cached)
 
     # ------------------------------------------------------------------ build-time checks
@@ -227,87 +242,144 @@ class LLMAgent(TextAgent):
     def cache_key(self, messages: Messages, key: Key) -> str:
         """SHA-256 of what decides an answer: model, sampling, messages, seed, seat, decision,
         attempt (the number of answers already in the conversation)."""
+        return self._request(messages, key)[0]
+
+    def _request(self, messages: Messages, key: Key) -> tuple[str, bytes]:
+        """(cache key, POST body) of one conversation: the messages are encoded to JSON once,
+        for both."""
         c = self.config
         attempt = sum(m["role"] == "assistant" for m in messages)
-        blob = json.dumps({"model": c["model"], "temperature": c["temperature"],
-                           "max_tokens": c["max_tokens"], "messages": messages,
-                           "game": self.game.game_id, "seed": key[0], "seat": key[1],
-                           "decision": key[2], "attempt": attempt},
-                          sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-        return hashlib.sha256(blob.encode()).hexdigest()
+        said = json.dumps(messages, sort_keys=True, ensure_ascii=False, separators=(",", ":"),
+                          allow_nan=False)
+        model, temperature = json.dumps(c["model"], ensure_ascii=False), json.dumps(c["temperature"])
+        # the keys in sorted order: the hash of json.dumps(..., sort_keys=True) of these fields
+        blob = (f'{{"attempt":{attempt},"decision":{int(key[2])},'
+                f'"game":{json.dumps(self.game.game_id)},"max_tokens":{int(c["max_tokens"])},'
+                f'"messages":{said},"model":{model},"seat":{int(key[1])},"seed":{int(key[0])},'
+                f'"temperature":{temperature}}}')
+        body = (f'{{"model":{model},"messages":{said},"temperature":{temperature},'
+                f'"max_tokens":{int(c["max_tokens"])}}}')
+        return hashlib.sha256(blob.encode()).hexdigest(), body.encode()
 
     def answer_many(self, conversations: list[Messages], keys: list[Key]) -> list[tuple[str, dict]]:
         """Cached answers where stored; the others asked at once, up to ``concurrency`` in
         flight; identical requests of the batch asked once."""
-        hashes = [self.cache_key(m, k) for m, k in zip(conversations, keys, strict=True)]
-        found = self.cache.get_many(hashes)
-        first: dict[str, int] = {}
-        for i, h in enumerate(hashes):
-            if h not in found:
-                first.setdefault(h, i)
-        todo = list(first.items())
-        granted = self.budget.take(len(todo))
-        fresh = self._ask([conversations[i] for _, i in todo[:granted]],
-                          [h for h, _ in todo[:granted]]) if granted else {}
-        self.calls_made += len(fresh)
-        if granted < len(todo):
-            raise CallBudgetReached(
-                f"llm budget reached: max_calls = {self.config['max_calls']:,} new calls of "
-                f"model {self.config['model']!r} in this run; the finished shards are kept and "
-                "every answer is cached: rerun with --resume to go on (a fresh allowance)")
-        out = []
-        for i, h in enumerate(hashes):
-            if h in fresh and first.get(h) == i:
-                out.append(fresh[h])
-            else:
-                answer, meta = fresh.get(h) or found[h]
-                out.append((answer, {**meta, "latency": 0.0, "retries": 0, "cached": True}))
+        out: list[tuple[str, dict]] = [("", {})] * len(conversations)
+        for pos, reply in self.answer_stream(zip(conversations, keys, strict=True),
+                                             len(conversations)):
+            out[pos] = reply
         return out
 
-    def _ask(self, conversations: list[Messages], hashes: list[str]) -> dict[str, tuple[str, dict]]:
-        """Send every conversation (async, ``concurrency`` at once); the answers are stored in one
-        transaction when all have come (those that came, when a call fails) and the stored one
-        (the first for its key, in any process) is returned."""
-        loop = self._event_loop()
-        future = asyncio.run_coroutine_threadsafe(self._ask_all(conversations, hashes), loop)
-        return dict(future.result())
+    def answer_stream(self, items: Iterable[tuple[Messages, Key]],
+                      n: int) -> Iterator[tuple[int, tuple[str, dict]]]:
+        """Conversations sent ``SEND_CHUNK`` at a time as soon as they are built (the next ones
+        are built while those are in flight), unless the answer is cached or the same request
+        was already sent; answers yielded as they come, each chunk's stored in the cache first
+        (the stored one, the first for its key in any process, is the one played).  The call
+        budget is reserved for all ``n`` at the start; what cached or repeated rows did not use
+        is given back."""
+        in_flight: dict[Future, list[_Call]] = {}
+        calls: dict[str, _Call] = {}
+        chunk: list[tuple[_Call, bytes]] = []
+        granted, used = self.budget.take(n), 0
+        failure: BaseException | None = None
+        try:
+            for pos, (messages, key) in enumerate(items):
+                h, body = self._request(messages, key)
+                if h in calls:                       # the same request: its answer, as cached
+                    if calls[h].reply is None:
+                        calls[h].positions.append(pos)
+                    else:
+                        yield pos, cached_reply(calls[h].reply)
+                    continue
+                found = self.cache.get_many([h]).get(h)
+                if found is not None:
+                    yield pos, cached_reply(found)
+                    continue
+                if used == granted:
+                    granted += self.budget.take(1)
+                    if used == granted:
+                        failure = self._budget_reached()
+                        break
+                used += 1
+                calls[h] = _Call(h, [pos])
+                chunk.append((calls[h], body))
+                if len(chunk) == SEND_CHUNK:
+                    self._send(chunk, in_flight)
+                    chunk = []
+                    failure = yield from self._collect(in_flight, block=False)
+                    if failure is not None:
+                        break
+            if chunk:       # the last calls, those granted before the budget ran out included
+                self._send(chunk, in_flight)
+            while in_flight:
+                failure = (yield from self._collect(in_flight, True, failure)) or failure
+        finally:
+            self.budget.give_back(granted - used)
+            self.calls_made += used
+        if failure is not None:
+            raise failure
 
-    def _event_loop(self) -> asyncio.AbstractEventLoop:
-        """This agent's event loop, running on its own daemon thread (started on first use)."""
-        if self._loop is None or self._pid != os.getpid():
-            self._loop, self._client, self._pid = asyncio.new_event_loop(), None, os.getpid()
-            self._thread = threading.Thread(target=self._loop.run_forever, daemon=True,
-                                            name="bluffsim-llm")
-            self._thread.start()
-        return self._loop
+    def _budget_reached(self) -> CallBudgetReached:
+        """The one-line stop when ``max_calls`` is used up."""
+        return CallBudgetReached(
+            f"llm budget reached: max_calls = {self.config['max_calls']:,} new calls of model "
+            f"{self.config['model']!r} in this run; the finished shards are kept and every answer "
+            "is cached: rerun with --resume to go on (a fresh allowance)")
 
-    async def _ask_all(self, conversations: list[Messages],
-                       hashes: list[str]) -> list[tuple[str, tuple[str, dict]]]:
-        if self._client is None:
-            self._client = Transport(self.base_url, self.config["timeout"], self.config["concurrency"])
+    def _send(self, chunk: list[tuple[_Call, bytes]], in_flight: dict[Future, list[_Call]]) -> None:
+        """Start one chunk of calls on the event loop."""
+        future = self._loop_driver().start(self._call_all([body for _, body in chunk]))
+        in_flight[future] = [call for call, _ in chunk]
 
-        got = await asyncio.gather(*(self._call(self._client, m) for m in conversations),
-                                   return_exceptions=True)
-        answered = {h: r for h, r in zip(hashes, got, strict=True) if not isinstance(r, BaseException)}
-        stored = self.cache.put_many(answered)    # what failed is kept out; what came is stored
-        for r in got:
-            if isinstance(r, BaseException):
-                raise r
-        out = []
-        for h, (answer, meta) in answered.items():
-            kept_answer, kept = stored[h]
-            if kept_answer != answer:   # another process stored an answer first: play that one
-                meta = {**meta, **kept, "cached": True}
-            out.append((h, (kept_answer, meta)))
-        return out
+    def _collect(self, in_flight: dict[Future, list[_Call]], block: bool,
+                 failed: BaseException | None = None,
+                 ) -> Generator[tuple[int, tuple[str, dict]], None, BaseException | None]:
+        """Store the answers of every chunk that has come (waiting for one when ``block``) in
+        one transaction and yield their rows' replies (none once a call has ``failed``);
+        returns the first failure among them."""
+        came = self._loop_driver().finished(list(in_flight), block)
+        answered: dict[str, tuple[str, dict]] = {}
+        failure = None
+        for future in came:
+            for call, result in zip(in_flight[future], future.result(), strict=True):
+                if isinstance(result, BaseException):
+                    failure = failure or result
+                else:
+                    answered[call.key] = result
+        stored = self.cache.put_many(answered)
+        for future in came:
+            for call in in_flight.pop(future):
+                if call.key not in answered:
+                    continue
+                answer, meta = answered[call.key]
+                kept_answer, kept = stored[call.key]
+                if kept_answer != answer:   # another process stored an answer first: play that one
+                    meta = {**meta, **kept, "cached": True}
+                call.reply = (kept_answer, meta)
+                if failed is None and failure is None:
+                    yield call.positions[0], call.reply
+                    for pos in call.positions[1:]:
+                        yield pos, cached_reply(call.reply)
+        return failure
 
-    async def _call(self, client: Any, messages: Messages) -> tuple[str, dict]:
-        """One chat completion with retries (module docstring); (answer, meta)."""
+    def _loop_driver(self) -> Driver:
+        """This agent's event loop (a new one in a forked worker)."""
+        if self._driver is None or self._driver.pid != os.getpid():
+            self._driver, self._client = Driver(), None
+        return self._driver
+
+    async def _call_all(self, bodies: list[bytes]) -> list[tuple[str, dict] | BaseException]:
+        """The chat completions of ``bodies``, at once (each result, or the exception it raised)."""
+        return await asyncio.gather(*(self._call(b) for b in bodies), return_exceptions=True)
+
+    async def _call(self, body: bytes) -> tuple[str, dict]:
+        """One chat completion (the JSON ``body``) with retries (module docstring); (answer,
+        meta)."""
         c = self.config
-        url = f"{self.base_url}/chat/completions"
-        body = json.dumps({"model": c["model"], "messages": messages, "temperature": c["temperature"],
-                           "max_tokens": c["max_tokens"]},
-                          ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
+        if self._client is None:     # made on the loop's thread, at the first call
+            self._client = Transport(self.base_url, c["timeout"], c["concurrency"])
+        client, url = self._client, f"{self.base_url}/chat/completions"
         start, retries = time.perf_counter(), 0
         while True:
             try:
@@ -347,20 +419,60 @@ class LLMAgent(TextAgent):
                              "finish_reason": str(choice.get("finish_reason") or "")}
 
     def close(self) -> None:
-        """Close the HTTP client and stop the event-loop thread (the runner calls it at a
-        shard's end; the agent starts them again if asked once more)."""
-        loop = self._loop
-        if loop is None or self._pid != os.getpid():
+        """Close the HTTP client and the event loop (the runner calls it at a shard's end; the
+        agent starts them again if asked once more)."""
+        driver = self._driver
+        if driver is None or driver.pid != os.getpid():
             return
         if self._client is not None:
             with contextlib.suppress(Exception):
-                asyncio.run_coroutine_threadsafe(self._client.aclose(), loop).result(timeout=5)
-        loop.call_soon_threadsafe(loop.stop)
-        if self._thread is not None:
-            self._thread.join(timeout=5)
+                driver.finished([driver.start(self._client.aclose())], block=True)
+        driver.close()
+        self._driver = self._client = None
+
+
+class Driver:
+    """Runs the agent's coroutines.  Normally on an event loop of the calling thread, stepped
+    by ``finished`` while the caller builds the next prompts (one thread: no second one
+    competing for the GIL); when the calling thread already runs a loop (Jupyter), on a loop of
+    its own daemon thread."""
+
+    def __init__(self) -> None:
+        self.pid = os.getpid()
+        self.loop = asyncio.new_event_loop()
+        self.thread: threading.Thread | None = None
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True,
+                                       name="bluffsim-llm")
+        self.thread.start()
+
+    def start(self, coro: Coroutine[Any, Any, Any]) -> Future:
+        """Schedule ``coro``; its future (``done()``, ``result()``)."""
+        if self.thread is None:
+            return self.loop.create_task(coro)
+        return asyncio.run_coroutine_threadsafe(coro, self.loop)
+
+    def finished(self, futures: list[Future], block: bool) -> list[Future]:
+        """The ``futures`` that are done, after running the loop once (``block``: until one
+        is)."""
+        if futures and self.thread is None:
+            step = (asyncio.wait(futures, return_when=asyncio.FIRST_COMPLETED) if block
+                    else asyncio.sleep(0))
+            self.loop.run_until_complete(step)
+        elif futures and block:
+            concurrent.futures.wait(futures, return_when=concurrent.futures.FIRST_COMPLETED)
+        return [f for f in futures if f.done()]
+
+    def close(self) -> None:
+        """Stop and close the loop."""
+        if self.thread is not None:
+            self.loop.call_soon_threadsafe(self.loop.stop)
+            self.thread.join(timeout=5)
         with contextlib.suppress(Exception):
-            loop.close()
-        self._loop = self._client = self._thread = None
+            self.loop.close()
 
 
 class Transport:
@@ -534,23 +646,38 @@ class CallBudget:
     def take(self, n: int) -> int:
         """Reserve up to ``n`` calls; returns how many were granted."""
         if self.limit <= 0 or n <= 0:
-            return n
+            return max(n, 0)
+        return self._change(lambda used: max(0, min(n, self.limit - used)))
+
+    def give_back(self, n: int) -> None:
+        """Return ``n`` reserved calls that were not made."""
+        if self.limit > 0 and n > 0:
+            self._change(lambda used: -min(n, used))
+
+    def _change(self, delta_of: Callable[[int], int]) -> int:
+        """Add ``delta_of(used)`` to the count (atomically across processes); returns it."""
         if self.path is None:
-            granted = max(0, min(n, self.limit - self.used))
-            self.used += granted
-            return granted
+            delta = delta_of(self.used)
+            self.used += delta
+            return delta
         con = sqlite3.connect(self.path, timeout=60, isolation_level=None)
         try:
             con.execute("BEGIN IMMEDIATE")
             con.execute("CREATE TABLE IF NOT EXISTS budget (row TEXT PRIMARY KEY, used INTEGER)")
             got = con.execute("SELECT used FROM budget WHERE row = ?", (self.row,)).fetchone()
             used = got[0] if got else 0
-            granted = max(0, min(n, self.limit - used))
-            con.execute("INSERT OR REPLACE INTO budget VALUES (?, ?)", (self.row, used + granted))
+            delta = delta_of(used)
+            con.execute("INSERT OR REPLACE INTO budget VALUES (?, ?)", (self.row, used + delta))
             con.execute("COMMIT")
         finally:
             con.close()
-        return granted
+        return delta
+
+
+def cached_reply(reply: tuple[str, dict]) -> tuple[str, dict]:
+    """A stored (answer, meta) as played from the cache: no latency, no retries."""
+    answer, meta = reply
+    return answer, {**meta, "latency": 0.0, "retries": 0, "cached": True}
 
 
 def start_budget(out_dir: Path) -> None:

@@ -3,7 +3,8 @@
 ``TextAgent`` is the base of every text agent (the ``llm`` HTTP agent included).  It is a normal
 batched agent: at each ``act`` it renders every row's decision as chat messages (the protocol's
 rules prompt, then the seat's view: ``TextProtocol.messages``), hands **all** rows to
-``answer_many`` at once, and reads the answers back with the tolerant parser.  Rows whose answer
+``answer_stream`` (by default: ``answer_many`` once all are built), and reads each answer back
+with the tolerant parser as it comes.  Rows whose answer
 names no legal action are re-prompted together, with the reason (``TextProtocol.rethink``), one
 round at a time, up to ``rethinks`` times; then ``on_failure`` decides:
 
@@ -18,7 +19,8 @@ answer, the action and how it was reached), which the runner drains; an agent no
 keeps the last ``KEEP`` decisions.  A decision of a seat that already forfeited has no messages
 and no answers (outcome ``"forfeit"``).
 
-Subclasses implement ``answer_many(conversations, keys)``: one ``(answer, meta)`` per
+Subclasses implement ``answer_many(conversations, keys)`` (or override ``answer_stream`` to send
+each conversation while the next is built, as ``llm`` does): one ``(answer, meta)`` per
 conversation, ``keys`` the (game seed, seat, decision index) of each; ``self.asking`` holds the
 batch row of each conversation (a key can repeat within a batch: duplicate deals replay a seed).  Built here:
 
@@ -35,7 +37,7 @@ batch row of each conversation (a key can repeat within a batch: duplicate deals
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -81,8 +83,10 @@ TEXT_SPEC: dict[str, Param] = {
 class _Row:
     """The conversation of one row of the batch while ``act`` runs."""
 
-    def __init__(self, index: int, key: Key, messages: Messages):
-        self.index, self.key, self.messages = index, key, messages
+    def __init__(self, index: int, key: Key):
+        self.index, self.key = index, key
+        self.obs: dict[str, np.ndarray] = {}
+        self.messages: Messages = []
         self.answers: list[str] = []
         self.meta: list[dict] = []
         self.parsed: Parsed | None = None
@@ -113,6 +117,21 @@ class TextAgent(Agent):
         """One (answer text, meta dict) per conversation; ``keys`` are (game seed, seat, decision)."""
         raise NotImplementedError
 
+    def answer_stream(self, items: Iterable[tuple[Messages, Key]],
+                      n: int) -> Iterator[tuple[int, tuple[str, dict]]]:
+        """``(position, (answer, meta))`` for each of the ``n`` (conversation, key) items, in any
+        order.  This default builds every conversation, then asks ``answer_many`` once; an agent
+        that can send each one as it is built (``llm``) overrides it."""
+        conversations, keys = [], []
+        for messages, key in items:
+            conversations.append(messages)
+            keys.append(key)
+        replies = self.answer_many(conversations, keys)
+        if len(replies) != n:
+            raise RuntimeError(f"agent {self.name!r}: answer_many returned {len(replies)} "
+                               f"answers for {n} conversations")
+        yield from enumerate(replies)
+
     # ------------------------------------------------------------------ one batch of decisions
     def act(self, obs: dict[str, np.ndarray], legal_mask: np.ndarray, rng: AgentRNG) -> np.ndarray:
         """One legal action per row: every row asked at once, failures re-prompted together."""
@@ -127,7 +146,7 @@ class TextAgent(Agent):
                 kept[b] = Decision(*keys[b], [], [], int(out[b]), self.protocol.action_text(out[b]),
                                    "forfeit", 0)
             else:
-                rows.append(self._open(b, keys[b], obs, legal))
+                rows.append(_Row(b, keys[b]))
         self._converse(rows, obs, legal)
         for row in rows:
             kept[row.index] = self._close(row, out)
@@ -136,33 +155,36 @@ class TextAgent(Agent):
             del self.decisions[:len(self.decisions) - self.KEEP]
         return out
 
-    def _open(self, b: int, key: Key, obs: dict[str, np.ndarray], legal: np.ndarray) -> _Row:
-        """The first messages of row ``b``."""
-        msgs = self.protocol.messages(row_of(obs, b), legal[b], self.config["system_prompt"] or None)
-        return _Row(b, key, msgs)
-
     def _converse(self, rows: list[_Row], obs: dict[str, np.ndarray], legal: np.ndarray) -> None:
-        """Ask every row, then re-ask the failed ones together, up to ``rethinks`` rounds."""
+        """Ask every row, then re-ask the failed ones together, up to ``rethinks`` rounds; each
+        answer is read as it comes."""
         pending = rows
         for attempt in range(self.config["rethinks"] + 1):
             if not pending:
                 return
-            if attempt:
-                for row in pending:
-                    row.messages.append({"role": "assistant", "content": row.answers[-1]})
-                    row.messages.append(self.protocol.rethink(row.parsed))
             self.asking = [r.index for r in pending]
-            replies = self.answer_many([list(r.messages) for r in pending], [r.key for r in pending])
-            if len(replies) != len(pending):
-                raise RuntimeError(f"agent {self.name!r}: answer_many returned {len(replies)} "
-                                   f"answers for {len(pending)} conversations")
-            for row, (answer, meta) in zip(pending, replies, strict=True):
+            items = (self._prompt(row, attempt, obs, legal) for row in pending)
+            for pos, (answer, meta) in self.answer_stream(items, len(pending)):
+                row = pending[pos]
                 answer = answer if isinstance(answer, str) else ""
                 row.answers.append(answer)
                 row.meta.append(dict(meta or {}))
-                row.parsed = self.protocol.parse(answer, legal[row.index], row_of(obs, row.index))
+                row.parsed = self.protocol.parse(answer, legal[row.index], row.obs)
                 row.reads.append(row.parsed)
             pending = [r for r in pending if not r.parsed.ok]
+
+    def _prompt(self, row: _Row, attempt: int, obs: dict[str, np.ndarray],
+                legal: np.ndarray) -> tuple[Messages, Key]:
+        """Row's messages for ``attempt`` (built when first asked; a rethink appends the last
+        answer and the reason) and its key."""
+        if attempt == 0:
+            row.obs = row_of(obs, row.index)
+            row.messages = self.protocol.messages(row.obs, legal[row.index],
+                                                  self.config["system_prompt"] or None)
+        else:
+            row.messages.append({"role": "assistant", "content": row.answers[-1]})
+            row.messages.append(self.protocol.rethink(row.parsed))
+        return list(row.messages), row.key
 
     def _close(self, row: _Row, out: np.ndarray) -> Decision:
         """Write row's action (or the failure rule's) into ``out``; its ``Decision``."""
