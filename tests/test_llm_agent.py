@@ -4,6 +4,7 @@ JSON, dropped connections), the cache, and the one-line setup errors."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 
 import numpy as np
@@ -54,6 +55,27 @@ def test_the_agent_plays_the_servers_answers(tmp_path) -> None:
             assert proto.action_text(a) == d.answers[0]
             assert d.meta[0]["tokens_in"] > 100 and d.meta[0]["cached"] is False
         agent.close()
+
+
+def test_under_a_running_event_loop_the_agent_plays_the_same(tmp_path) -> None:
+    """Called from inside a running loop (as in a Jupyter cell) the agent runs its own loop on
+    a thread and plays exactly what it plays outside one, more than a chunk of calls at once."""
+    game, st, obs, mask, rng = first_decisions(n=20)
+    with LLMServer() as server:
+        outside = make_llm(game, server, tmp_path, cache="none")
+        expected = outside.act(obs, mask, rng)
+        outside.close()
+
+        async def in_a_cell():
+            agent = make_llm(game, server, tmp_path, cache="none")
+            try:
+                return agent.act(obs, mask, rng), agent._loop_driver().thread is not None
+            finally:
+                agent.close()
+
+        played, threaded = asyncio.run(in_a_cell())
+        assert threaded and server.chat_calls == 40
+        assert played.tolist() == expected.tolist()
 
 
 @pytest.mark.parametrize("fault, read", [("malformed", "unparseable"), ("empty", "unparseable"),
