@@ -16,16 +16,16 @@ nothing written).  A process checks a server once per (base_url, model, key vari
 agent's config, the cache, the records or an error message (a server's error text is scrubbed
 of it).
 
-**Calls.** ``answer_stream`` hands requests to the event loop ``SEND_CHUNK`` at a time as the
-prompts are built, so the first are in flight while the rest are rendered, and reads each answer
-as it comes.  The loop runs on the calling thread, stepped between prompts (a second thread
-would compete for the GIL and slow both); under a running loop (Jupyter) it runs on a daemon
-thread of its own.  Up to ``concurrency`` requests are in flight, through one ``aiohttp``
-session of ``concurrency`` keep-alive connections, through the environment's
-``HTTP_PROXY`` / ``HTTPS_PROXY`` / ``ALL_PROXY`` unless ``NO_PROXY`` matches the host.  A transport error,
-a timeout, HTTP 429, a 5xx or an unreadable body (truncated JSON) is retried up to ``retries``
-times after ``BACKOFF * 2**k`` seconds (at most ``BACKOFF_CAP``), or after the server's
-``Retry-After`` when it sends one (at most ``RETRY_AFTER_CAP``); other 4xx are not retried.  A
+**Calls.** ``answer_stream`` hands the requests to this process's HTTP process
+(``bluffsim.chat_client``: ``aiohttp`` in a child process, so the requests' Python runs on
+another core than the prompts) ``SEND_CHUNK`` at a time as the prompts are built, so the first
+are in flight while the rest are rendered, and reads each answer as it comes.  Up to
+``concurrency`` requests are in flight, on ``concurrency`` keep-alive connections, through the
+environment's ``HTTP_PROXY`` / ``HTTPS_PROXY`` / ``ALL_PROXY`` unless ``NO_PROXY`` matches the
+host (read by this process when the first request is sent).  A transport error, a timeout,
+HTTP 429, a 5xx or an unreadable body (truncated JSON) is retried up to ``retries`` times with
+backoff or after the server's ``Retry-After`` (``bluffsim.chat_client``); other 4xx are not
+retried.A
 call that still fails stops the run with ``LLMCallError`` (one line): a server outage must not
 turn into forfeited games, and ``--resume`` replays every stored answer for free.
 
@@ -53,22 +53,16 @@ answer, retries included; 0 when cached), ``retries``, ``cached``, ``finish_reas
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
-import contextlib
-import email.utils
 import hashlib
 import importlib.util
 import json
 import os
 import sqlite3
 import threading
-import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Callable, Coroutine, Generator, Iterable, Iterator, Sequence
-from concurrent.futures import Future
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -76,11 +70,9 @@ from typing import Any
 from agents.base import AgentError, Param, Traits, integer, real, register_agent
 from agents.text import TEXT_PARAMS, TEXT_SPEC, Key, Messages, TextAgent
 from bluffsim.api import BluffsimError
+from bluffsim.chat_client import ChatClient, Outcome, Policy, Target, transport_reason
 
-BACKOFF = 0.5            # seconds before the first retry; doubled each time
-BACKOFF_CAP = 30.0       # the longest wait between retries without a Retry-After
-RETRY_AFTER_CAP = 120.0  # the longest Retry-After honoured
-SEND_CHUNK = 8           # requests handed to the event loop at once while prompts are built
+SEND_CHUNK = 16          # requests handed to the event loop at once while prompts are built
 PROBE_TIMEOUT = 10.0     # seconds for the build-time GET /models
 DEFAULT_CACHE = "results/llm_cache.sqlite"
 NO_CACHE = "none"
@@ -119,14 +111,6 @@ class CallBudgetReached(BluffsimError, RuntimeError):
     """``max_calls`` new calls were made; the run stops and ``--resume`` goes on."""
 
 
-class _Retryable(Exception):
-    """A failed attempt worth retrying; ``wait`` is the server's Retry-After (or None)."""
-
-    def __init__(self, why: str, wait: float | None = None):
-        super().__init__(why)
-        self.wait = wait
-
-
 # (base_url, model, api_key_env) this process has checked
 _PROBED: set[tuple[str, str, str]] = set()
 
@@ -160,8 +144,8 @@ class LLMAgent(TextAgent):
         # without a cache a replay (analysis.behaviour) would ask the model again
         self.replayable = self.cache.path is not None
         self.budget = CallBudget(c["max_calls"], None, self.config_digest())
-        self._driver: Driver | None = None
-        self._client: Transport | None = None   # made on the loop's thread at the first call
+        self._proxy: str | None = None     # the environment's proxy for base_url, read at first use
+        self._proxy_read = False
         self.calls_made = 0            # new calls this agent sent (not cached)
 
     # ------------------------------------------------------------------ build-time checks
@@ -278,7 +262,7 @@ class LLMAgent(TextAgent):
         (the stored one, the first for its key in any process, is the one played).  The call
         budget is reserved for all ``n`` at the start; what cached or repeated rows did not use
         is given back."""
-        in_flight: dict[Future, list[_Call]] = {}
+        in_flight: dict[int, list[_Call]] = {}
         calls: dict[str, _Call] = {}
         chunk: list[tuple[_Call, bytes]] = []
         granted, used = self.budget.take(n), 0
@@ -327,29 +311,39 @@ class LLMAgent(TextAgent):
             f"{self.config['model']!r} in this run; the finished shards are kept and every answer "
             "is cached: rerun with --resume to go on (a fresh allowance)")
 
-    def _send(self, chunk: list[tuple[_Call, bytes]], in_flight: dict[Future, list[_Call]]) -> None:
-        """Start one chunk of calls on the event loop."""
-        future = self._loop_driver().start(self._call_all([body for _, body in chunk]))
-        in_flight[future] = [call for call, _ in chunk]
+    def _send(self, chunk: list[tuple[_Call, bytes]], in_flight: dict[int, list[_Call]]) -> None:
+        """Hand one chunk of calls to the HTTP process."""
+        if not self._proxy_read:
+            self._proxy, self._proxy_read = proxy_for(self.base_url), True
+        url, headers = f"{self.base_url}/chat/completions", self._headers()
+        c = self.config
+        policy = Policy(connections=c["concurrency"], timeout=c["timeout"], retries=c["retries"])
+        chunk_id = ChatClient.shared().send(Target(url, headers, self._proxy),
+                                            [body for _, body in chunk], policy)
+        in_flight[chunk_id] = [call for call, _ in chunk]
 
-    def _collect(self, in_flight: dict[Future, list[_Call]], block: bool,
+    def _collect(self, in_flight: dict[int, list[_Call]], block: bool,
                  failed: BaseException | None = None,
                  ) -> Generator[tuple[int, tuple[str, dict]], None, BaseException | None]:
         """Store the answers of every chunk that has come (waiting for one when ``block``) in
         one transaction and yield their rows' replies (none once a call has ``failed``);
         returns the first failure among them."""
-        came = self._loop_driver().finished(list(in_flight), block)
+        try:
+            came = ChatClient.shared().results(list(in_flight), block)
+        except ConnectionError as e:
+            raise LLMCallError(f"llm: {e}; the finished shards are kept and every answer is "
+                               "cached: rerun with --resume") from None
         answered: dict[str, tuple[str, dict]] = {}
         failure = None
-        for future in came:
-            for call, result in zip(in_flight[future], future.result(), strict=True):
-                if isinstance(result, BaseException):
-                    failure = failure or result
+        for chunk_id, outcomes in came.items():
+            for call, outcome in zip(in_flight[chunk_id], outcomes, strict=True):
+                if outcome.failed:
+                    failure = failure or self._call_error(outcome)
                 else:
-                    answered[call.key] = result
+                    answered[call.key] = (outcome.answer, outcome.meta)
         stored = self.cache.put_many(answered)
-        for future in came:
-            for call in in_flight.pop(future):
+        for chunk_id in came:
+            for call in in_flight.pop(chunk_id):
                 if call.key not in answered:
                     continue
                 answer, meta = answered[call.key]
@@ -363,147 +357,18 @@ class LLMAgent(TextAgent):
                         yield pos, cached_reply(call.reply)
         return failure
 
-    def _loop_driver(self) -> Driver:
-        """This agent's event loop (a new one in a forked worker)."""
-        if self._driver is None or self._driver.pid != os.getpid():
-            self._driver, self._client = Driver(), None
-        return self._driver
-
-    async def _call_all(self, bodies: list[bytes]) -> list[tuple[str, dict] | BaseException]:
-        """The chat completions of ``bodies``, at once (each result, or the exception it raised)."""
-        return await asyncio.gather(*(self._call(b) for b in bodies), return_exceptions=True)
-
-    async def _call(self, body: bytes) -> tuple[str, dict]:
-        """One chat completion (the JSON ``body``) with retries (module docstring); (answer,
-        meta)."""
-        c = self.config
-        if self._client is None:     # made on the loop's thread, at the first call
-            self._client = Transport(self.base_url, c["timeout"], c["concurrency"])
-        client, url = self._client, f"{self.base_url}/chat/completions"
-        start, retries = time.perf_counter(), 0
-        while True:
-            try:
-                return await self._attempt(client, url, body, start, retries)
-            except _Retryable as e:
-                if retries >= c["retries"]:
-                    raise LLMCallError(f"llm: POST {url} failed after {retries} retries: "
-                                       f"{self._scrub(str(e))}; the finished shards are kept and "
-                                       "every answer is cached: rerun with --resume once the "
-                                       "server answers") from None
-                wait = e.wait if e.wait is not None else min(BACKOFF_CAP, BACKOFF * 2 ** retries)
-                retries += 1
-                await asyncio.sleep(wait)
-
-    async def _attempt(self, client: Any, url: str, body: bytes, start: float,
-                       retries: int) -> tuple[str, dict]:
-        """One POST; raises ``_Retryable`` for what is worth another try."""
-        status, headers, content = await client.post(url, body, self._headers())
-        if status == 429 or status >= 500:
-            raise _Retryable(f"HTTP {status}", retry_after(headers.get("retry-after")))
-        if status >= 400:
-            text = content[:400].decode("utf-8", "replace")[:200]
-            raise LLMCallError(f"llm: POST {url} answered HTTP {status} (not retried): "
-                               f"{self._scrub(text).strip()}")
-        try:
-            data = json.loads(content)
-            choice = data["choices"][0]
-            answer = choice["message"].get("content") or ""
-            usage = data.get("usage") or {}
-        except (ValueError, KeyError, IndexError, TypeError, AttributeError):
-            raise _Retryable("the response is not a chat completion (truncated or malformed "
-                             "JSON)") from None
-        return str(answer), {"tokens_in": int(usage.get("prompt_tokens") or 0),
-                             "tokens_out": int(usage.get("completion_tokens") or 0),
-                             "latency": round(time.perf_counter() - start, 6),
-                             "retries": retries, "cached": False,
-                             "finish_reason": str(choice.get("finish_reason") or "")}
+    def _call_error(self, outcome: Outcome) -> LLMCallError:
+        """The one-line stop for a call that failed in the HTTP process."""
+        url = f"{self.base_url}/chat/completions"
+        if outcome.failed == "status":
+            return LLMCallError(f"llm: POST {url} answered {self._scrub(outcome.reason)}")
+        return LLMCallError(f"llm: POST {url} failed after {outcome.retries} retries: "
+                            f"{self._scrub(outcome.reason)}; the finished shards are kept and "
+                            "every answer is cached: rerun with --resume once the server answers")
 
     def close(self) -> None:
-        """Close the HTTP client and the event loop (the runner calls it at a shard's end; the
-        agent starts them again if asked once more)."""
-        driver = self._driver
-        if driver is None or driver.pid != os.getpid():
-            return
-        if self._client is not None:
-            with contextlib.suppress(Exception):
-                driver.finished([driver.start(self._client.aclose())], block=True)
-        driver.close()
-        self._driver = self._client = None
-
-
-class Driver:
-    """Runs the agent's coroutines.  Normally on an event loop of the calling thread, stepped
-    by ``finished`` while the caller builds the next prompts (one thread: no second one
-    competing for the GIL); when the calling thread already runs a loop (Jupyter), on a loop of
-    its own daemon thread."""
-
-    def __init__(self) -> None:
-        self.pid = os.getpid()
-        self.loop = asyncio.new_event_loop()
-        self.thread: threading.Thread | None = None
-        try:
-            asyncio.get_running_loop()
-        except RuntimeError:
-            return
-        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True,
-                                       name="bluffsim-llm")
-        self.thread.start()
-
-    def start(self, coro: Coroutine[Any, Any, Any]) -> Future:
-        """Schedule ``coro``; its future (``done()``, ``result()``)."""
-        if self.thread is None:
-            return self.loop.create_task(coro)
-        return asyncio.run_coroutine_threadsafe(coro, self.loop)
-
-    def finished(self, futures: list[Future], block: bool) -> list[Future]:
-        """The ``futures`` that are done, after running the loop once (``block``: until one
-        is)."""
-        if futures and self.thread is None:
-            step = (asyncio.wait(futures, return_when=asyncio.FIRST_COMPLETED) if block
-                    else asyncio.sleep(0))
-            self.loop.run_until_complete(step)
-        elif futures and block:
-            concurrent.futures.wait(futures, return_when=concurrent.futures.FIRST_COMPLETED)
-        return [f for f in futures if f.done()]
-
-    def close(self) -> None:
-        """Stop and close the loop."""
-        if self.thread is not None:
-            self.loop.call_soon_threadsafe(self.loop.stop)
-            self.thread.join(timeout=5)
-        with contextlib.suppress(Exception):
-            self.loop.close()
-
-
-class Transport:
-    """POSTs to one server through one ``aiohttp`` session of ``connections`` keep-alive
-    connections (at most that many requests in flight), via the environment's proxy for it."""
-
-    def __init__(self, base_url: str, timeout: float, connections: int):
-        import aiohttp
-
-        self.proxy = proxy_for(base_url)
-        self.session = aiohttp.ClientSession(
-            connector=aiohttp.TCPConnector(limit=connections, limit_per_host=connections),
-            timeout=aiohttp.ClientTimeout(total=timeout),
-            headers={"User-Agent": f"bluffsim-llm (aiohttp/{aiohttp.__version__})"})
-        self.errors = (aiohttp.ClientError, asyncio.TimeoutError, OSError)
-
-    async def post(self, url: str, body: bytes, headers: dict[str, str]) -> tuple[int, dict[str, str],
-                                                                                 bytes]:
-        """(status, lower-cased headers, body) of one JSON POST; ``_Retryable`` on a transport
-        error or a timeout."""
-        try:
-            async with self.session.post(url, data=body, proxy=self.proxy, headers={
-                    **headers, "Content-Type": "application/json"}) as r:
-                content = await r.read()
-                return r.status, {k.lower(): v for k, v in r.headers.items()}, content
-        except self.errors as e:
-            raise _Retryable(transport_reason(e)) from None
-
-    async def aclose(self) -> None:
-        """Close the connections."""
-        await self.session.close()
+        """Nothing to release: the HTTP process (``bluffsim.chat_client``) is shared by every
+        ``llm`` seat of this process and ends with it."""
 
 
 def proxy_for(url: str) -> str | None:
@@ -529,30 +394,6 @@ def http_get(url: str, headers: dict[str, str], timeout: float) -> tuple[int | N
         return e.code, ""
     except (urllib.error.URLError, OSError, ValueError) as e:
         return None, transport_reason(getattr(e, "reason", e))
-
-
-def transport_reason(e: object) -> str:
-    """A transport failure in a few words: its class name and first line (e.g. ``TimeoutError``,
-    ``ConnectionRefusedError: [Errno 111] Connection refused``)."""
-    first = str(e).strip().splitlines()
-    name = type(e).__name__ if isinstance(e, BaseException) else "error"
-    return name + (f": {first[0][:160]}" if first and first[0] else "")
-
-
-def retry_after(value: str | None) -> float | None:
-    """Seconds to wait from a ``Retry-After`` header (seconds or an HTTP date), capped at
-    ``RETRY_AFTER_CAP``; None when absent or unreadable."""
-    if not value:
-        return None
-    try:
-        seconds = float(value)
-    except ValueError:
-        try:
-            when = email.utils.parsedate_to_datetime(value)
-        except (TypeError, ValueError):
-            return None
-        seconds = when.timestamp() - time.time()
-    return max(0.0, min(RETRY_AFTER_CAP, seconds))
 
 
 # ---------------------------------------------------------------------- the answer cache

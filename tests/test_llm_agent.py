@@ -12,7 +12,8 @@ import pytest
 
 import agents
 import bluffsim
-from agents.llm import CallBudgetReached, LLMCallError, LLMSetupError, retry_after
+from agents.llm import CallBudgetReached, LLMCallError, LLMSetupError
+from bluffsim.chat_client import retry_after
 from bluffsim.rng import AgentRNG
 from bluffsim.text import protocol_for
 from bluffsim.tournament.runner import forfeit_placements
@@ -58,8 +59,9 @@ def test_the_agent_plays_the_servers_answers(tmp_path) -> None:
 
 
 def test_under_a_running_event_loop_the_agent_plays_the_same(tmp_path) -> None:
-    """Called from inside a running loop (as in a Jupyter cell) the agent runs its own loop on
-    a thread and plays exactly what it plays outside one, more than a chunk of calls at once."""
+    """Called from inside a running loop (as in a Jupyter cell) the agent plays exactly what
+    it plays outside one (its HTTP runs in a process of its own), more than a chunk of calls
+    at once."""
     game, st, obs, mask, rng = first_decisions(n=20)
     with LLMServer() as server:
         outside = make_llm(game, server, tmp_path, cache="none")
@@ -69,12 +71,12 @@ def test_under_a_running_event_loop_the_agent_plays_the_same(tmp_path) -> None:
         async def in_a_cell():
             agent = make_llm(game, server, tmp_path, cache="none")
             try:
-                return agent.act(obs, mask, rng), agent._loop_driver().thread is not None
+                return agent.act(obs, mask, rng)
             finally:
                 agent.close()
 
-        played, threaded = asyncio.run(in_a_cell())
-        assert threaded and server.chat_calls == 40
+        played = asyncio.run(in_a_cell())
+        assert server.chat_calls == 40
         assert played.tolist() == expected.tolist()
 
 
