@@ -25,9 +25,8 @@ environment's ``HTTP_PROXY`` / ``HTTPS_PROXY`` / ``ALL_PROXY`` unless ``NO_PROXY
 host (read by this process when the first request is sent).  A transport error, a timeout,
 HTTP 429, a 5xx or an unreadable body (truncated JSON) is retried up to ``retries`` times with
 backoff or after the server's ``Retry-After`` (``bluffsim.chat_client``); other 4xx are not
-retried.A
-call that still fails stops the run with ``LLMCallError`` (one line): a server outage must not
-turn into forfeited games, and ``--resume`` replays every stored answer for free.
+retried.  A call that still fails stops the run with ``LLMCallError`` (one line): a server
+outage must not turn into forfeited games, and ``--resume`` replays every stored answer for free.
 
 **Cache.** Every answer is stored in a SQLite file (``cache``; default ``results/llm_cache.sqlite``
 under the working directory, ``"none"`` = no cache), keyed by a SHA-256 of (model, temperature,

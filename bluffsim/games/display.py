@@ -19,6 +19,11 @@ __all__ = ["Event", "GameDisplay", "agent_view_text"]
 
 
 # ---------------------------------------------------------------- what a display gets
+def as_int(x: Any) -> int:
+    """One observation value (a numpy scalar or 0-d array, or an int) as an int."""
+    return int(x)
+
+
 @dataclass
 class Event:
     """One decision as a viewer saw it: the input of ``GameDisplay.describe``.

@@ -26,13 +26,10 @@ from typing import Any
 
 import numpy as np
 
+from bluffsim.games.display import as_int as _i
 from bluffsim.text.words import words
 
 Obs = Mapping[str, np.ndarray]
-
-
-def _i(x: Any) -> int:
-    return int(np.asarray(x))
 
 
 def markdown_section(path: Path, game_id: str) -> str:
@@ -183,9 +180,17 @@ class GameText:
     def gloss(self, action: int, obs: Obs) -> str:
         """What ``action`` means at this decision, for the list of legal actions: the display's
         menu wording (``action_label``) when it says more than the notation, else ""."""
-        name = self.names[action]
-        label = self.display(self.me(obs)).action_label(name, dict(obs))
-        return "" if label in (name, self.action_text(action)) else label
+        return self.glosses([action], obs)[0]
+
+    def glosses(self, actions: list[int], obs: Obs) -> list[str]:
+        """``gloss`` of each of ``actions`` at one decision."""
+        display, view = self.display(self.me(obs)), dict(obs)
+        out = []
+        for a in actions:
+            name = self.names[a]
+            label = display.action_label(name, view)
+            out.append("" if label in (name, self.action_text(a)) else label)
+        return out
 
     def hint_phrases(self, obs: Obs) -> list[tuple[str, str]]:
         """(phrase, reason) pairs read only when an answer names no action at all: loose

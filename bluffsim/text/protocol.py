@@ -118,8 +118,8 @@ class TextProtocol:
         lines = [f"You are seat {self.text.me(obs)}.", *self.text.view_lines(obs)]
         if self.list_legal:
             lines += ["", "Your legal actions:"]
-            for a in np.flatnonzero(np.asarray(legal)):
-                gloss = self.text.gloss(int(a), obs)
+            actions = np.flatnonzero(np.asarray(legal)).tolist()
+            for a, gloss in zip(actions, self.text.glosses(actions, obs), strict=True):
                 lines.append(f"- {self._texts[a]}" + (f": {gloss}" if gloss else ""))
         return "\n".join(lines)
 

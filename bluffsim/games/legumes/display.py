@@ -16,13 +16,10 @@ from typing import Any
 import numpy as np
 
 from bluffsim.games.display import Event, GameDisplay
+from bluffsim.games.display import as_int as _i
 from bluffsim.games.legumes import rules as R
 
 PHASES = ("open a round", "play or accuse", "over")
-
-
-def _i(x: Any) -> int:
-    return int(np.asarray(x))
 
 
 def _veg(v: int) -> str:
@@ -140,17 +137,17 @@ class LegumesDisplay(GameDisplay):
             claims = np.asarray(obs["fd_claims"])
             by = [f"{self.seat_short(i)} " + ", ".join(f"{int(n)} as {_veg(v)}"
                                                        for v, n in enumerate(row) if n)
-                  for i, row in enumerate(claims) if row.sum()]
+                  for i, row in enumerate(claims) if np.count_nonzero(row)]
             lines.append("face-down cards this round by player: " + " · ".join(by))
-        if np.asarray(obs["face_up"]).sum():
+        if np.count_nonzero(obs["face_up"]):
             lines.append(f"face up this round: {self.cards(obs['face_up'])}")
-        if np.asarray(obs["my_face_down"]).sum():
+        if np.count_nonzero(obs["my_face_down"]):
             lines.append(f"your face-down cards this round: {self.cards(obs['my_face_down'])}")
         if bool(np.asarray(obs["after_reverse"])):
             lines.append("no accusation now: the last move was a Reverse")
         known = np.asarray(obs["discard_revealed"])
         pile = f"discard pile: {self.count(_i(obs['discard_size']), 'card')}"
-        if known.sum():
+        if np.count_nonzero(known):
             pile += f" (known: {self.cards(known)})"
         reshuffles = _i(obs["reshuffles"])
         pile += f" · draw pile: {self.count(_i(obs['draw_size']), 'card')}"
@@ -164,7 +161,7 @@ class LegumesDisplay(GameDisplay):
             acc = np.asarray(obs["accused_tally"])
             parts = [f"{self.seat_short(i)} {int(row.sum())}× (the truth {int(row[0])}, "
                      f"a lie {int(row[1])}, the Bomb {int(row[2])})"
-                     for i, row in enumerate(acc) if row.sum()]
+                     for i, row in enumerate(acc) if np.count_nonzero(row)]
             if parts:
                 lines.append("accused so far — " + " · ".join(parts))
         lines.append(f"your cards: {self.cards(obs['hand'])}")

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from bluffsim.games.display import as_int as _i
 from bluffsim.games.legumes import rules as R
 from bluffsim.games.legumes.display import PHASES, card_name
 from bluffsim.text.base import GameText, Obs
@@ -33,10 +34,6 @@ FILLERS = ("calling", "claiming", "call", "claim", "announcing", "announce", "fa
 ACTION_CARD_WORDS = {R.BOMB: ("bomb",), R.CHOICE: ("choice", "vegetable choice", "legume au choix"),
                      R.REVERSE: ("reverse", "changement de direction"),
                      R.DOUBLE: ("double", "double accusation")}
-
-
-def _i(x: Any) -> int:
-    return int(np.asarray(x))
 
 
 def card_words(t: int) -> tuple[str, ...]:
@@ -150,10 +147,10 @@ class LegumesText(GameText):
                           ("reshuffled_known", "cards you knew were in the discard pile when it "
                                                "became the draw pile")):
             cards = np.asarray(obs[key])
-            if cards.sum():
+            if np.count_nonzero(cards):
                 lines.append(f"{text}: {d.cards(cards)}")
         taken = np.asarray(obs["taken_known"])
-        known = [f"{d.seat_short(i)}: {d.cards(row)}" for i, row in enumerate(taken) if row.sum()]
+        known = [f"{d.seat_short(i)}: {d.cards(row)}" for i, row in enumerate(taken) if np.count_nonzero(row)]
         if known:
             lines.append("known cards Bombs put into hands (so far): " + " · ".join(known))
         return lines
@@ -165,10 +162,10 @@ class LegumesText(GameText):
         lines = []
         for i in range(self.rules.num_players):
             parts = []
-            if accuser[i].sum():
+            if np.count_nonzero(accuser[i]):
                 parts.append(f"accused others {accuser[i].sum()}× (revealed the truth "
                              f"{accuser[i, 0]}, a lie {accuser[i, 1]}, the Bomb {accuser[i, 2]})")
-            if shown[i].sum():
+            if np.count_nonzero(shown[i]):
                 parts.append("showed " + ", ".join(
                     f"{card_name(t)} {n}×" for t, n in zip(R.ACTION_CARDS, shown[i].tolist(),
                                                            strict=True) if n))

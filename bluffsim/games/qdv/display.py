@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from bluffsim.games.display import Event, GameDisplay
+from bluffsim.games.display import as_int as _i
 from bluffsim.games.qdv import rules as R
 from bluffsim.games.qdv.reference import marker_crosses_start
 
@@ -29,10 +30,6 @@ EFFECT_TEXT = {
     "reverse": "turn order reverses",
     "token": "the bidder loses a token",
 }
-
-
-def _i(x: Any) -> int:
-    return int(np.asarray(x))
 
 
 def card_label(kind: int) -> str:
@@ -156,9 +153,9 @@ class QdvDisplay(GameDisplay):
                      f"{_i(obs['challenge_left'])} left in the deck")
         face_up = []
         for i in range(p):
-            if np.asarray(obs["revealed"])[i].sum():
+            if np.count_nonzero(np.asarray(obs["revealed"])[i]):
                 face_up.append(f"{self.does(i, 'show')} {self.cards(obs['revealed'][i])}")
-            if np.asarray(obs["discarded"])[i].sum():
+            if np.count_nonzero(np.asarray(obs["discarded"])[i]):
                 face_up.append(f"{self.seat_short(i)} discarded {self.cards(obs['discarded'][i])}")
         if face_up:
             lines.append("face-up cards: " + " · ".join(face_up))
@@ -169,7 +166,8 @@ class QdvDisplay(GameDisplay):
         if "call_tally" in obs:
             calls = np.asarray(obs["call_tally"])
             parts = [f"{self.seat_short(i)} Vrai {int(r[0])} right/{int(r[1])} wrong, Menteur "
-                     f"{int(r[2])} right/{int(r[3])} wrong" for i, r in enumerate(calls) if r.sum()]
+                     f"{int(r[2])} right/{int(r[3])} wrong"
+                     for i, r in enumerate(calls) if np.count_nonzero(r)]
             if parts:
                 lines.append("calls so far — " + " · ".join(parts))
         if phase in (R.PHASE_SALADS, R.PHASE_REWARD):
@@ -192,7 +190,7 @@ class QdvDisplay(GameDisplay):
                  f"{CALLS.get(_i(obs['call']), '?')} on {self.standing_bid(obs)}"]
         hands = np.asarray(obs["showdown_hands"])
         lines += [f"  hand shown by {self.seat_short(i)}: {self.cards(hands[i])}"
-                  for i in range(p) if hands[i].sum()]
+                  for i in range(p) if np.count_nonzero(hands[i])]
         declared = [f"{self.seat_short(i)} {k}" for i, k in enumerate(np.asarray(obs["declared"]))
                     if k >= 0]
         lines.append(f"  {fruit} counted so far: {_i(obs['showdown_count'])}"
@@ -246,7 +244,7 @@ class QdvDisplay(GameDisplay):
         p = self.rules.num_players
         fruit = R.FRUITS[_i(b["bid_fruit"])]
         lines = [f"  hand shown by {self.seat_short(i)}: {self.cards(hands[i])}"
-                 for i in range(p) if hands[i].sum()]
+                 for i in range(p) if np.count_nonzero(hands[i])]
         # the declaring order: clockwise from the caller, players still in the round only (one
         # knocked out by a `token` challenge this round shows a hand but never declares)
         caller = _i(a["caller"])

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from bluffsim.games.display import as_int as _i
 from bluffsim.games.qdv import rules as R
 from bluffsim.games.qdv.display import CALLS, PHASES, fruits
 from bluffsim.text.base import GameText, Obs
@@ -25,10 +26,6 @@ FRENCH = {"fraise": "strawberry", "raisin": "grape", "pasteque": "watermelon",
           "liar": "menteur", "depart": "start", "debut": "start", "commencer": "start",
           "annonce": "bid", "annoncer": "bid", "mise": "bid", "raise": "bid", "jeton": "token",
           "aucune": "no", "aucun": "no"}
-
-
-def _i(x: Any) -> int:
-    return int(np.asarray(x))
 
 
 class QdvText(GameText):
@@ -135,7 +132,7 @@ class QdvText(GameText):
         lines = ["; ".join(what)]
         if _i(obs["phase"]) not in (R.PHASE_SALADS, R.PHASE_REWARD):   # else: this round's, above
             hands = np.asarray(obs["showdown_hands"])
-            shown = [f"{d.seat_short(i)}: {d.cards(h)}" for i, h in enumerate(hands) if h.sum()]
+            shown = [f"{d.seat_short(i)}: {d.cards(h)}" for i, h in enumerate(hands) if np.count_nonzero(h)]
             if shown:
                 lines.append("  hands shown there: " + " · ".join(shown))
             declared = [f"{d.seat_short(i)} {k}" for i, k in
@@ -159,10 +156,10 @@ class QdvText(GameText):
                 parts.append(f"{bids[i, 0]} bids shown at showdowns ({bids[i, 1]} above the card "
                              f"count, {bids[i, 2]} equal; total bid minus card count "
                              f"{bids[i, 3]:+d}; own cards of the bid fruit {bids[i, 4]})")
-            if called[i].sum():
+            if np.count_nonzero(called[i]):
                 parts.append(f"calls on their bids: Vrai {called[i, 0]} right/{called[i, 1]} "
                              f"wrong, Menteur {called[i, 2]} right/{called[i, 3]} wrong")
-            if tok[i].sum():
+            if np.count_nonzero(tok[i]):
                 parts.append(f"tokens lost to challenges {tok[i, 0]}, at showdowns {tok[i, 1]}, "
                              f"to punish {tok[i, 2]}; gained {tok[i, 3]}; punished others "
                              f"{tok[i, 4]}")

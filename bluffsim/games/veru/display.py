@@ -17,14 +17,11 @@ from typing import Any
 import numpy as np
 
 from bluffsim.games.display import Event, GameDisplay
+from bluffsim.games.display import as_int as _i
 from bluffsim.games.veru import rules as R
 
 PHASES = ("announce", "putting cards", "believe, disbelieve or add", "over")
 RANK_PLURAL = {"J": "jacks", "Q": "queens", "K": "kings", "A": "aces"}
-
-
-def _i(x: Any) -> int:
-    return int(np.asarray(x))
 
 
 def ranks(r: int) -> str:
@@ -100,12 +97,12 @@ class VeruDisplay(GameDisplay):
             lines.append(f"claim on the table: {self.count(_i(obs['claim_count']), 'card')} by "
                          f"{self.seat_short(claimant)}, claimed as {ranks(rank)}")
         bank = np.asarray(obs["bank_sizes"])
-        if bank.sum():
+        if np.count_nonzero(bank):
             lines.append(f"Bank: {self.count(int(bank.sum()), 'card')} ("
                          + ", ".join(f"{self.seat_short(i)} {int(n)}" for i, n in enumerate(bank) if n)
                          + ")" + (f" · yours in it: {self.cards(obs['my_bank'])}"
-                                  if np.asarray(obs["my_bank"]).sum() else ""))
-        if np.asarray(obs["my_table"]).sum():
+                                  if np.count_nonzero(obs["my_bank"]) else ""))
+        if np.count_nonzero(obs["my_table"]):
             lines.append(f"your cards on the table: {self.cards(obs['my_table'])}")
         closed = [ranks(r) for r, c in enumerate(np.asarray(obs["closed"]).tolist()) if c]
         lines.append(f"closed ranks: {', '.join(closed) or 'none'} · out of the game: "
@@ -117,13 +114,13 @@ class VeruDisplay(GameDisplay):
         if "known_in_hand" in obs:  # what I know each other seat holds now
             held = np.asarray(obs["known_in_hand"])
             known = [f"{self.seat_short(i)}: {self.cards(held[i])}" for i in range(p)
-                     if i != _i(obs["seat"]) and held[i].sum()]
+                     if i != _i(obs["seat"]) and np.count_nonzero(held[i])]
             if known:
                 lines.append("cards you know others hold: " + " · ".join(known))
         else:
             seen = np.asarray(obs["seen_taken"])
             known = [f"{self.seat_short(i)}: {self.cards(seen[i])}" for i in range(p)
-                     if i != _i(obs["seat"]) and seen[i].sum()]
+                     if i != _i(obs["seat"]) and np.count_nonzero(seen[i])]
             if known:
                 lines.append("cards you saw go into others' hands (so far): " + " · ".join(known))
         lines += self.record_lines(obs)
@@ -148,9 +145,9 @@ class VeruDisplay(GameDisplay):
         parts = []
         for i in range(self.rules.num_players):
             bits = []
-            if checked[i].sum():
+            if np.count_nonzero(checked[i]):
                 bits.append(f"claims found false {int(checked[i][0])}, true {int(checked[i][1])}")
-            if checks[i].sum():
+            if np.count_nonzero(checks[i]):
                 right, wrong = int(checks[i][0] + checks[i][2]), int(checks[i][1] + checks[i][3])
                 bits.append(f"checks right {right}, wrong {wrong}")
             if bits:
@@ -169,7 +166,7 @@ class VeruDisplay(GameDisplay):
             head = (f"{self.seat_short(checker)} {verb} {self.poss(claimant)} claim: it was "
                     + ("true" if truth == 1 else "false"))
         cards = np.asarray(obs["last_check_cards"])
-        if cards.sum():
+        if np.count_nonzero(cards):
             head += f" ({self.cards(cards)})"
         if taker >= 0:
             head += f"; {self.does(taker, 'take')} the table and the Bank"

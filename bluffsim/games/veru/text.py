@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from bluffsim.games.display import as_int as _i
 from bluffsim.games.veru import rules as R
 from bluffsim.games.veru.display import PHASES, ranks
 from bluffsim.text.base import GameText, Obs
@@ -33,10 +34,6 @@ ENGLISH = {"j": "jack", "q": "queen", "k": "king", "a": "ace", "jacks": "jack", 
            "play": "put", "lay": "put", "stop": "done", "finish": "done", "end": "done",
            "doubt": "disbelieve", "trust": "believe", "liar": "disbelieve"}
 FILLERS = ("face", "down", "more", "another", "one", "ещё", "еще", "карту", "карты", "как")
-
-
-def _i(x: Any) -> int:
-    return int(np.asarray(x))
 
 
 def card_word(name: str) -> str:
@@ -143,15 +140,15 @@ class VeruText(GameText):
         """Pick-ups, the cards you saw go into hands, your cards gone out unseen."""
         lines = []
         taken = np.asarray(obs["taken"])
-        if taken.sum():
+        if np.count_nonzero(taken):
             lines.append("cards picked up so far: " + " · ".join(
                 f"{d.seat_short(i)} {int(n)}" for i, n in enumerate(taken) if n))
         seen = np.asarray(obs["seen_taken"])
-        saw = [f"{d.seat_short(i)}: {d.cards(row)}" for i, row in enumerate(seen) if row.sum()]
+        saw = [f"{d.seat_short(i)}: {d.cards(row)}" for i, row in enumerate(seen) if np.count_nonzero(row)]
         if saw:
             lines.append("cards you saw go into hands (so far, yours included): " + " · ".join(saw))
         mine = np.asarray(obs["my_out"])
-        if mine.sum():
+        if np.count_nonzero(mine):
             lines.append(f"your cards gone out of the game unseen: {d.cards(mine)}")
         return lines
 
@@ -164,12 +161,12 @@ class VeruText(GameText):
         lines = []
         for i in range(self.rules.num_players):
             parts = []
-            if claims[i].sum():
+            if np.count_nonzero(claims[i]):
                 parts.append(f"opened {claims[i, 0]} rounds, added to {claims[i, 1]} claims, "
                              f"{cards[i]} cards claimed")
-            if checked[i].sum():
+            if np.count_nonzero(checked[i]):
                 parts.append(f"their checked claims: {checked[i, 0]} false, {checked[i, 1]} true")
-            if checks[i].sum():
+            if np.count_nonzero(checks[i]):
                 parts.append(f"believed {checks[i, 0]} right/{checks[i, 1]} wrong, disbelieved "
                              f"{checks[i, 2]} right/{checks[i, 3]} wrong")
             if pickups[i]:
