@@ -58,6 +58,7 @@ import json
 import os
 import sqlite3
 import threading
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -425,10 +426,7 @@ class ResponseCache:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             con = sqlite3.connect(self.path, timeout=60, check_same_thread=False,
                                   isolation_level=None)
-            con.execute("PRAGMA journal_mode=WAL")
-            con.execute("PRAGMA synchronous=NORMAL")
-            con.execute("CREATE TABLE IF NOT EXISTS answers (key TEXT PRIMARY KEY, answer TEXT "
-                        "NOT NULL, meta TEXT NOT NULL)")
+            set_up_cache(con)
             self._con, self._pid = con, os.getpid()
         return self._con
 
@@ -473,6 +471,24 @@ class ResponseCache:
                                f"({','.join('?' * len(part))})", part).fetchall()
             out.update({k: (a, json.loads(m)) for k, a, m in rows})
         return out
+
+
+def set_up_cache(con: sqlite3.Connection, patience: float = 60.0) -> None:
+    """WAL journal and the answers table.  Switching a new file to WAL needs it alone and SQLite
+    does not wait for that (workers opening a fresh cache together get "database is locked"),
+    so a busy file is tried again for up to ``patience`` seconds."""
+    deadline = time.monotonic() + patience
+    while True:
+        try:
+            con.execute("PRAGMA journal_mode=WAL")
+            con.execute("PRAGMA synchronous=NORMAL")
+            con.execute("CREATE TABLE IF NOT EXISTS answers (key TEXT PRIMARY KEY, answer TEXT "
+                        "NOT NULL, meta TEXT NOT NULL)")
+            return
+        except sqlite3.OperationalError as e:
+            if "locked" not in str(e) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
 
 
 # ---------------------------------------------------------------------- the call budget

@@ -261,3 +261,34 @@ def test_forfeited_seats_are_placed_last_in_their_own_order() -> None:
                         [False, False, False, False], [True, True, True, True]])
     assert forfeit_placements(place, forfeit).tolist() == [
         [4, 1, 2, 3], [1, 3, 2, 4], [2, 1, 2, 4], [1, 2, 3, 4]]
+
+
+def test_workers_opening_a_fresh_cache_together_never_see_it_locked(tmp_path) -> None:
+    """Six connections set up one new cache file at the same moment, 40 times over (two worker
+    processes starting on a fresh cache did hit "database is locked")."""
+    import sqlite3
+    import threading
+
+    from agents.llm import set_up_cache
+
+    for k in range(40):
+        path, errors = tmp_path / f"cache{k}.sqlite", []
+        start = threading.Barrier(6)
+
+        def open_it(path=path, errors=errors, start=start) -> None:
+            con = sqlite3.connect(path, timeout=60, isolation_level=None, check_same_thread=False)
+            start.wait()
+            try:
+                set_up_cache(con)
+            except sqlite3.OperationalError as e:
+                errors.append(str(e))
+            finally:
+                con.close()
+
+        threads = [threading.Thread(target=open_it) for _ in range(6)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert errors == [], errors
+        assert sqlite3.connect(path).execute("PRAGMA journal_mode").fetchone()[0] == "wal"
