@@ -163,8 +163,9 @@ def test_a_corrupt_reference_cache_is_set_aside_and_replayed(tmp_path, monkeypat
 
 
 def test_ctrl_c_with_two_workers_is_one_line_about_tables(tmp_path):
+    # the full budget: far more than 2 s of tables on any machine, so the signal lands mid-way
     cmd = [sys.executable, "-m", "bluffsim.cli", "evaluate", "counting", "--game", "qdv",
-           "--players", "4", "--budget", "standard", "--workers", "2", "--out", str(tmp_path / "o"),
+           "--players", "4", "--budget", "full", "--workers", "2", "--out", str(tmp_path / "o"),
            "--leaderboard", str(tmp_path / "lb.csv"), "--reference-dir", str(tmp_path / "ref")]
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True)
