@@ -72,7 +72,7 @@ from agents.text import TEXT_PARAMS, TEXT_SPEC, Key, Messages, TextAgent
 from bluffsim.api import BluffsimError
 from bluffsim.chat_client import ChatClient, Outcome, Policy, Target, transport_reason
 
-SEND_CHUNK = 16          # requests handed to the event loop at once while prompts are built
+SEND_CHUNK = 16          # requests handed to the HTTP process at once while prompts are built
 PROBE_TIMEOUT = 10.0     # seconds for the build-time GET /models
 DEFAULT_CACHE = "results/llm_cache.sqlite"
 NO_CACHE = "none"
