@@ -3,17 +3,17 @@
 The server (tests/llm_server.py) answers every request after ``--delay`` seconds (default 50 ms,
 a fast batching server's latency); the run is a real ``bluffsim run`` subprocess (3 players:
 llm, counting, random) with a fresh answer cache, so every decision is a real HTTP call.  By
-default it plays 2,048 games in four worker processes, each with its llm seat at concurrency 16:
-64 requests in flight in all, so the ideal is 64 / 0.05 = 1,280 decisions per second.  (Several
+default it plays 2,048 games in two worker processes, each with its llm seat at concurrency 32:
+64 requests in flight in all, so the ideal is 64 / 0.05 = 1,280 decisions per second.  (Two
 workers because one seat's batch waits for its last answers before its games move on; the other
-workers' requests keep the connections busy meanwhile.)  Reported: llm decisions per second of
+worker's requests keep the connections busy meanwhile.)  Reported: llm decisions per second of
 the run's play time (``manifest.json`` ``play_seconds``: games, HTTP and parsing; not the
 interpreter's start or the report), median and spread (min–max) over ``--repeats`` runs, the
 mean number of requests in flight at the server when each arrived (itself included, so a
 steady 64 shows as about 64, a burst as about half), and the CPU seconds of the ``bluffsim
 run`` process tree (start and report included) and of the server (this process).
 
-    python experiments/llm/bench.py                           # veru, 4 workers x 16
+    python experiments/llm/bench.py                           # veru, 2 workers x 32
     python experiments/llm/bench.py --game qdv --repeats 1
     python experiments/llm/bench.py --workers 1 --concurrency 64 --batch 1024
 """
@@ -95,12 +95,12 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--game", default="veru")
     p.add_argument("--games", type=int, default=2048)
-    p.add_argument("--batch", type=int, default=256,
+    p.add_argument("--batch", type=int, default=512,
                    help="run.batch: games in flight per worker")
-    p.add_argument("--concurrency", type=int, default=16, help="requests in flight per worker")
+    p.add_argument("--concurrency", type=int, default=32, help="requests in flight per worker")
     p.add_argument("--delay", type=float, default=0.05, help="seconds the server takes per answer")
     p.add_argument("--repeats", type=int, default=3)
-    p.add_argument("--workers", type=int, default=4,
+    p.add_argument("--workers", type=int, default=2,
                    help="processes, each playing one shard with its own llm seat")
     args = p.parse_args()
     with tempfile.TemporaryDirectory(prefix="llm_bench_") as tmp:
