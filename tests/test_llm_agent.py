@@ -292,3 +292,19 @@ def test_workers_opening_a_fresh_cache_together_never_see_it_locked(tmp_path) ->
             t.join()
         assert errors == [], errors
         assert sqlite3.connect(path).execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_a_dead_http_process_is_started_again_at_the_next_batch(tmp_path) -> None:
+    """The requests' process (bluffsim.chat_client) killed between two batches: the next batch
+    starts a new one and plays the same answers."""
+    from bluffsim.chat_client import ChatClient
+
+    game, st, obs, mask, rng = first_decisions()
+    with LLMServer() as server:
+        first = make_llm(game, server, tmp_path, cache="none").act(obs, mask, rng)
+        old = ChatClient.shared()
+        old.process.kill()
+        old.process.wait(timeout=10)
+        again = make_llm(game, server, tmp_path, cache="none").act(obs, mask, rng)
+        assert ChatClient.shared() is not old and ChatClient.shared().process.poll() is None
+        assert again.tolist() == first.tolist() and server.chat_calls == 12
