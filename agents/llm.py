@@ -62,7 +62,7 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
+from collections.abc import Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -260,47 +260,35 @@ class LLMAgent(TextAgent):
         are built while those are in flight), unless the answer is cached or the same request
         was already sent; answers yielded as they come, each chunk's stored in the cache first
         (the stored one, the first for its key in any process, is the one played).  The call
-        budget is reserved for all ``n`` at the start; what cached or repeated rows did not use
-        is given back."""
+        budget is taken per chunk, for the calls really sent."""
         in_flight: dict[int, list[_Call]] = {}
         calls: dict[str, _Call] = {}
         chunk: list[tuple[_Call, bytes]] = []
-        granted, used = self.budget.take(n), 0
         failure: BaseException | None = None
-        try:
-            for pos, (messages, key) in enumerate(items):
-                h, body = self._request(messages, key)
-                if h in calls:                       # the same request: its answer, as cached
-                    if calls[h].reply is None:
-                        calls[h].positions.append(pos)
-                    else:
-                        yield pos, cached_reply(calls[h].reply)
-                    continue
-                found = self.cache.get_many([h]).get(h)
-                if found is not None:
-                    yield pos, cached_reply(found)
-                    continue
-                if used == granted:
-                    granted += self.budget.take(1)
-                    if used == granted:
-                        failure = self._budget_reached()
-                        break
-                used += 1
-                calls[h] = _Call(h, [pos])
-                chunk.append((calls[h], body))
-                if len(chunk) == SEND_CHUNK:
-                    self._send(chunk, in_flight)
-                    chunk = []
-                    failure = yield from self._collect(in_flight, block=False)
-                    if failure is not None:
-                        break
-            if chunk:       # the last calls, those granted before the budget ran out included
-                self._send(chunk, in_flight)
-            while in_flight:
-                failure = (yield from self._collect(in_flight, True, failure)) or failure
-        finally:
-            self.budget.give_back(granted - used)
-            self.calls_made += used
+        for pos, (messages, key) in enumerate(items):
+            h, body = self._request(messages, key)
+            if h in calls:                       # the same request: its answer, as cached
+                if calls[h].reply is None:
+                    calls[h].positions.append(pos)
+                else:
+                    yield pos, cached_reply(calls[h].reply)
+                continue
+            found = self.cache.get_many([h]).get(h)
+            if found is not None:
+                yield pos, cached_reply(found)
+                continue
+            calls[h] = _Call(h, [pos])
+            chunk.append((calls[h], body))
+            if len(chunk) == SEND_CHUNK:
+                failure = self._send(chunk, in_flight)
+                chunk = []
+                failure = (yield from self._collect(in_flight, False, failure)) or failure
+                if failure is not None:
+                    break
+        if chunk and failure is None:
+            failure = self._send(chunk, in_flight)
+        while in_flight:
+            failure = (yield from self._collect(in_flight, True, failure)) or failure
         if failure is not None:
             raise failure
 
@@ -311,16 +299,23 @@ class LLMAgent(TextAgent):
             f"{self.config['model']!r} in this run; the finished shards are kept and every answer "
             "is cached: rerun with --resume to go on (a fresh allowance)")
 
-    def _send(self, chunk: list[tuple[_Call, bytes]], in_flight: dict[int, list[_Call]]) -> None:
-        """Hand one chunk of calls to the HTTP process."""
-        if not self._proxy_read:
-            self._proxy, self._proxy_read = proxy_for(self.base_url), True
-        url, headers = f"{self.base_url}/chat/completions", self._headers()
-        c = self.config
-        policy = Policy(connections=c["concurrency"], timeout=c["timeout"], retries=c["retries"])
-        chunk_id = ChatClient.shared().send(Target(url, headers, self._proxy),
-                                            [body for _, body in chunk], policy)
-        in_flight[chunk_id] = [call for call, _ in chunk]
+    def _send(self, chunk: list[tuple[_Call, bytes]],
+              in_flight: dict[int, list[_Call]]) -> CallBudgetReached | None:
+        """Hand one chunk of calls to the HTTP process, as many as the call budget grants;
+        the budget stop when it did not grant them all."""
+        granted = self.budget.take(len(chunk))
+        if granted:
+            if not self._proxy_read:
+                self._proxy, self._proxy_read = proxy_for(self.base_url), True
+            c = self.config
+            target = Target(f"{self.base_url}/chat/completions", self._headers(), self._proxy)
+            policy = Policy(connections=c["concurrency"], timeout=c["timeout"],
+                            retries=c["retries"])
+            chunk_id = ChatClient.shared().send(target, [body for _, body in chunk[:granted]],
+                                                policy)
+            in_flight[chunk_id] = [call for call, _ in chunk[:granted]]
+            self.calls_made += granted
+        return self._budget_reached() if granted < len(chunk) else None
 
     def _collect(self, in_flight: dict[int, list[_Call]], block: bool,
                  failed: BaseException | None = None,
@@ -502,32 +497,23 @@ class CallBudget:
     def take(self, n: int) -> int:
         """Reserve up to ``n`` calls; returns how many were granted."""
         if self.limit <= 0 or n <= 0:
-            return max(n, 0)
-        return self._change(lambda used: max(0, min(n, self.limit - used)))
-
-    def give_back(self, n: int) -> None:
-        """Return ``n`` reserved calls that were not made."""
-        if self.limit > 0 and n > 0:
-            self._change(lambda used: -min(n, used))
-
-    def _change(self, delta_of: Callable[[int], int]) -> int:
-        """Add ``delta_of(used)`` to the count (atomically across processes); returns it."""
+            return n
         if self.path is None:
-            delta = delta_of(self.used)
-            self.used += delta
-            return delta
+            granted = max(0, min(n, self.limit - self.used))
+            self.used += granted
+            return granted
         con = sqlite3.connect(self.path, timeout=60, isolation_level=None)
         try:
             con.execute("BEGIN IMMEDIATE")
             con.execute("CREATE TABLE IF NOT EXISTS budget (row TEXT PRIMARY KEY, used INTEGER)")
             got = con.execute("SELECT used FROM budget WHERE row = ?", (self.row,)).fetchone()
             used = got[0] if got else 0
-            delta = delta_of(used)
-            con.execute("INSERT OR REPLACE INTO budget VALUES (?, ?)", (self.row, used + delta))
+            granted = max(0, min(n, self.limit - used))
+            con.execute("INSERT OR REPLACE INTO budget VALUES (?, ?)", (self.row, used + granted))
             con.execute("COMMIT")
         finally:
             con.close()
-        return delta
+        return granted
 
 
 def cached_reply(reply: tuple[str, dict]) -> tuple[str, dict]:
