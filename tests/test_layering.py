@@ -56,7 +56,7 @@ LAYERS: tuple[dict[str, tuple[str, ...]], ...] = (
                    "bluffsim.games.drivers", "bluffsim.text.base", "bluffsim.text.words")},
     {"games": ("bluffsim.games.*",)},
     {"registry": ("bluffsim",)},
-    {"text protocol": ("bluffsim.text.*",)},
+    {"text protocol": ("bluffsim.text.*",), "chat client": ("bluffsim.chat_client",)},
     {"agents": ("agents.*",)},
     {"results I/O": ("bluffsim.results",), "kernel cache": ("bluffsim.kernel_cache",)},
     {"adapters": ("bluffsim.adapters.*",), "analysis": ("bluffsim.analysis.*",)},
