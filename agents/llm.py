@@ -52,6 +52,7 @@ answer, retries included; 0 when cached), ``retries``, ``cached``, ``finish_reas
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib.util
 import json
@@ -144,8 +145,6 @@ class LLMAgent(TextAgent):
         # without a cache a replay (analysis.behaviour) would ask the model again
         self.replayable = self.cache.path is not None
         self.budget = CallBudget(c["max_calls"], None, self.config_digest())
-        self._proxy: str | None = None     # the environment's proxy for base_url, read at first use
-        self._proxy_read = False
         self.calls_made = 0            # new calls this agent sent (not cached)
 
     # ------------------------------------------------------------------ build-time checks
@@ -299,14 +298,17 @@ class LLMAgent(TextAgent):
             f"{self.config['model']!r} in this run; the finished shards are kept and every answer "
             "is cached: rerun with --resume to go on (a fresh allowance)")
 
+    @functools.cached_property
+    def _proxy(self) -> str | None:
+        """The environment's proxy for ``base_url``, read when the first request is sent."""
+        return proxy_for(self.base_url)
+
     def _send(self, chunk: list[tuple[_Call, bytes]],
               in_flight: dict[int, list[_Call]]) -> CallBudgetReached | None:
         """Hand one chunk of calls to the HTTP process, as many as the call budget grants;
         the budget stop when it did not grant them all."""
         granted = self.budget.take(len(chunk))
         if granted:
-            if not self._proxy_read:
-                self._proxy, self._proxy_read = proxy_for(self.base_url), True
             c = self.config
             target = Target(f"{self.base_url}/chat/completions", self._headers(), self._proxy)
             policy = Policy(connections=c["concurrency"], timeout=c["timeout"],

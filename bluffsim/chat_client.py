@@ -167,17 +167,16 @@ class Server:
     def __init__(self, conn: Connection):
         self.conn = conn
         self.sessions: dict[tuple[int, float], Any] = {}
-        self.stopped: asyncio.Event | None = None
+        self.tasks: set[asyncio.Task] = set()
+        self.stopped = asyncio.Event()
 
     async def run(self) -> None:
-        self.stopped = asyncio.Event()
+        """Serve until stopped, then cancel what is in flight and close the sessions."""
         loop = asyncio.get_running_loop()
         loop.add_reader(self.conn.fileno(), self._readable)
-        tasks: set[asyncio.Task] = set()
-        self.tasks = tasks
         await self.stopped.wait()
         loop.remove_reader(self.conn.fileno())
-        for task in tasks:
+        for task in self.tasks:
             task.cancel()
         for session in self.sessions.values():
             await session.close()

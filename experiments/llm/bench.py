@@ -11,7 +11,8 @@ the run's play time (``manifest.json`` ``play_seconds``: games, HTTP and parsing
 interpreter's start or the report), median and spread (min–max) over ``--repeats`` runs, the
 mean number of requests in flight at the server when each arrived (itself included, so a
 steady 64 shows as about 64, a burst as about half), and the CPU seconds of the ``bluffsim
-run`` process tree (start and report included) and of the server (this process).
+run`` process and its workers (start and report included; not the HTTP child processes of
+``bluffsim.chat_client``, which nobody waits for) and of the server (this process).
 
     python experiments/llm/bench.py                           # veru, 2 workers x 32
     python experiments/llm/bench.py --game qdv --repeats 1
@@ -110,7 +111,7 @@ def main() -> None:
         print(f"  {r['decisions']:,} llm decisions ({r['requests']:,} requests) in "
               f"{r['play_seconds']:.2f} s of play: {r['decisions_per_second']:,.0f} decisions/s; "
               f"{r['in_flight']:.1f} requests in flight on average; CPU: run {r['run_cpu']:.1f} s "
-              f"(whole process), server {r['server_cpu']:.1f} s")
+              f"(run and workers), server {r['server_cpu']:.1f} s")
     ideal = args.concurrency * args.workers / args.delay if args.delay else float("inf")
     print(f"{args.game}, batch {args.batch}, concurrency {args.concurrency}, workers "
           f"{args.workers}, server delay "
