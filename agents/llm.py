@@ -116,6 +116,12 @@ class CallBudgetReached(BluffsimError, RuntimeError):
 _PROBED: set[tuple[str, str, str]] = set()
 
 
+def canonical_json(value: Any) -> str:
+    """``value`` as JSON with sorted keys, no spaces and no NaN: what cache keys hash."""
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"),
+                      allow_nan=False)
+
+
 @dataclass
 class _Call:
     """One request of ``answer_stream``: its cache key, the rows that asked it, and once it has
@@ -146,6 +152,7 @@ class LLMAgent(TextAgent):
         self.replayable = self.cache.path is not None
         self.budget = CallBudget(c["max_calls"], None, self.config_digest())
         self.calls_made = 0            # new calls this agent sent (not cached)
+        self._system_json: dict[str, str] = {}    # system prompt -> its message's JSON
 
     # ------------------------------------------------------------------ build-time checks
     def _who(self) -> str:
@@ -232,8 +239,7 @@ class LLMAgent(TextAgent):
         for both."""
         c = self.config
         attempt = sum(m["role"] == "assistant" for m in messages)
-        said = json.dumps(messages, sort_keys=True, ensure_ascii=False, separators=(",", ":"),
-                          allow_nan=False)
+        said = "[" + ",".join(map(self._message_json, messages)) + "]"
         model, temperature = json.dumps(c["model"], ensure_ascii=False), json.dumps(c["temperature"])
         # the keys in sorted order: the hash of json.dumps(..., sort_keys=True) of these fields
         blob = (f'{{"attempt":{attempt},"decision":{int(key[2])},'
@@ -243,6 +249,16 @@ class LLMAgent(TextAgent):
         body = (f'{{"model":{model},"messages":{said},"temperature":{temperature},'
                 f'"max_tokens":{int(c["max_tokens"])}}}')
         return hashlib.sha256(blob.encode()).hexdigest(), body.encode()
+
+    def _message_json(self, message: dict[str, str]) -> str:
+        """One message as canonical JSON (sorted keys, no spaces): the pieces of the messages'
+        ``json.dumps``; the system message, the same at every decision, encoded once."""
+        if message["role"] != "system":
+            return canonical_json(message)
+        encoded = self._system_json.get(message["content"])
+        if encoded is None:
+            encoded = self._system_json[message["content"]] = canonical_json(message)
+        return encoded
 
     def answer_many(self, conversations: list[Messages], keys: list[Key]) -> list[tuple[str, dict]]:
         """Cached answers where stored; the others asked at once, up to ``concurrency`` in

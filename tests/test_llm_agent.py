@@ -5,6 +5,8 @@ JSON, dropped connections), the cache, and the one-line setup errors."""
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import json
 import time
 
 import numpy as np
@@ -185,6 +187,25 @@ def test_identical_requests_of_one_batch_are_asked_once(tmp_path) -> None:
         assert server.chat_calls == 2 and a[0] == a[1]
         assert [m[0]["cached"] for m in (d.meta for d in agent.decisions)] == [False, True, False]
         agent.close()
+
+
+def test_the_cache_key_hashes_the_sorted_json_of_what_decides_an_answer(tmp_path) -> None:
+    """The key stays the documented SHA-256 (caches of earlier runs keep hitting), whatever
+    pieces the agent encodes once; the system prompt, the messages with an answer and
+    non-ASCII text included."""
+    game, st, obs, mask, rng = first_decisions("qdv")
+    p = protocol_for(game)
+    first = p.messages({k: v[0] for k, v in obs.items()}, mask[0])
+    again = first + [{"role": "assistant", "content": "je dis \"vrai\" \u2028 é"},
+                     {"role": "user", "content": "again"}]
+    with LLMServer() as server:
+        agent = make_llm(game, server, tmp_path, temperature=0.5)
+    for messages in (first, again, first):
+        fields = {"model": MODEL, "temperature": 0.5, "max_tokens": agent.config["max_tokens"],
+                  "messages": messages, "game": "qdv", "seed": 7, "seat": 1, "decision": 3,
+                  "attempt": sum(m["role"] == "assistant" for m in messages)}
+        blob = json.dumps(fields, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+        assert agent.cache_key(messages, (7, 1, 3)) == hashlib.sha256(blob.encode()).hexdigest()
 
 
 def test_max_calls_stops_with_one_line_after_that_many_calls(tmp_path) -> None:

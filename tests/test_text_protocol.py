@@ -79,6 +79,44 @@ def test_redealing_what_the_player_cannot_see_leaves_the_prompt_unchanged(case) 
 
 
 # ------------------------------------------------------------------ notation
+def positions(game_id: str, players: int, options: dict, games: int = 16, steps: int = 120):
+    """(obs row, legal row) of every decision of random play in ``games`` games."""
+    game = bluffsim.make(game_id, players, **options)
+    st = game.init(np.arange(games))
+    out = []
+    for _ in range(steps):
+        if st.done.all():
+            break
+        obs = game.observe(st)
+        out += [({k: v[b].copy() for k, v in obs.items()}, st.legal_action_mask[b].copy())
+                for b in np.flatnonzero(~st.done & st.legal_action_mask.any(axis=1))]
+        game.step(st, random_actions(game, st))
+    return out
+
+
+@pytest.mark.parametrize("game_id", sorted(WIDE))
+def test_the_context_key_covers_what_the_position_phrases_read(game_id) -> None:
+    """Positions with the same ``context_key`` have the same position phrases, so the parser may
+    reuse their index; and every parse reads as it does with the phrases built afresh."""
+    players, options = WIDE[game_id]
+    p = protocol_for(bluffsim.make(game_id, players, **options))
+    fresh = protocol_for(bluffsim.make(game_id, players, **options))
+    fresh.text.context_key = lambda obs: None
+    seen: dict = {}
+    rows = positions(game_id, players, options)
+    for obs, legal in rows:
+        phrases = ([p.text.context_phrases(a, obs) for a in range(p.num_actions)],
+                   p.text.impossible_phrases(obs), p.text.hint_phrases(obs))
+        key = p.text.context_key(obs)
+        if key is not None:
+            assert seen.setdefault(key, phrases) == phrases, key
+        texts = p.legal_texts(legal)
+        for answer in (texts[0], texts[-1], f"I say {texts[len(texts) // 2]}", "bid 2 banana",
+                       "8 grapes", "announce ace", "nothing at all"):
+            assert p.parse(answer, legal, obs) == fresh.parse(answer, legal, obs), answer
+    assert len(rows) > 200 and (game_id == "liarsdice" or len(seen) < len(rows) / 2)
+
+
 @pytest.mark.parametrize("game_id", sorted(WIDE))
 def test_every_action_reads_back_from_its_notation(game_id) -> None:
     players, options = WIDE[game_id]

@@ -20,7 +20,7 @@ This module sits in the game base tier: the games' text modules import it.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -218,6 +218,12 @@ class GameText:
         """(phrase, reason) pairs for moves no action id stands for at this position (qdv's
         ``bid 3 grape`` below the standing bid): read as illegal with that reason."""
         return []
+
+    def context_key(self, obs: Obs) -> Hashable | None:
+        """The part of the position that ``context_phrases``, ``impossible_phrases`` and
+        ``hint_phrases`` read (equal keys, equal phrases), so the parser can reuse their index;
+        None when not declared: the phrases are then built at every parse."""
+        return None
 
     def why_illegal(self, action: int, obs: Obs | None, legal: np.ndarray) -> str:
         """Why ``action`` cannot be played now, in words."""

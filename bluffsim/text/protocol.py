@@ -24,7 +24,7 @@ from __future__ import annotations
 import importlib
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -96,7 +96,7 @@ class TextProtocol:
                 self.index.add(self.lexicon.phrase(p), a)
         self._rules_prompt: str | None = None
         # the phrase index of each set of position phrases met (positions repeat)
-        self._context_indexes: dict[tuple[Any, ...], PhraseIndex] = {}
+        self._context_indexes: dict[Hashable, tuple[PhraseIndex, list[str]]] = {}
 
     # ------------------------------------------------------------------ prompts
     def rules_prompt(self) -> str:
@@ -160,38 +160,48 @@ class TextProtocol:
         found = self.index.matches(tokens)
         impossible: list[str] = []
         if obs is not None:
-            found += self._context_matches(tokens, obs, impossible, self.text.impossible_phrases)
+            found += self._context_matches(tokens, obs, impossible, hints=False)
             if not found:   # loose wordings of impossible moves, for a better reason
-                found = self._context_matches(tokens, None, impossible,
-                                              lambda _: self.text.hint_phrases(obs))
+                found = self._context_matches(tokens, obs, impossible, hints=True)
         if not found:
             return Parsed(None, UNPARSEABLE, f"no action found in {source} "
                                              f"({self._example(legal)})")
         return self._choose(found, tokens, legal, obs, impossible)
 
-    def _context_matches(self, tokens: list[Token], obs: Obs | None, impossible: list[str],
-                         reasons: Any) -> list[Match]:
-        """Matches of the phrases that need the position (none when ``obs`` is None) and of
-        ``reasons(obs)``'s (phrase, reason) pairs, whose matches carry action ``-1 - k`` for
-        the reason ``impossible[k]`` (appended here)."""
+    def _context_matches(self, tokens: list[Token], obs: Obs, impossible: list[str],
+                         hints: bool) -> list[Match]:
+        """Matches of the phrases that need the position and of its (phrase, reason) pairs
+        (``hints``: the loose wordings only), whose matches carry action ``-1 - k`` for the
+        reason ``impossible[k]`` (appended here)."""
+        index, reasons = self._context_index(obs, hints, len(impossible))
+        impossible += reasons
+        return index.matches(tokens)
+
+    def _context_index(self, obs: Obs, hints: bool, offset: int) -> tuple[PhraseIndex, list[str]]:
+        """The phrase index of a position's phrases (reasons numbered from ``offset``) and the
+        reasons, remembered by the text's ``context_key`` (or, without one, by the phrases)."""
+        position = self.text.context_key(obs)
+        key = None if position is None else (position, hints, offset)
+        if key in self._context_indexes:
+            return self._context_indexes[key]
         pairs: list[tuple[str, int]] = []
-        if obs is not None:
+        if not hints:
             for a in range(self.num_actions):
                 pairs += [(p, a) for p in self.text.context_phrases(a, obs)]
-        reasoned = list(reasons(obs))
-        key = (tuple(pairs), tuple(p for p, _ in reasoned), len(impossible))
-        index = self._context_indexes.get(key)
-        if index is None:
-            index = PhraseIndex()
-            for p, a in pairs:
-                index.add(self.lexicon.phrase(p), a)
-            for k, (p, _) in enumerate(reasoned):
-                index.add(self.lexicon.phrase(p), -1 - len(impossible) - k)
-            if len(self._context_indexes) >= CONTEXT_INDEXES:
-                self._context_indexes.clear()
-            self._context_indexes[key] = index
-        impossible += [why for _, why in reasoned]
-        return index.matches(tokens)
+        reasoned = self.text.hint_phrases(obs) if hints else self.text.impossible_phrases(obs)
+        if key is None:
+            key = (tuple(pairs), tuple(reasoned), hints, offset)
+            if key in self._context_indexes:
+                return self._context_indexes[key]
+        index = PhraseIndex()
+        for p, a in pairs:
+            index.add(self.lexicon.phrase(p), a)
+        for k, (p, _) in enumerate(reasoned):
+            index.add(self.lexicon.phrase(p), -1 - offset - k)
+        if len(self._context_indexes) >= CONTEXT_INDEXES:
+            self._context_indexes.clear()
+        self._context_indexes[key] = index, [why for _, why in reasoned]
+        return self._context_indexes[key]
 
     def _choose(self, found: list[Match], tokens: list[Token], legal: np.ndarray,
                 obs: Obs | None, impossible: list[str]) -> Parsed:

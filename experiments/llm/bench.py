@@ -41,7 +41,7 @@ from tests.llm_server import MODEL, LLMServer  # noqa: E402
 
 
 def config_text(url: str, game: str, games: int, batch: int, concurrency: int, cache: Path,
-                workers: int = 1) -> str:
+                workers: int = 1, shard_games: int = 0) -> str:
     """The benchmark table: an llm seat, counting and random (3 players)."""
     return f"""[experiment]
 name = "llm_bench"
@@ -62,7 +62,7 @@ agent = "random"
 
 [run]
 batch = {batch}
-shard_games = {-(-games // workers)}
+shard_games = {shard_games or -(-games // workers)}
 workers = {workers}
 plots = false
 """
@@ -73,7 +73,8 @@ def one_run(args: argparse.Namespace, work: Path, i: int) -> dict:
     with LLMServer(delay=args.delay) as server:
         cfg = work / f"bench{i}.toml"
         cfg.write_text(config_text(server.url, args.game, args.games, args.batch,
-                                   args.concurrency, work / f"cache{i}.sqlite", args.workers),
+                                   args.concurrency, work / f"cache{i}.sqlite", args.workers,
+                                   args.shard_games),
                        encoding="utf-8")
         out = work / f"out{i}"
         env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
@@ -103,6 +104,8 @@ def main() -> None:
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--workers", type=int, default=2,
                    help="processes, each playing one shard with its own llm seat")
+    p.add_argument("--shard-games", type=int, default=0,
+                   help="run.shard_games (default: games / workers, one shard per worker)")
     args = p.parse_args()
     with tempfile.TemporaryDirectory(prefix="llm_bench_") as tmp:
         runs = [one_run(args, Path(tmp), i) for i in range(args.repeats)]

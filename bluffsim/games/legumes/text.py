@@ -71,6 +71,10 @@ class LegumesText(GameText):
                "fd_claims", "taken_known", "accused_tally", "accuser_tally", "shown_tally",
                "drawn_tally", "bomb_taken")
 
+    def context_key(self, obs: Obs) -> tuple[()]:
+        """No position phrase depends on the position here (no menu wordings are read)."""
+        return ()
+
     # ------------------------------------------------------------------ rules prompt
     def rules_summary(self) -> str:
         """The rules of legumes in short, with this table's numbers."""

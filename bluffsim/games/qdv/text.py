@@ -199,6 +199,10 @@ class QdvText(GameText):
             return [f"punish seat {target}", f"punish player {target}"]
         return []
 
+    def context_key(self, obs: Obs) -> tuple[int, int, int, int]:
+        """Phase, standing bid and seat: all the position phrases below read."""
+        return _i(obs["phase"]), _i(obs["bid_count"]), _i(obs["bid_fruit"]), self.me(obs)
+
     def impossible_phrases(self, obs: Obs) -> list[tuple[str, str]]:
         """Bids no raise reaches from the standing count (too low, too high, above the cap)."""
         if _i(obs["phase"]) != R.PHASE_BID:

@@ -55,6 +55,10 @@ class VeruText(GameText):
                "my_out", "known_in_hand", "claims", "cards_claimed", "claims_checked", "checks",
                "pickups", "timeouts", "swaps_made")
 
+    def context_key(self, obs: Obs) -> tuple[()]:
+        """No position phrase depends on the position here (no menu wordings are read)."""
+        return ()
+
     # ------------------------------------------------------------------ rules prompt
     def rules_summary(self) -> str:
         """The rules of veru in short, with this table's numbers."""
