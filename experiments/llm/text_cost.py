@@ -2,7 +2,7 @@
 
 For each game, the decisions of random play (3 players, 64 games, seeds 0..63) are collected;
 then every prompt is built, and an answer (a legal action's notation) is parsed twice: "cold"
-(the first time the parser meets the position) and "warm" (again, as in a long run, where
+(a new protocol meeting each position for the first time) and "warm" (again, as in a long run, where
 positions repeat).  Prints milliseconds per decision, best of ``--repeats``, and a SHA-256 over
 every prompt and parse result, so a speed-up can be checked to change no text.
 
@@ -23,7 +23,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import bluffsim  # noqa: E402
-from bluffsim.text import protocol_for  # noqa: E402
+from bluffsim.text.protocol import TextProtocol  # noqa: E402
 from tests.games import random_actions  # noqa: E402
 
 Row = tuple[dict[str, np.ndarray], np.ndarray]
@@ -62,7 +62,7 @@ def main() -> None:
         rows = decisions(game_id, args.players, args.decisions)
         times = {"prompt": [], "parse cold": [], "parse warm": []}
         for _ in range(args.repeats):
-            proto = protocol_for(bluffsim.make(game_id, args.players))
+            proto = TextProtocol(bluffsim.make(game_id, args.players))   # nothing remembered
             answers = {id(legal): proto.legal_texts(legal)[len(proto.legal_texts(legal)) // 2]
                        for _, legal in rows}
 
