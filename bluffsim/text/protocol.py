@@ -95,7 +95,7 @@ class TextProtocol:
             for p in ps:
                 self.index.add(self.lexicon.phrase(p), a)
         self._rules_prompt: str | None = None
-        # the phrase index of each set of position phrases met (positions repeat)
+        # the phrase index (and reasons) of each position met, by context_key (positions repeat)
         self._context_indexes: dict[Hashable, tuple[PhraseIndex, list[str]]] = {}
 
     # ------------------------------------------------------------------ prompts
