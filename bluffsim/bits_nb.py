@@ -5,15 +5,39 @@ division.
 ``popcount`` and ``trailing_zeros`` are LLVM's ``ctpop`` / ``cttz`` (one instruction each on
 x86-64 with POPCNT / BMI); the fused random loops use them to count and pick legal actions
 from a bitmask of the card types held (``nonzero_bits``), without a branch per type.
+
+Each LLVM intrinsic has a plain-Python twin (``python_twin``), which is what runs when numba's
+JIT is disabled (``NUMBA_DISABLE_JIT=1``, to step through a kernel in a debugger): numba's
+intrinsics cannot run as Python.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 from llvmlite import ir
 from numba import njit, types
 from numba.core import cgutils
-from numba.extending import intrinsic
+from numba.extending import intrinsic, overload
+
+WORD = (1 << 64) - 1     # a 64-bit word's bits, for the Python twins
+
+
+def python_twin(compiled: Any) -> Callable[[Callable], Callable]:
+    """Decorator: the plain-Python function it decorates stands for the numba intrinsic
+    ``compiled`` (same arguments, same result): compiled code calls the intrinsic, Python code
+    (the JIT disabled) runs the function itself."""
+
+    def register(py_fn: Callable) -> Callable:
+        if py_fn.__code__.co_argcount == 1:
+            overload(py_fn)(lambda a: lambda a: compiled(a))
+        else:
+            overload(py_fn)(lambda a, b: lambda a, b: compiled(a, b))
+        return py_fn
+
+    return register
 
 
 def _unary_intrinsic(name: str):  # noqa: ANN202
@@ -42,7 +66,7 @@ def _unary_intrinsic(name: str):  # noqa: ANN202
 
 
 @intrinsic
-def _load_u64(typingctx, arr, i):  # noqa: ANN001, ANN202
+def _load_u64_llvm(typingctx, arr, i):  # noqa: ANN001, ANN202
     """The 8 bytes at ``arr[i:i + 8]`` of a 1-byte array as a little-endian uint64 (an
     unaligned load; no bounds check)."""
     if not (isinstance(arr, types.Array) and arr.dtype.bitwidth == 8
@@ -60,7 +84,7 @@ def _load_u64(typingctx, arr, i):  # noqa: ANN001, ANN202
 
 
 @intrinsic
-def _prefetch(typingctx, arr, offset):  # noqa: ANN001, ANN202
+def _prefetch_llvm(typingctx, arr, offset):  # noqa: ANN001, ANN202
     """A hint to load the cache line at byte ``offset`` of an array's buffer (no access)."""
     if not (isinstance(arr, types.Array) and isinstance(offset, types.Integer)):
         return None
@@ -80,8 +104,28 @@ def _prefetch(typingctx, arr, offset):  # noqa: ANN001, ANN202
     return sig, codegen
 
 
-_ctpop = _unary_intrinsic("ctpop")
-_cttz = _unary_intrinsic("cttz")
+@python_twin(_unary_intrinsic("ctpop"))
+def _ctpop(x: int) -> int:
+    """Number of set bits of the 64-bit word ``x``."""
+    return np.int64((int(x) & WORD).bit_count())
+
+
+@python_twin(_unary_intrinsic("cttz"))
+def _cttz(x: int) -> int:
+    """Index of the lowest set bit of the 64-bit word ``x`` (64 when ``x`` is 0)."""
+    w = int(x) & WORD
+    return np.int64((w & -w).bit_length() - 1 if w else 64)
+
+
+@python_twin(_load_u64_llvm)
+def _load_u64(arr: np.ndarray, i: int) -> np.uint64:
+    """The 8 bytes at ``arr[i:i + 8]`` of a 1-byte array as a little-endian uint64."""
+    return np.uint64(int.from_bytes(np.ascontiguousarray(arr[i:i + 8]).tobytes(), "little"))
+
+
+@python_twin(_prefetch_llvm)
+def _prefetch(arr: np.ndarray, offset: int) -> None:
+    """A cache hint: nothing to do in Python."""
 
 
 @njit(cache=True)

@@ -48,6 +48,8 @@ from llvmlite import ir
 from numba.core import types
 from numba.extending import intrinsic
 
+from bluffsim.bits_nb import python_twin
+
 # ---------------------------------------------------------------------------------------
 # Tables, built once at import in decimal (correctly rounded; no libm)
 
@@ -104,8 +106,8 @@ def log_const(x: float) -> float:
 
 
 @intrinsic
-def float_bits(typingctx, x):  # noqa: ANN001, ANN201, ARG001
-    """int64: the IEEE 754 bit pattern of a float64 (a reinterpretation, no conversion)."""
+def _float_bits_llvm(typingctx, x):  # noqa: ANN001, ANN201, ARG001
+    """``float_bits`` compiled: an LLVM bitcast."""
     if not isinstance(x, types.Float) or x.bitwidth != 64:
         return None
 
@@ -116,8 +118,8 @@ def float_bits(typingctx, x):  # noqa: ANN001, ANN201, ARG001
 
 
 @intrinsic
-def bits_float(typingctx, i):  # noqa: ANN001, ANN201, ARG001
-    """float64 whose IEEE 754 bit pattern is the int64 ``i``."""
+def _bits_float_llvm(typingctx, i):  # noqa: ANN001, ANN201, ARG001
+    """``bits_float`` compiled: an LLVM bitcast."""
     if not isinstance(i, types.Integer):
         return None
 
@@ -125,6 +127,18 @@ def bits_float(typingctx, i):  # noqa: ANN001, ANN201, ARG001
         return builder.bitcast(args[0], ir.DoubleType())
 
     return types.float64(types.int64), codegen
+
+
+@python_twin(_float_bits_llvm)
+def float_bits(x: float) -> int:
+    """int64: the IEEE 754 bit pattern of a float64 (a reinterpretation, no conversion)."""
+    return np.float64(x).view(np.int64)
+
+
+@python_twin(_bits_float_llvm)
+def bits_float(i: int) -> float:
+    """float64 whose IEEE 754 bit pattern is the int64 ``i``."""
+    return np.int64(i).view(np.float64)
 
 
 @nb.njit(cache=True, inline="always")

@@ -27,6 +27,7 @@ from numba.typed import List
 from agents.combinatorics import TABLE_N
 from bluffsim import fmath as fm
 from bluffsim.games.qdv import rules as R
+from bluffsim.games.records import kernel_records
 
 NUM_FRUITS, MAX_MULT, SALAD = 6, 3, 18
 VRAI, MENTEUR, START0 = 12, 13, 14
@@ -533,7 +534,7 @@ def new_scratch(deck: np.ndarray, value: np.ndarray, strides: np.ndarray, width:
     out[0]["strides"] = strides
     out[0]["logit_lo"] = logit(0.0)
     out[0]["logit_hi"] = logit(1.0)
-    return out
+    return kernel_records(out)
 
 
 @njit(cache=True)

@@ -39,6 +39,7 @@ import numpy as np
 from bluffsim.api import Game, SeedError, State, check_seeds
 from bluffsim.games.drivers import observation_table
 from bluffsim.games.obscompile import check_sizes
+from bluffsim.games.records import kernel_records
 
 
 class CompiledGame(Game):
@@ -52,7 +53,7 @@ class CompiledGame(Game):
         self.rules = rules
         self.action_names = rules.action_names
         self.observation_size = int(self.observation.tensor_size(rules))
-        self._rec = kn.rules_record(rules)
+        self._rec = kernel_records(kn.rules_record(rules))
         self._blank = kn.blank_record(rules)
         self._blank_hot = np.zeros((), kn.HOT_DTYPE)   # a new game's hot record (seed 0)
         spec = self.observation.SPEC

@@ -7,6 +7,10 @@ column of its name — ``legal_action_mask`` is ``hot["mask"]`` — in ``hot`` i
 it, cut to the rules' sizes by the class's ``cuts(rules)`` and viewed as bool when named
 in ``BOOL_FIELDS``). Copies, pickles and sub-batches therefore only need to copy the
 two records.
+
+Without the JIT (``NUMBA_DISABLE_JIT=1``, to step through a kernel in a debugger) the kernels
+run as plain Python on these arrays; ``kernel_records`` then views them with rows of
+``KernelRow``, which read and write fields as attributes (``h.seed``) like a numba record does.
 """
 
 from __future__ import annotations
@@ -14,7 +18,26 @@ from __future__ import annotations
 from dataclasses import fields
 from typing import Any, ClassVar
 
+import numba
 import numpy as np
+
+
+class KernelRow(np.record):
+    """One row of a record array, its fields read and written as attributes, as numba's records
+    are (a field named like a numpy attribute, e.g. ``strides``, is the field)."""
+
+    def __getattribute__(self, name: str) -> Any:
+        if name in np.void.__getattribute__(self, "dtype").fields:
+            return self[name]
+        return super().__getattribute__(name)
+
+
+def kernel_records(records: np.ndarray) -> np.ndarray:
+    """A record array as the kernels index it: itself when compiled; when numba's JIT is
+    disabled, a view whose rows are ``KernelRow``s."""
+    if not numba.config.DISABLE_JIT or records.dtype.type is KernelRow:
+        return records
+    return records.view(np.dtype((KernelRow, records.dtype)))
 
 
 class RecordState:
@@ -37,6 +60,7 @@ class RecordState:
     def from_data(cls, data: np.ndarray, hot: np.ndarray, rules: Any) -> Any:
         """The state whose fields are views of the record arrays ``data`` and ``hot``."""
         cuts = cls.cuts(rules)
+        data, hot = kernel_records(data), kernel_records(hot)
         views = {}
         for f in fields(cls):  # type: ignore[arg-type]
             if f.name in ("data", "hot", "rules"):
