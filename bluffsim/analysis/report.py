@@ -13,8 +13,10 @@ from pathlib import Path
 import pandas as pd
 
 from bluffsim.analysis import seats, stats
+from bluffsim.analysis.ratings import FinishOrders
 
-GAME_COLUMNS = ["game", "seat", "agent", "placement", "score", "decisions", "rounds", "truncated"]
+GAME_COLUMNS = ["game", "seed", "seat", "agent", "placement", "score", "decisions", "rounds",
+                "truncated"]
 
 
 def build_report(out: Path, games: pd.DataFrame | None = None,
@@ -57,17 +59,20 @@ def report_tables(games: pd.DataFrame | Iterable[pd.DataFrame],
     """Every table of a results dir by CSV name, from games (one DataFrame or chunks of
     whole games) and rounds (one DataFrame or chunks) of game ``game`` (its id, from the
     results: ``bluffsim.results.run_game``), in one pass over each."""
-    totals, shape = stats.GameTotals(), seats.ShapeTotals()
+    totals, shape, orders = stats.GameTotals(), seats.ShapeTotals(), FinishOrders()
     one = None
     for chunk in ([games] if isinstance(games, pd.DataFrame) else games):
         totals.add(chunk)
         shape.add(chunk)
+        if "seed" in chunk:
+            orders.add(chunk)
         one = chunk if isinstance(games, pd.DataFrame) else None
     bluff = seats.bluff_table(rounds, one, game=game) if isinstance(rounds, pd.DataFrame) else \
         seats.BluffTotals.of(rounds, game).table()
     return {"summary": totals.summary(), "head_to_head": totals.head_to_head(),
             "head_to_head_ci": seats.head_to_head_ci(*totals.pair_arrays()),
-            "ratings": totals.bradley_terry(), "bluff": bluff, "seats": shape.seat_table(),
+            "ratings": totals.bradley_terry().join(orders.ratings(), how="left"),
+            "bluff": bluff, "seats": shape.seat_table(),
             "lengths": shape.length_table(), "lineups": shape.lineup_table(),
             "placements": totals.placement_distribution(), "convergence": totals.convergence()}
 
