@@ -293,7 +293,13 @@ def cmd_bench(args: argparse.Namespace) -> int:
     """``bluffsim bench``."""
     import os
 
-    from bluffsim.bench import bench_engines, bench_figure, has_chunked_prange, markdown_lines, summary_lines
+    from benchmarks.engines import (
+        bench_engines,
+        bench_figure,
+        has_chunked_prange,
+        markdown_lines,
+        summary_lines,
+    )
 
     games = [g.strip() for g in args.games.split(",") if g.strip()]
     for g in games:

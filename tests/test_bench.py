@@ -80,7 +80,7 @@ def test_bench_without_open_spiel_says_so_in_one_line(capsys, tmp_path, monkeypa
 
 def test_decisions_per_game_of_the_cpp_anchor_is_measured_near_the_exact_mean():
     pytest.importorskip("pyspiel")
-    from bluffsim.bench import openspiel_decisions_per_game
+    from benchmarks.engines import openspiel_decisions_per_game
 
     exact = exact_liars_dice_decisions()
     assert exact == pytest.approx(4.7579, abs=1e-4)
@@ -89,7 +89,7 @@ def test_decisions_per_game_of_the_cpp_anchor_is_measured_near_the_exact_mean():
 
 def test_cpp_anchor_counts_rollouts_times_decisions_per_game():
     pytest.importorskip("pyspiel")
-    from bluffsim.bench import CPP_ROLLOUTS_PER_STEP, openspiel_cpp_run
+    from benchmarks.engines import CPP_ROLLOUTS_PER_STEP, openspiel_cpp_run
 
     run = openspiel_cpp_run(0.05, decisions_per_game=4.5)
     assert run.games > 0 and run.games % CPP_ROLLOUTS_PER_STEP == 0
@@ -153,7 +153,7 @@ def test_bench_bad_cores_options_are_one_line_errors(capsys, argv, needle):
 def test_chunked_prange_plays_the_same_games_as_the_serial_fused_loop():
     """The threads alternative of ``--cores`` is the same computation, split in chunks."""
     import bluffsim
-    from bluffsim.bench import ChunkedPrangeLoop
+    from benchmarks.engines import ChunkedPrangeLoop
 
     serial = bluffsim.make("qdv", 4)
     st = serial.init(np.arange(64))
@@ -167,7 +167,7 @@ def test_chunked_prange_plays_the_same_games_as_the_serial_fused_loop():
 
 
 def test_threads_need_a_compiled_play_random_kernel(capsys, monkeypatch):
-    import bluffsim.bench as bench
+    import benchmarks.engines as bench
 
     monkeypatch.setattr(bench, "has_chunked_prange", lambda game_id, players: game_id != "qdv")
     assert main([*TINY, "--cores", "2", "--cores-via", "threads"]) == 2
@@ -177,7 +177,7 @@ def test_threads_need_a_compiled_play_random_kernel(capsys, monkeypatch):
 
 
 def test_compiled_games_offer_the_threads_alternative():
-    from bluffsim.bench import has_chunked_prange
+    from benchmarks.engines import has_chunked_prange
 
     assert has_chunked_prange("qdv", 4) and has_chunked_prange("legumes", 4)
 
@@ -185,10 +185,10 @@ def test_compiled_games_offer_the_threads_alternative():
 def test_bench_says_what_it_measures_row_by_row_on_stderr(capsys, tmp_path, monkeypatch):
     """A plan line, the compile note when numba's cache is cold, then one line per measured row
     on stderr as it goes; stdout (the table, --markdown) carries none of them."""
-    import bluffsim.bench
+    import benchmarks.engines
     from bluffsim.kernel_cache import COMPILING
 
-    monkeypatch.setattr(bluffsim.bench, "kernels_cold", lambda game, names: True)
+    monkeypatch.setattr(benchmarks.engines, "kernels_cold", lambda game, names: True)
     out = tmp_path / "b"
     assert main([*TINY, "--agents", "random,heuristic", "--batches", "8,16", "--no-anchor",
                  "--markdown", "--out", str(out)]) == 0

@@ -61,7 +61,7 @@ LAYERS: tuple[dict[str, tuple[str, ...]], ...] = (
     {"results I/O": ("bluffsim.results",), "kernel cache": ("bluffsim.kernel_cache",)},
     {"adapters": ("bluffsim.adapters.*",), "analysis": ("bluffsim.analysis.*",)},
     {"tournament": ("bluffsim.tournament.*",)},
-    {"terminal play": ("bluffsim.play",), "bench": ("bluffsim.bench",),
+    {"terminal play": ("bluffsim.play",), "bench": ("benchmarks.*",),
      "learn": ("bluffsim.learn.*",)},
     {"evaluate": ("bluffsim.evaluate", "bluffsim.abr")},
     {"replay": ("bluffsim.replay.*",), "serve": ("bluffsim.web.*",)},
@@ -82,7 +82,7 @@ MATPLOTLIB_USERS = ("bluffsim.analysis.*", "bluffsim.evaluate", "bluffsim.abr", 
 
 def _module_files() -> dict[str, Path]:
     out = {}
-    for pkg in ("bluffsim", "agents"):
+    for pkg in ("bluffsim", "agents", "benchmarks"):
         for path in sorted((ROOT / pkg).rglob("*.py")):
             parts = list(path.relative_to(ROOT).with_suffix("").parts)
             if parts[-1] == "__init__":

@@ -267,7 +267,7 @@ def sweep_lines(table: pd.DataFrame, key: str, metric: str = "win_rate", title: 
 
 
 def throughput_vs_batch(table: pd.DataFrame, title: str = "") -> Figure:
-    """Decisions/s against batch size (log-log) from ``bluffsim.bench.bench_engines``: one line
+    """Decisions/s against batch size (log-log) from ``benchmarks.engines.bench_engines``: one line
     per game and agent mix with its min–max band, that mix's reference engine as a cross at
     batch 1, and the OpenSpiel anchor as a dashed line."""
     fig, ax = plt.subplots(figsize=(7, 4.5))
