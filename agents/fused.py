@@ -1,5 +1,5 @@
 """Built-in agents inside the compiled loop: a lineup of compiled per-row policies played
-by one numba loop over the games, engine and agents fused (issue 24).
+by one numba loop over the games, engine and agents fused.
 
 The game-independent part lives here, the loop included (``play_seats_loop``, written once
 for every game); each game that has compiled policies provides a module ``agents.<game>.fused``
@@ -43,26 +43,8 @@ An agent has a compiled policy only when its class is exactly a built-in class l
 a custom ``"module:Class"`` agent or a patched ``act`` has none): ``fused_lineup`` then
 returns None, or, with ``external=True``, makes it an ``EXTERNAL`` member.
 
-Measured (qdv, 4 players, one worker, batch 4,096, ``nice``d on a 2-core machine shared
-with other jobs, load 5-8; 3 runs per path alternated, median (min-max)):
-
-| ``bluffsim run`` end to end, decisions per second | stepped | fused |
-|---|---:|---:|
-| 2 heuristic + 2 random, 200,000 games (9.59 M decisions), wall | 403 k (356-493 k) | 785 k (763 k-1.05 M) |
-| same, per CPU second | 536 k (529-544 k) | 1.18 M (1.15-1.19 M) |
-| same, play phase only (manifest ``play_seconds``), wall | 542 k (479-680 k) | 1.65 M (1.60-2.32 M) |
-| 2 heuristic + 2 counting, 40,000 games (3.04 M decisions), wall | 168 k (161-179 k) | 194 k (193-195 k) |
-| same, per CPU second | 269 k (263-280 k) | 299 k (297-301 k) |
-
-Commands: ``python experiments/fused/timed_run.py stepped|fused
-experiments/fused/qdv_2h2r.toml --games 200000 --out DIR --force --quiet`` (and
-``qdv_2h2c.toml --games 40000``).  End to end, about 4 CPU s per process are imports,
-compile-cache loading, merge and report.  The fused loop alone
-(``experiments/fused/loop_alone.py``, every seat one agent, per CPU s): random 10.7 M,
-heuristic 4.5 M, counting 0.26 M: counting's own computation (``decide_kernel``, about
-3-4 us a decision) is what bounds lineups with counting seats.  (qdv counting since
-``decide_row`` on a record: 0.56 M, 0.26 M for the code above in the same session, median
-of 3 alternated; the table above predates it.)
+What the fused loop gains end to end, and its history: ``docs/bench.md`` ("Built-in agents in the
+fused loops").
 """
 
 from __future__ import annotations

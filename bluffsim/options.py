@@ -1,4 +1,4 @@
-"""Rules options declared once (issue 14 point 4): one ``Option`` per option of a game.
+"""Rules options declared once: one ``Option`` per option of a game.
 
 A game's ``rules.py`` lists its options as a tuple of ``Option`` (name, default,
 check, meaning); ``declare_options`` then derives from it the rules dataclass's

@@ -11,25 +11,7 @@ legal) on a one-row observation copied from the records with the observation's d
 shapes, so its decisions are the agent's by construction.  No memo tables: ``grow`` is
 never asked for.
 
-Measured (4 players, one worker, batch 4,096, ``nice``d on a 2-core machine shared with
-other jobs, load 5-7; 3 runs per path alternated, median (min-max), decisions per second):
-
-| ``bluffsim run`` end to end | stepped | fused |
-|---|---:|---:|
-| 2 heuristic + 2 random, 200,000 games (11.4 M decisions), wall | 268 k (262-288 k) | 979 k (865 k-1.32 M) |
-| same, per CPU second | 467 k (457-480 k) | 1.77 M (1.76-1.78 M) |
-| same, play phase only (manifest ``play_seconds``), wall | 303 k (296-328 k) | 1.59 M (1.48-2.47 M) |
-| 2 heuristic + 2 counting, 100,000 games (4.57 M decisions), wall | 183 k (176-209 k) | 417 k (399-450 k) |
-| same, per CPU second | 337 k (330-370 k) | 821 k (805-822 k) |
-| same, play phase only, wall | 207 k (197-238 k) | 556 k (543-585 k) |
-
-Commands: ``python experiments/fused/timed_run.py stepped|fused
-experiments/fused/legumes_2h2r.toml --games 200000 --out DIR --force --quiet`` (and
-``legumes_2h2c.toml --games 100000``).  The fused loop alone (``python
-experiments/fused/loop_alone.py --game=legumes random heuristic counting``, every seat one
-agent, per CPU s, median of 3): random 8.01 M, heuristic 4.85 M, counting 0.83 M (about 1.2 us a
-decision, most of it ``judge_kernel``'s features and beliefs, run wherever accusing is
-legal): counting seats bound the lineups that have them.
+What the fused loop gains end to end: ``docs/bench.md`` ("Built-in agents in the fused loops").
 """
 
 from __future__ import annotations

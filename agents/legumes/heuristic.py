@@ -14,7 +14,7 @@ when you hold many of the called vegetable.
   (``action_lie_penalty``, one card drawn if accused; a Bomb punishes the
   accuser instead), so I shed them: it costs a few wins (a Bomb kept to the
   end is a sure finish) and no longer places me below random at 4–6 players
-  (issue 15). At 2 players (``keeps``) the Bomb and the Double are finishers instead: a Bomb
+  (the robustness ladder). At 2 players (``keeps``) the Bomb and the Double are finishers instead: a Bomb
   as my last card cannot be beaten (accepted I am out; accused, the accuser takes the pile
   and my hand is empty), the Double as my last card ends the game when I accuse a lie with
   it (rules.py: a Double accusation that costs nothing). So at 2 players I never lie with
@@ -37,7 +37,7 @@ when you hold many of the called vegetable.
   round's cards at most the accused's hand size).  A revealed Bomb gives the
   accuser the whole pile (~40 cards late in a 4-player game); without this
   guard the accusing variants (``accuse_at=1``, ``accuse_rate=0.5``) placed
-  below random at 3–6 players (issue 15).  The parameters keep their meaning:
+  below random at 3–6 players (the robustness ladder).  The parameters keep their meaning:
   the guard is the same for every value;
 - facing a player's last face-down card (``accept`` is legal): accept only when
   there are 3+ players and I am sure to finish second (my score is at most

@@ -9,22 +9,7 @@ on a one-row observation copied from the records with the observation's dtypes a
 (``counting.KERNEL_FIELDS``), so its decisions are the agent's by construction).  No memo
 tables: ``grow`` is never asked for.
 
-Measured (4 players, one worker, batch 4,096, ``nice``d on a 2-core machine shared with
-other jobs, load 2-3.3; 3 runs per path alternated, median (min-max), decisions per second):
-
-| ``bluffsim run`` end to end | stepped | fused |
-|---|---:|---:|
-| 2 heuristic + 2 random, 100,000 games (16.5 M decisions), wall | 545 k (532-556 k) | 2.41 M (2.39-2.46 M) |
-| same, per CPU second | 570 k (566-575 k) | 2.62 M (2.60-2.71 M) |
-| same, play phase only (manifest ``play_seconds``), wall | 618 k (592-623 k) | 4.27 M (4.18-4.39 M) |
-| 2 heuristic + 2 counting, 20,000 games (5.49 M decisions), wall | 298 k (284-298 k) | 970 k (940-983 k) |
-| same, per CPU second | 305 k (297-313 k) | 1.09 M (1.08-1.09 M) |
-
-Commands: ``python experiments/fused/timed_run.py stepped|fused
-experiments/fused/veru_2h2r.toml --games 100000 --out DIR --force --quiet`` (and
-``veru_2h2c.toml --games 20000``).  The fused loop alone (``python
-experiments/fused/loop_alone.py --game=veru random heuristic counting``, every seat one
-agent, per CPU s, median of 3): random 12.2 M, heuristic 10.1 M, counting 1.33 M.
+What the fused loop gains end to end: ``docs/bench.md`` ("Built-in agents in the fused loops").
 """
 
 from __future__ import annotations

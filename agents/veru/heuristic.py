@@ -28,7 +28,7 @@ The chance ``t`` that a claimed card is genuine:
   they outnumber the fitting cards that can still be out there (as above), so
   ``t`` is at most that number over the claimed cards.
 
-Why (issue 15; robustness ladder, ``experiments/ladders/veru_ladder.md``, against
+Why (the robustness ladder, ``experiments/ladders/veru_ladder.md``, against
 random players): a trusting heuristic believed a random claimant's lies until that
 claimant had a record of its own — nearly all its wrong believes came in the first
 round, on three-card claims into a Bank already full of claimed cards; the table's record and the
@@ -125,7 +125,7 @@ def fitting_left(obs: dict[str, np.ndarray], rank: np.ndarray, slack: int) -> np
     rows = np.arange(rank.size)
     known = (obs["hand"][rows, rank].astype(np.int64) + obs["my_bank"][rows, rank]
              + obs["discard_seen"][rows, rank])
-    if "my_out" in obs:   # memory fields (issue 12); an observation without them knows none
+    if "my_out" in obs:   # memory fields; an observation without them knows none
         known = known + obs["my_out"][rows, rank] + obs["known_in_hand"][rows, :, rank].sum(axis=1)
     return 4 + slack - known
 

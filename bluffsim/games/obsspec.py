@@ -50,28 +50,8 @@ is cacheable: ``obscompile`` writes it to a real file
 (``__pycache__/kernels_observation.py`` beside the game's ``kernels.py``, rewritten
 only when it changes) and executes it in the kernels namespace.  ``numba_sources``
 digests the observe modules too, so editing a spec clears the cached kernels that
-inlined the old tensor.  Measured (hand-written before, generated after; batch
-4,096; one process at a time on a 2-core machine shared with two training jobs;
-``tensor_kernel`` / ``observe_kernel`` ms per call and the all-``learned`` fused loop,
-cold = first call with an empty numba cache, cached = first call of a second process).
-Ranges are the medians of two runs (ms per call at batch 4,096; fused: thousand
-decisions per second, every seat ``learned``):
-
-| game | tensor cold s | tensor ms | observe ms | fused cold s | fused k/s |
-|---|---|---|---|---|---|
-| qdv 4p | 1.37 -> 1.72 | 1.89-2.29 -> 1.98-2.09 | 0.65-0.66 -> 0.65-0.67 | 13.2 -> 13.5 | 77-77 -> 74-78 |
-| legumes 2p | 1.00 -> 1.12 | 1.00-1.01 -> 1.01-1.02 | 1.18-1.23 -> 0.95-0.96 | 10.0 -> 9.6 | 74-78 -> 74-78 |
-| veru 4p | 1.81 -> 2.59 | 1.46-1.48 -> 1.56-1.62 | 1.06-1.13 -> 1.04-1.07 | 10.3 -> 10.0 | 86-89 -> 92-92 |
-
-Cached, every first call takes 0.01-0.02 s before and after (the fused loop 0.06-0.6 s);
-the observe kernel's cold compile is 0.12 / 0.22 / 0.63 s before, 0.12 / 0.30 / 0.59 s
-after.  The generated veru tensor is about 8 % slower than the hand-written one (its
-computed fields are read one value at a time through ``obs_<name>``).  In ``bluffsim
-bench`` (3 runs before, 2 after, medians of 3 timed runs each) the all-``learned`` fused
-loop went from 79.3 / 78.5 / 89.4 k to 79.2 / 77.0 / 85.8 k decisions/s (qdv 4p / legumes
-2p / veru 4p) and the Gymnasium vector env with fused learned opponents from 61 / 68.5 /
-26.2 k to 61.6 / 69 / 25.2 k learner steps/s.  The numpy encoder (``to_tensor``, batch
-1,024) went from 1.91 / 0.53 / 0.92 to 1.56 / 0.46 / 0.82 ms.
+inlined the old tensor.  The measurements of generated against hand-written kernels are in
+``docs/bench.md`` ("Generated observation kernels").
 """
 
 from __future__ import annotations

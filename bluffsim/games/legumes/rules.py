@@ -34,7 +34,7 @@ Decisions where the seed is silent (also in ``docs/rules.md#legumes``):
 - a Bomb revealed after an ``accuse double``: the Double card is one of the
   round's cards, so the accuser takes it back with the discard pile.
 
-Reverse, accept and the end (issue 12; ``docs/rules.md#legumes``).  The seed says of
+Reverse, accept and the end (``docs/rules.md#legumes``).  The seed says of
 Vegetable choice "il ne joue pas d'autre carte" but not of Reverse, and bans an
 accusation "directement après cette carte"; the game ends "quand un joueur
 dépose sa dernière carte et qu'elle n'est pas mise en doute".

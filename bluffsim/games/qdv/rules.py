@@ -32,7 +32,8 @@ Decisions made here where the seed is silent (also in ``docs/rules.md#qdv``):
 - a truncated game (``max_rounds``) ranks survivors by tokens (ties share),
   above every eliminated player, and sets ``truncated`` (not ``terminated``).
 
-Issue 12 (``docs/rules.md#spec-vs-seed``; the seed settles the first three points):
+Rules as the seed says them (``docs/rules.md#spec-vs-seed``; the seed settles the first three
+points):
 - **Elimination is immediate.** Seed: "Dès qu'un joueur perd tous ses jetons, il
   est éliminé".  A bidder whose `token` challenge takes their last token is out
   at once (``in_round`` turns False): skipped in turn order, they never bid,
@@ -41,8 +42,8 @@ Issue 12 (``docs/rules.md#spec-vs-seed``; the seed settles the first three point
   this round's showdown (the hands shown include theirs), but their salads count
   0 (they no longer declare).  Accused by a right "Menteur !", they lose nothing
   more (they hold nothing); the round record still names them as the loser with
-  the amount due.  Before issue 12 such a player kept acting until the round's
-  end, and an exact "Vrai !" + ``gain`` brought them back.
+  the amount due (an earlier version let such a player act until the round's end;
+  ``docs/rules.md`` has the history).
 - **The game ends the moment one player has tokens**, mid-round included (seed:
   "S'il ne reste plus qu'un seul joueur avec des jetons, il est le grand
   vainqueur et la partie est terminée").  A round interrupted so (a `token`

@@ -122,7 +122,7 @@ class ReferenceGame(ReferenceBase):
         """After the deal: close quads, a hand left empty is out at once (place 1), then open.
 
         Shared by ``new_game`` and ``scenario`` so a dealt hand of closed ranks only is
-        out at the deal in both (issue 12 point 7).
+        out at the deal in both.
         """
         for seat in range(s.num_players):
             self.close_quads(s, seat)

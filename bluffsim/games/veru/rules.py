@@ -35,7 +35,7 @@ Decisions where the seed is silent (also in ``docs/rules.md#veru``):
 - a safety cap ``max_turns`` (not in the seed) truncates a game that has not
   ended: the players still in rank by fewest cards in hand (``truncated``).
 
-Issue 12 (rules as the seed says them; observations as memory):
+Rules as the seed says them, and observations as memory:
 - **who opens.** The player who guessed right opens.  If they are out, the
   opening passes to the next player in turn still in, skipping the *taker* of
   the check — the player who guessed wrong (seed: the one who disbelieved the

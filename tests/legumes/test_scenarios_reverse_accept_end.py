@@ -1,4 +1,5 @@
-"""Issue 12, legumes points 8-11: scripted scenarios run on both engines (docs/rules.md#legumes).
+"""legumes Reverse, accept and the end of the game: scripted scenarios run on both engines
+(docs/rules.md#legumes).
 
 Every scenario goes through ``play_both``, which checks after each decision that the
 reference and vectorised engines agree on masks, players, results and every
@@ -53,7 +54,7 @@ def observed(ref, s, st, seat: int, key: str) -> np.ndarray:
 
 
 # ------------------------------------------------------------------ 8. Reverse with a card
-def test_8_reverse_goes_down_face_up_with_one_face_down_card():
+def test_reverse_goes_down_face_up_with_one_face_down_card():
     ref, s, st = play(["open tomato-1 carrot", "reverse leek-3"])
     assert s.direction == -1 and s.current_player == 0
     assert s.face_up[card("reverse")] == 1 and s.face_down[-1] == (1, card("leek-3"), 0)
@@ -71,7 +72,7 @@ def test_8_reverse_goes_down_face_up_with_one_face_down_card():
     assert s.discard_revealed == counts("carrot-2", "reverse")
 
 
-def test_8_reverse_with_a_card_one_action_per_card_kind():
+def test_reverse_with_a_card_one_action_per_card_kind():
     ref, s, _ = play(["open tomato-1 carrot"])
     legal = names(ref, s)
     assert [n for n in legal if n.startswith("reverse")] == [
@@ -83,7 +84,7 @@ def test_8_reverse_with_a_card_one_action_per_card_kind():
     assert s.face_up[card("reverse")] == 1 and s.face_down[-1][1] == card("reverse")
 
 
-def test_8_reverse_alone_only_as_the_last_card():
+def test_reverse_alone_only_as_the_last_card():
     ref, s, _ = play(["open tomato-1 carrot"], hands=(A, ["reverse"], C))
     assert "reverse" in names(ref, s)
     assert not any(n.startswith("reverse ") for n in names(ref, s))
@@ -91,14 +92,14 @@ def test_8_reverse_alone_only_as_the_last_card():
     assert "reverse" not in names(ref, s) and "reverse pea-3" in names(ref, s)
 
 
-def test_8_the_ban_is_only_for_the_next_player():
+def test_the_ban_is_only_for_the_next_player():
     # after the Reverse the next player (seat 0) may not accuse, but may call a new vegetable;
     # seat 2 after that may accuse the card that went down with the Reverse
     _, s, _ = play(["open tomato-1 carrot", "reverse leek-3", "choice pea", "accuse"])
     assert s.last_reveal == [2, 1, card("leek-3"), 0, 1, 3]  # a leek claimed as a carrot
 
 
-def test_8_reverse_with_the_last_card_the_next_player_must_accept():
+def test_reverse_with_the_last_card_the_next_player_must_accept():
     ref, s, _ = play(["open tomato-1 carrot", "reverse leek-3"], hands=(A, ["leek-3", "reverse"], C))
     assert names(ref, s) == ["accept"] and s.pending == 1
     _, s, st = play(["open tomato-1 carrot", "reverse leek-3", "accept"],
@@ -107,7 +108,7 @@ def test_8_reverse_with_the_last_card_the_next_player_must_accept():
     assert st.terminated[0] and len(s.hands[0]) == 5  # the accepter sheds nothing
 
 
-def test_8_variant_reverse_alone_keeps_the_previous_reading():
+def test_variant_reverse_alone_keeps_the_previous_reading():
     ref, s, _ = play(["open tomato-1 carrot"], reverse_alone=True)
     legal = names(ref, s)
     assert "reverse" in legal and not any(n.startswith("reverse ") for n in legal)
@@ -116,7 +117,7 @@ def test_8_variant_reverse_alone_keeps_the_previous_reading():
 
 
 @pytest.mark.parametrize("reverse_alone", [False, True])
-def test_8_engines_agree_with_and_without_the_variant(reverse_alone):
+def test_engines_agree_with_and_without_the_variant(reverse_alone):
     """Differential check of random play (both readings of the Reverse), every field."""
     game = LegumesGame(R.Rules(num_players=3, reverse_alone=reverse_alone))
     ref = ReferenceGame(game.rules)
@@ -140,7 +141,7 @@ def test_8_engines_agree_with_and_without_the_variant(reverse_alone):
 
 
 # ------------------------------------------------------------------ 9. accept
-def test_9_accept_facing_a_last_face_down_card_ends_the_game():
+def test_accept_facing_a_last_face_down_card_ends_the_game():
     ref, s, _ = play(["open carrot-1 carrot"], hands=(["carrot-1"], B, C))
     assert names(ref, s) == ["accuse", "accuse double", "accept"] and s.pending == 0
     _, s, st = play(["open carrot-1 carrot", "accept"], hands=(["carrot-1"], B, C))
@@ -148,39 +149,39 @@ def test_9_accept_facing_a_last_face_down_card_ends_the_game():
     assert s.placements == [1, 3, 2] and st.placements[0].tolist() == [1, 3, 2]
 
 
-def test_9_accept_is_offered_only_facing_a_last_card():
+def test_accept_is_offered_only_facing_a_last_card():
     ref, s, _ = play(["open carrot-2 carrot", "play carrot-1"])
     assert "accept" not in names(ref, s)
     with pytest.raises(IllegalActionError):
         ref.apply(s, "accept")
 
 
-def test_9_facing_a_last_card_the_lie_goes_on_the_truth_ends():
+def test_facing_a_last_card_the_lie_goes_on_the_truth_ends():
     _, s, _ = play(["open tomato-1 carrot", "accuse"], hands=(["tomato-1"], B, C))
     assert not s.done and s.pending == -1 and s.hands[0] == ["radish-1"]
     _, s, _ = play(["open carrot-1 carrot", "accuse double"], hands=(["carrot-1"], B, C))
     assert s.terminated and len(s.hands[1]) == 3 + 2 and s.placements[0] == 1
 
 
-def test_9_a_bomb_as_the_last_card_ends_the_game():
+def test_a_bomb_as_the_last_card_ends_the_game():
     # the accuser takes the Bomb, the player has no card left: the game is over (decision)
     _, s, _ = play(["open bomb carrot", "accuse"], hands=(["bomb"], B, C))
     assert s.terminated and s.scores()[0] == 0 and "bomb" in s.hands[1]
 
 
 # ------------------------------------------------------------------ 10. face up last card
-def test_10_vegetable_choice_as_the_last_card_ends_the_game():
+def test_vegetable_choice_as_the_last_card_ends_the_game():
     _, s, st = play(["open tomato-1 carrot", "play leek-3", "choice pea"],
                     hands=(A, B, ["choice"]))
     assert s.terminated and st.terminated[0] and s.scores()[2] == 0 and s.placements[2] == 1
 
 
-def test_10_reverse_alone_as_the_last_card_ends_the_game():
+def test_reverse_alone_as_the_last_card_ends_the_game():
     _, s, _ = play(["open tomato-1 carrot", "reverse"], hands=(A, ["reverse"], C))
     assert s.terminated and s.placements[1] == 1 and s.face_up[card("reverse")] == 1
 
 
-def test_10_a_double_accusation_that_costs_nothing_ends_the_game():
+def test_a_double_accusation_that_costs_nothing_ends_the_game():
     _, s, _ = play(["open tomato-1 carrot", "accuse double"], hands=(A, ["double"], C))
     assert s.terminated and s.hands[1] == [] and len(s.hands[0]) == 5 + 2  # the liar drew 2
     _, s, _ = play(["open carrot-2 carrot", "accuse double"], hands=(A, ["double"], C))
@@ -194,7 +195,7 @@ MEMORY = ["open tomato-1 carrot", "play leek-3", "accuse",          # lie: seat 
           "open cabbage-1 cabbage", "play pea-2"]
 
 
-def test_11_own_face_down_cards_are_remembered_in_the_discard_pile():
+def test_own_face_down_cards_are_remembered_in_the_discard_pile():
     ref, s, st = play(MEMORY)
     assert s.current_player == 0 and s.num_decisions == 10
     # seat 0's tomato went to the discard unrevealed at decision 3; seven decisions later:
@@ -205,7 +206,7 @@ def test_11_own_face_down_cards_are_remembered_in_the_discard_pile():
                                                                            "choice")
 
 
-def test_11_who_played_each_face_down_card_and_under_which_call():
+def test_who_played_each_face_down_card_and_under_which_call():
     ref, s, st = play(MEMORY[:7])
     claims = observed(ref, s, st, 2, "fd_claims")
     assert claims[1].tolist() == [0, 0, 1, 0, 0, 1]  # radish-1 as pea, radish-2 as leek
@@ -215,7 +216,7 @@ def test_11_who_played_each_face_down_card_and_under_which_call():
                                                              [0, 0, 0, 1, 0, 0]]
 
 
-def test_11_per_seat_tallies_of_accusations_actions_and_draws():
+def test_per_seat_tallies_of_accusations_actions_and_draws():
     ref, s, st = play(MEMORY)
     assert observed(ref, s, st, 0, "accused_tally").tolist() == [[0, 0, 0], [0, 2, 0], [0, 0, 0]]
     assert observed(ref, s, st, 0, "accuser_tally").tolist() == [[0, 0, 0], [0, 0, 0], [0, 2, 0]]
@@ -235,7 +236,7 @@ BOMB_GAME = ["open tomato-1 carrot", "play carrot-1", "accuse",       # truth: s
              "open leek-3 leek", "play pea-2", "play carrot-2", "play tomato-1", "choice leek"]
 
 
-def test_11_known_cards_a_bomb_put_in_a_hand_are_remembered():
+def test_known_cards_a_bomb_put_in_a_hand_are_remembered():
     ref, s, st = play(BOMB_GAME[:6])
     assert s.last_reveal[4:] == [1, 5] and s.hands[1] == [
         "bomb", "carrot-1", "double", "leek-3", "pea-1", "reverse", "tomato-1"]
@@ -256,7 +257,7 @@ def test_11_known_cards_a_bomb_put_in_a_hand_are_remembered():
     assert observed(ref, s, st, 0, "shown_tally")[:, 0].tolist() == [1, 0, 0]  # the Bomb, seat 0
 
 
-def test_11_discard_cards_known_at_the_reshuffle_are_remembered():
+def test_discard_cards_known_at_the_reshuffle_are_remembered():
     acts = ["open tomato-1 carrot", "play leek-3", "accuse",  # lie: seat 1 draws 3, pile of 1
             "open carrot-1 leek", "play pea-1", "play carrot-2"]
     ref, s, st = play(acts, draw_pile=["radish-1"], discard=["cabbage-1"])
@@ -267,7 +268,7 @@ def test_11_discard_cards_known_at_the_reshuffle_are_remembered():
     assert observed(ref, s, st, 0, "my_discard").sum() == 0  # the discard pile is gone
 
 
-def test_11_the_tensor_holds_the_new_fields_in_relative_seats():
+def test_the_tensor_holds_the_new_fields_in_relative_seats():
     from bluffsim.games.legumes.observe import tensor_layout
 
     ref, s, st = play(MEMORY)
@@ -316,7 +317,7 @@ def test_option_extremes_fit_the_dtypes(options):
     assert (obs["discard_size"] >= 0).all()
 
 
-def test_11_memory_matches_an_independent_log_of_the_game():
+def test_memory_matches_an_independent_log_of_the_game():
     """An agent-side log kept from the actions and the public reveals only: at every decision
     of random games, each seat's observation still holds its unrevealed discard cards and
     every seat's accusation and action-card tallies, however long ago they happened."""

@@ -1,4 +1,4 @@
-"""legumes agents and the issue 12 actions: ``reverse <card>``, ``reverse`` alone, ``accept``."""
+"""legumes agents and the Reverse and accept actions: ``reverse <card>``, ``reverse`` alone, ``accept``."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ def decide(name: str, hands, actions, **params) -> str:
 
 
 @pytest.mark.parametrize("name", ["heuristic", "counting"])
-def test_13_agents_shed_their_worst_card_with_the_reverse(name):
+def test_agents_shed_their_worst_card_with_the_reverse(name):
     # seat 1 holds no carrot and no Vegetable choice: it lies, shedding the Double with the Reverse
     hands = (A, ["leek-3", "pea-1", "double", "reverse", "bomb"], C)
     assert decide(name, hands, ["open tomato-1 carrot"], accuse_rate=0.0) == "reverse double"
@@ -41,14 +41,14 @@ def test_13_agents_shed_their_worst_card_with_the_reverse(name):
 
 
 @pytest.mark.parametrize("name", ["heuristic", "counting"])
-def test_13_agents_end_the_game_with_a_face_up_last_card(name):
+def test_agents_end_the_game_with_a_face_up_last_card(name):
     assert decide(name, (A, ["reverse"], C), ["open tomato-1 carrot"], accuse_rate=0.0) == "reverse"
     assert decide(name, (A, ["choice"], C),
                   ["open tomato-1 carrot"], accuse_rate=0.0).startswith("choice ")
 
 
 @pytest.mark.parametrize("name", ["heuristic", "counting"])
-def test_13_agents_facing_a_last_card_accuse_or_accept(name):
+def test_agents_facing_a_last_card_accuse_or_accept(name):
     # two players: accepting is a sure loss, so accuse
     assert decide(name, (["carrot-1"], ["pea-3", "leek-1"]), ["open carrot-1 carrot"]) == "accuse"
     # three players, my score (2) at most every other hand size (2): sure of second place
@@ -62,7 +62,7 @@ def test_13_agents_facing_a_last_card_accuse_or_accept(name):
     assert decide(name, hands, ["open tomato-1 carrot", "reverse leek-3"]) == "accept"
 
 
-def test_13_random_agent_uses_the_new_actions():
+def test_random_agent_uses_the_new_actions():
     game = LegumesGame(R.Rules(num_players=3))
     st = game.init(np.arange(200))
     agent = agents.make("random", game)
@@ -78,7 +78,7 @@ def test_13_random_agent_uses_the_new_actions():
     assert R.ACCEPT in used and any(x >= R.REVERSE_PLAY0 for x in used)
 
 
-def test_9_heuristic_games_no_longer_end_in_a_shared_first_place():
+def test_heuristic_games_no_longer_end_in_a_shared_first_place():
     """Before ``accept`` the accepter shed a card too, and about 14% of 4-player heuristic
     games ended with two players at 0 points; now only a dry draw pile can tie the first."""
     game = LegumesGame(R.Rules(num_players=4))
