@@ -18,9 +18,9 @@ A game's ``observe.py`` declares one ``ObservationSpec``:
   column) — and ``Custom`` for a truly game-specific block: a numpy encoder plus the
   name of the game's compiled builder (qdv's bid tables, veru's ``ace_where``).
 
-Both are declared as tables (``fields`` and ``blocks``: a row a field or block, columns apart
-by two or more spaces, read into the objects above), so each reads like the index / meaning
-table it documents and a block's field is named once.
+Both are plain Python data: tuples of ``Field`` and of ``Block``, each checked when it is made
+(a dtype numpy knows, a source of one of the forms above, named sizes or whole numbers), so a
+mistake is one ``ValueError`` naming the field or block at import.
 
 From it derive the key order, the docstring table of the fields (``field_table``),
 the tensor's index / meaning table (``tensor_layout``), its width and numpy encoder
@@ -70,6 +70,15 @@ from bluffsim.games.encoding import Relative, one_hot
 Dims = tuple[str | int, ...]
 
 
+def _check_dims(what: str, dims: Dims) -> None:
+    """Refuse ``dims`` unless each is a named size (an identifier) or a whole number."""
+    if not isinstance(dims, tuple) or not all(
+            (isinstance(d, int) and d >= 0) or (isinstance(d, str) and d.isidentifier())
+            for d in dims):
+        raise ValueError(f"{what}: dims {dims!r}: want a tuple of named sizes ('P', 'T', ...) "
+                         "or whole numbers")
+
+
 def _size(dims: Dims, sizes: dict[str, int]) -> tuple[int, ...]:
     return tuple(d if isinstance(d, int) else sizes[d] for d in dims)
 
@@ -87,6 +96,15 @@ class Field:
     dims: Dims
     meaning: str
     source: str | None = None
+
+    def __post_init__(self) -> None:
+        try:
+            np.dtype(self.dtype)
+        except TypeError:
+            raise ValueError(f"observation field {self.name!r}: {self.dtype!r} is not a numpy "
+                             "dtype (int8, int16, int32, bool, ...)") from None
+        _check_dims(f"observation field {self.name!r}", self.dims)
+        self.where()
 
     def where(self) -> tuple[str, str, bool] | None:
         """(record ``"data"`` / ``"hot"``, record field, observer's row?) of ``source``, or None
@@ -243,121 +261,15 @@ class Block:
     meaning: str
     encode: Encoding
 
+    def __post_init__(self) -> None:
+        _check_dims(f"tensor block {self.name!r}", self.dims)
+        if not isinstance(self.encode, Encoding):
+            raise ValueError(f"tensor block {self.name!r}: encode {self.encode!r} is not an "
+                             "Encoding (Copy, OneHot, Seats, Seat or Custom)")
+
     def width(self, sizes: dict[str, int]) -> int:
         """Number of tensor columns for these sizes."""
         return math.prod(_size(self.dims, sizes))
-
-
-_ENCODINGS: dict[str, type[Encoding]] = {"copy": Copy, "onehot": OneHot, "seats": Seats, "seat": Seat}
-_OPTIONS = {"copy": ("floor", "add", "equals"), "seats": ("add",), "onehot": (), "seat": ()}
-
-
-def _table_rows(text: str) -> list[list[str]]:
-    """The rows of a declaration table: columns split at two or more spaces; a line that starts
-    with white space continues the previous row's last column (its meaning)."""
-    rows: list[list[str]] = []
-    for line in text.splitlines():
-        if not line.strip():
-            continue
-        if line[0].isspace():
-            if not rows:
-                raise ValueError(f"declaration table: continuation line before any row: {line!r}")
-            if re.search(r"\S\s{2,}\S", line.strip()):
-                raise ValueError(f"declaration table: indented line {line.strip()!r} has columns: "
-                                 "a row starts at the line's start; an indented line continues "
-                                 "the meaning")
-            rows[-1][-1] += " " + line.strip()
-        else:
-            rows.append(re.split(r"\s{2,}", line.strip(), maxsplit=3))
-    return rows
-
-
-def _dim(text: str) -> str | int:
-    text = text.strip()
-    if text.isdigit():
-        return int(text)
-    if not text.isidentifier():
-        raise ValueError(f"dimension {text!r}: want a named size (P, T, ...) or a whole number")
-    return text
-
-
-def _dims(text: str) -> Dims:
-    return tuple(_dim(d) for d in text.split(",")) if text else ()
-
-
-def blocks(text: str, custom: dict[str, Callable[[Context], np.ndarray]] | None = None,
-           columns: dict[str, tuple[str, ...]] | None = None) -> tuple[Block, ...]:
-    """The flat tensor's blocks from a table, one block a row: ``name  dims  encoding  meaning``
-    (columns apart by two or more spaces; an indented line continues the meaning).
-
-    ``dims``: comma-separated named sizes or numbers (``P,T``; their product is the width).
-    ``encoding``: ``KIND [FIELD][[COL]] [OPTION=N ...]`` — KIND ``copy``, ``onehot``, ``seats`` or
-    ``seat`` (FIELD defaults to the block's name; COL is a column number, or a name in
-    ``columns[FIELD]``; options: ``floor``, ``add``, ``equals`` for copy, ``add`` for seats), or
-    ``custom BUILDER`` (the game's compiled builder; its numpy encoder is ``custom[BUILDER]``)."""
-    out = []
-    for row in _table_rows(text):
-        if len(row) != 4:
-            raise ValueError(f"tensor block row {row}: want name, dims, encoding and meaning")
-        name, dims, encoding, meaning = row
-        out.append(Block(name, _dims(dims), meaning, _encoding(name, encoding, custom or {},
-                                                               columns or {})))
-    return tuple(out)
-
-
-def _encoding(block: str, text: str, custom: dict[str, Callable[[Context], np.ndarray]],
-              columns: dict[str, tuple[str, ...]]) -> Encoding:
-    """One block's ``Encoding`` from its table cell (``blocks``)."""
-    kind, *rest = text.split()
-    if kind == "custom":
-        if len(rest) != 1 or rest[0] not in custom:
-            raise ValueError(f"tensor block {block!r}: {text!r} names no builder of {sorted(custom)}")
-        return Custom(custom[rest[0]], rest[0])
-    if kind not in _ENCODINGS:
-        raise ValueError(f"tensor block {block!r}: encoding {kind!r} is not one of "
-                         f"{', '.join([*_ENCODINGS, 'custom'])}")
-    usage = f"KIND [FIELD][[COL]] [{' '.join(o + '=N' for o in _OPTIONS[kind])}]"
-    pairs = [r.split("=", 1) for r in rest if "=" in r]
-    options = dict(pairs)
-    fields = [r for r in rest if "=" not in r]
-    m = re.fullmatch(r"(\w*)(?:\[(\w+)\])?", fields[0] if fields else "")
-    bad = sorted(set(options) - set(_OPTIONS[kind]))
-    if (m is None or len(fields) > 1 or bad or len(options) < len(pairs)
-            or (m.group(2) is not None and kind == "seats")
-            or not all(re.fullmatch(r"-?\d+", v) for v in options.values())):
-        raise ValueError(f"tensor block {block!r}: cannot read encoding {text!r} ({usage}; "
-                         "COL not for seats; each option once, a whole number)")
-    field, col = m.group(1) or block, m.group(2)
-    kwargs: dict[str, int] = {k: int(v) for k, v in options.items()}
-    if col is not None:
-        if not col.isdigit() and col not in columns.get(field, ()):
-            raise ValueError(f"tensor block {block!r}: column {col!r} of {field!r} is not a number "
-                             f"or one of {list(columns.get(field, ()))}")
-        kwargs["col"] = int(col) if col.isdigit() else columns[field].index(col)
-    return _ENCODINGS[kind](field, **kwargs)
-
-
-def fields(text: str) -> tuple[Field, ...]:
-    """The structured observation's fields from a table, one field a row:
-    ``name  dtype[dims]  source  meaning`` (columns apart by two or more spaces; an indented
-    line continues the meaning; ``dims`` as in ``blocks``, none for a scalar; ``source`` as
-    ``Field.source``, ``-`` for a computed field)."""
-    out = []
-    for row in _table_rows(text):
-        m = re.fullmatch(r"(\w+)(?:\[(.*)\])?", row[1]) if len(row) == 4 else None
-        if m is None:
-            raise ValueError(f"observation field row {row}: want name, dtype[dims], source and meaning")
-        name, _, source, meaning = row
-        try:
-            np.dtype(m.group(1))
-        except TypeError:
-            raise ValueError(f"observation field {name!r}: {m.group(1)!r} is not a numpy dtype "
-                             "(int8, int16, int32, bool, ...)") from None
-        field = Field(name, m.group(1), _dims(m.group(2) or ""), meaning,
-                      None if source == "-" else source)
-        field.where()  # a source that is not data.<field>, hot.<field>, data.<field>[seat] or -
-        out.append(field)
-    return tuple(out)
 
 
 @dataclass(frozen=True)
@@ -488,15 +400,10 @@ class ObservationSpec:
         return {name: np.asarray(values[name] if name in values else getattr(state, name), dtype)
                 for name, dtype in self.dtypes.items()}
 
-    def publish(self, namespace: dict[str, Any]) -> None:
-        """Give a game's ``observe`` module its public names from this spec: ``SPEC``,
-        ``OBS_KEYS``, ``tensor_layout``, ``tensor_size``, ``to_tensor``, and the field table in
-        place of ``{fields}`` in its docstring."""
-        namespace.update(SPEC=self, OBS_KEYS=self.keys, tensor_layout=self.tensor_layout,
-                         tensor_size=self.tensor_size, to_tensor=self.to_tensor)
-        doc = namespace.get("__doc__")
-        if doc:
-            namespace["__doc__"] = doc.replace("{fields}", self.field_table())
+    def document(self, doc: str | None) -> str | None:
+        """A game's ``observe`` module docstring with this spec's field table in place of
+        ``{fields}``."""
+        return doc.replace("{fields}", self.field_table()) if doc else doc
 
     def layout_text(self, rules: Any) -> str:
         """The tensor's index / meaning table as aligned text (name, first index, width,

@@ -26,47 +26,71 @@ import numpy as np
 
 from bluffsim.games.legumes import rules as R
 from bluffsim.games.legumes.rules import Rules
-from bluffsim.games.obsspec import SEAT, ObservationSpec, blocks, fields
+from bluffsim.games.obsspec import SEAT, Block, Copy, Field, ObservationSpec, OneHot, Seat, Seats
 
-FIELDS = (SEAT, *fields("""
-phase             int8        hot.phase                    0 open a round, 1 play or accuse, 2 over
-hand              int8[T]     data.hands[seat]             my cards by type
-hand_sizes        int16[P]    data.hand_sizes              cards in hand per seat
-called            int8        data.called                  the called vegetable (-1 before the opening)
-direction         int8        data.direction               +1 clockwise, -1 reversed
-face_down_count   int16       data.fd_count                face-down cards this round
-last_owner        int8        data.last_owner              who played the last face-down card (-1 none)
-last_called       int8        data.last_called             vegetable called when that card was played (-1
-                                                           none)
-my_face_down      int8[T]     data.fd_by_owner[seat]       my face-down cards this round
-face_up           int8[T]     data.face_up                 action cards played face up this round
-after_reverse     bool        data.after_reverse           the last move was a Reverse (no accusation now)
-discard_size      int16       -                            cards in the discard pile
-discard_revealed  int8[T]     data.discard_revealed        discard cards known to all (revealed or face up)
-draw_size         int16       -                            cards left in the draw pile
-reshuffles        int8        data.reshuffles              times the draw pile ran out
-revealed_total    int32[T]    data.revealed_total          every card revealed by an accusation so far
-last_reveal       int16[6]    data.last_reveal             accuser, accused, card, doubled, taker, cards
-                                                           taken
-pending           int8        data.pending                 seat whose last card lies face down: accuse or
-                                                           accept (-1)
-num_rounds        int32       hot.num_rounds               accusations (rounds) so far
-my_discard        int8[T]     data.my_discard[seat]        my own face-down cards now in the discard pile
-                                                           (unrevealed)
-reshuffled_known  int8[T]     data.reshuffled_known[seat]  discard cards I knew of when it became the draw
-                                                           pile
-fd_claims         int16[P,V]  data.fd_claims               face-down cards this round per owner and called
-                                                           vegetable
-taken_known       int32[P,T]  data.taken_known[seat]       known cards a Bomb put in each seat's hand
-                                                           (cumulative)
-accused_tally     int32[P,3]  data.accused_tally           accusations against each seat: true, lie, bomb
-accuser_tally     int32[P,3]  data.accuser_tally           accusations made by each seat, by what was
-                                                           revealed
-shown_tally       int32[P,4]  data.shown_tally             action cards each seat showed (face up or
-                                                           revealed), by kind
-drawn_tally       int32[P]    data.drawn_tally             cards each seat drew from the draw pile
-bomb_taken        int32[P]    data.bomb_taken              cards each seat took with a Bomb
-"""))
+FIELDS = (
+    SEAT,
+    Field("phase", "int8", (), "0 open a round, 1 play or accuse, 2 over", "hot.phase"),
+    Field("hand", "int8", ("T",), "my cards by type", "data.hands[seat]"),
+    Field("hand_sizes", "int16", ("P",), "cards in hand per seat", "data.hand_sizes"),
+    Field("called", "int8", (), "the called vegetable (-1 before the opening)", "data.called"),
+    Field("direction", "int8", (), "+1 clockwise, -1 reversed", "data.direction"),
+    Field("face_down_count", "int16", (), "face-down cards this round", "data.fd_count"),
+    Field("last_owner", "int8", (),
+          "who played the last face-down card (-1 none)",
+          "data.last_owner"),
+    Field("last_called", "int8", (),
+          "vegetable called when that card was played (-1 none)",
+          "data.last_called"),
+    Field("my_face_down", "int8", ("T",),
+          "my face-down cards this round",
+          "data.fd_by_owner[seat]"),
+    Field("face_up", "int8", ("T",), "action cards played face up this round", "data.face_up"),
+    Field("after_reverse", "bool", (),
+          "the last move was a Reverse (no accusation now)",
+          "data.after_reverse"),
+    Field("discard_size", "int16", (), "cards in the discard pile"),
+    Field("discard_revealed", "int8", ("T",),
+          "discard cards known to all (revealed or face up)",
+          "data.discard_revealed"),
+    Field("draw_size", "int16", (), "cards left in the draw pile"),
+    Field("reshuffles", "int8", (), "times the draw pile ran out", "data.reshuffles"),
+    Field("revealed_total", "int32", ("T",),
+          "every card revealed by an accusation so far",
+          "data.revealed_total"),
+    Field("last_reveal", "int16", (6,),
+          "accuser, accused, card, doubled, taker, cards taken",
+          "data.last_reveal"),
+    Field("pending", "int8", (),
+          "seat whose last card lies face down: accuse or accept (-1)",
+          "data.pending"),
+    Field("num_rounds", "int32", (), "accusations (rounds) so far", "hot.num_rounds"),
+    Field("my_discard", "int8", ("T",),
+          "my own face-down cards now in the discard pile (unrevealed)",
+          "data.my_discard[seat]"),
+    Field("reshuffled_known", "int8", ("T",),
+          "discard cards I knew of when it became the draw pile",
+          "data.reshuffled_known[seat]"),
+    Field("fd_claims", "int16", ("P", "V"),
+          "face-down cards this round per owner and called vegetable",
+          "data.fd_claims"),
+    Field("taken_known", "int32", ("P", "T"),
+          "known cards a Bomb put in each seat's hand (cumulative)",
+          "data.taken_known[seat]"),
+    Field("accused_tally", "int32", ("P", 3),
+          "accusations against each seat: true, lie, bomb",
+          "data.accused_tally"),
+    Field("accuser_tally", "int32", ("P", 3),
+          "accusations made by each seat, by what was revealed",
+          "data.accuser_tally"),
+    Field("shown_tally", "int32", ("P", 4),
+          "action cards each seat showed (face up or revealed), by kind",
+          "data.shown_tally"),
+    Field("drawn_tally", "int32", ("P",),
+          "cards each seat drew from the draw pile",
+          "data.drawn_tally"),
+    Field("bomb_taken", "int32", ("P",), "cards each seat took with a Bomb", "data.bomb_taken"),
+)
 
 
 def observation_fields(rules: Rules, s: Any, seat: int) -> dict[str, np.ndarray]:
@@ -105,37 +129,61 @@ def sizes(rules: Rules) -> dict[str, int]:
     return {"P": rules.num_players, "T": R.NUM_TYPES, "V": R.NUM_VEG}
 
 
-BLOCKS = blocks("""
-phase             3    onehot  one-hot phase: open, play, over
-hand              T    copy    my cards per type
-hand_sizes        P    seats   cards in hand per relative seat
-called            V    onehot  one-hot called vegetable
-direction         1    copy    +1 clockwise, -1 reversed
-face_down_count   1    copy    face-down cards this round
-last_owner        P    seat    one-hot relative seat of the last face-down card
-last_called       V    onehot  one-hot vegetable called when it was played
-my_face_down      T    copy    my face-down cards this round
-face_up           T    copy    face-up action cards this round
-after_reverse     1    copy    1 if no accusation is allowed now
-discard_size      1    copy    cards in the discard pile
-discard_revealed  T    copy    known discard cards per type
-draw_size         1    copy    cards in the draw pile
-reshuffles        1    copy    times the draw pile ran out
-revealed_total    T    copy    cards revealed so far per type
-pending           P    seat    one-hot relative seat whose last card lies face down (accuse or accept)
-num_rounds        1    copy    accusations so far
-my_discard        T    copy    my own unrevealed face-down cards in the discard pile per type
-reshuffled_known  T    copy    discard cards I knew of when it was reshuffled, per type
-fd_claims         P,V  seats   face-down cards this round: relative owner x called vegetable
-taken_known       P,T  seats   known cards a Bomb put in each hand: relative seat x type
-accused_tally     P,3  seats   accusations suffered: relative seat x (true, lie, bomb)
-accuser_tally     P,3  seats   accusations made: relative seat x (true, lie, bomb) revealed
-shown_tally       P,4  seats   action cards shown: relative seat x (bomb, choice, reverse, double)
-drawn_tally       P    seats   cards drawn from the pile per relative seat
-bomb_taken        P    seats   cards taken with a Bomb per relative seat
-""")
+BLOCKS = (
+    Block("phase", (3,), "one-hot phase: open, play, over", OneHot("phase")),
+    Block("hand", ("T",), "my cards per type", Copy("hand")),
+    Block("hand_sizes", ("P",), "cards in hand per relative seat", Seats("hand_sizes")),
+    Block("called", ("V",), "one-hot called vegetable", OneHot("called")),
+    Block("direction", (1,), "+1 clockwise, -1 reversed", Copy("direction")),
+    Block("face_down_count", (1,), "face-down cards this round", Copy("face_down_count")),
+    Block("last_owner", ("P",),
+          "one-hot relative seat of the last face-down card",
+          Seat("last_owner")),
+    Block("last_called", ("V",),
+          "one-hot vegetable called when it was played",
+          OneHot("last_called")),
+    Block("my_face_down", ("T",), "my face-down cards this round", Copy("my_face_down")),
+    Block("face_up", ("T",), "face-up action cards this round", Copy("face_up")),
+    Block("after_reverse", (1,), "1 if no accusation is allowed now", Copy("after_reverse")),
+    Block("discard_size", (1,), "cards in the discard pile", Copy("discard_size")),
+    Block("discard_revealed", ("T",), "known discard cards per type", Copy("discard_revealed")),
+    Block("draw_size", (1,), "cards in the draw pile", Copy("draw_size")),
+    Block("reshuffles", (1,), "times the draw pile ran out", Copy("reshuffles")),
+    Block("revealed_total", ("T",), "cards revealed so far per type", Copy("revealed_total")),
+    Block("pending", ("P",),
+          "one-hot relative seat whose last card lies face down (accuse or accept)",
+          Seat("pending")),
+    Block("num_rounds", (1,), "accusations so far", Copy("num_rounds")),
+    Block("my_discard", ("T",),
+          "my own unrevealed face-down cards in the discard pile per type",
+          Copy("my_discard")),
+    Block("reshuffled_known", ("T",),
+          "discard cards I knew of when it was reshuffled, per type",
+          Copy("reshuffled_known")),
+    Block("fd_claims", ("P", "V"),
+          "face-down cards this round: relative owner x called vegetable",
+          Seats("fd_claims")),
+    Block("taken_known", ("P", "T"),
+          "known cards a Bomb put in each hand: relative seat x type",
+          Seats("taken_known")),
+    Block("accused_tally", ("P", 3),
+          "accusations suffered: relative seat x (true, lie, bomb)",
+          Seats("accused_tally")),
+    Block("accuser_tally", ("P", 3),
+          "accusations made: relative seat x (true, lie, bomb) revealed",
+          Seats("accuser_tally")),
+    Block("shown_tally", ("P", 4),
+          "action cards shown: relative seat x (bomb, choice, reverse, double)",
+          Seats("shown_tally")),
+    Block("drawn_tally", ("P",),
+          "cards drawn from the pile per relative seat",
+          Seats("drawn_tally")),
+    Block("bomb_taken", ("P",), "cards taken with a Bomb per relative seat", Seats("bomb_taken")),
+)
 
 SPEC = ObservationSpec(FIELDS, BLOCKS, sizes)
-# OBS_KEYS, tensor_layout(rules) (the index / meaning table), tensor_size(rules) (its width D),
-# to_tensor(rules, obs) (float32[B, D]), and the field table in this docstring
-SPEC.publish(globals())
+OBS_KEYS = SPEC.keys
+tensor_layout = SPEC.tensor_layout    # rules -> the index / meaning table
+tensor_size = SPEC.tensor_size        # rules -> the tensor's width D
+to_tensor = SPEC.to_tensor            # (rules, obs) -> float32[B, D]
+__doc__ = SPEC.document(__doc__)      # the field table in place of {fields}

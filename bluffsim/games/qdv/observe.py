@@ -47,56 +47,98 @@ from typing import Any
 
 import numpy as np
 
-from bluffsim.games.obsspec import SEAT, Context, ObservationSpec, blocks, fields
+from bluffsim.games.obsspec import (
+    SEAT,
+    Block,
+    Context,
+    Copy,
+    Custom,
+    Field,
+    ObservationSpec,
+    OneHot,
+    Seat,
+    Seats,
+)
 from bluffsim.games.qdv import rules as R
 from bluffsim.games.qdv.rules import Rules
 
-FIELDS = (SEAT, *fields("""
-phase             int8         hot.phase              0 start choice, 1 bidding, 2 salad declarations, 3
-                                                      reward, 4 over
-hand              int8[K]      data.hands[seat]       my cards in hand by kind (discarded cards excluded)
-hand_sizes        int8[P]      data.hand_sizes        cards in hand per seat
-tokens            int32[P]     data.tokens            tokens per seat
-in_round          bool[P]      data.in_round          seat still plays this round (False once eliminated, at
-                                                      once)
-dealer            int8         data.dealer            dealer seat
-direction         int8         data.direction         +1 clockwise, -1 after an odd number of `reverse`
-                                                      challenges
-centre            int8         data.centre            kind of the face-up centre card
-start             int8         data.start             start fruit of the circle (-1 while the dealer chooses)
-bid_count         int8         data.bid_count         count of the standing bid (the centre card's before any
-                                                      bid)
-bid_fruit         int8         data.bid_fruit         fruit of the standing bid = position marker (-1 while
-                                                      choosing)
-bidder            int8         data.bidder            seat of the standing bid (-1: the initial bid)
-num_bids          int8         data.num_bids          bids made this round
-bid_history       int8[H,3]    data.bid_history       this round's bids in order: (seat, count, fruit); -1
-                                                      padding
-revealed          int8[P,K]    data.revealed          face-up cards still in hand (`reveal` challenges)
-discarded         int8[P,K]    data.discarded         face-up discarded cards (`discard` challenges)
-drawn             int8[P]      data.drawn             cards drawn secretly this round (`draw` challenges)
-challenges        int8[E]      data.challenges        challenge cards turned this round, per effect
-challenge_left    int8         -                      challenge cards left in the deck
-undealt_left      int8         -                      fruit cards left in the undealt deck
-call              int8         data.call              this round's call: -1 none, 0 vrai, 1 menteur
-caller            int8         data.caller            seat that called (-1 none)
-showdown_hands    int8[P,K]    data.showdown_hands    hands shown at the most recent showdown (this round's
-                                                      if under way)
-declared          int8[P]      data.declared          salads declared at that showdown (-1 none)
-showdown_count    int8         data.showdown_count    the called fruit's count so far at that showdown (-1
-                                                      none)
-num_rounds        int32        hot.num_rounds         rounds completed
-last_round        int16[L]     data.last_round        the last showdown, in `rules.LAST_ROUND` order (below);
-                                                      -1 none
-last_bid_history  int8[H,3]    data.last_bid_history  that showdown's round's bids (seat, count, fruit); -1
-                                                      padding
-bid_tally         int32[P,BT]  data.bid_tally         per seat, bids of rounds that reached a showdown
-                                                      (below)
-call_tally        int32[P,CT]  data.call_tally        per seat, calls made: vrai right/wrong, menteur
-                                                      right/wrong
-called_tally      int32[P,CT]  data.called_tally      per seat, calls against their bid, same columns
-token_tally       int32[P,TT]  data.token_tally       per seat, tokens lost and gained, punish given (below)
-"""))
+FIELDS = (
+    SEAT,
+    Field("phase", "int8", (),
+          "0 start choice, 1 bidding, 2 salad declarations, 3 reward, 4 over",
+          "hot.phase"),
+    Field("hand", "int8", ("K",),
+          "my cards in hand by kind (discarded cards excluded)",
+          "data.hands[seat]"),
+    Field("hand_sizes", "int8", ("P",), "cards in hand per seat", "data.hand_sizes"),
+    Field("tokens", "int32", ("P",), "tokens per seat", "data.tokens"),
+    Field("in_round", "bool", ("P",),
+          "seat still plays this round (False once eliminated, at once)",
+          "data.in_round"),
+    Field("dealer", "int8", (), "dealer seat", "data.dealer"),
+    Field("direction", "int8", (),
+          "+1 clockwise, -1 after an odd number of `reverse` challenges",
+          "data.direction"),
+    Field("centre", "int8", (), "kind of the face-up centre card", "data.centre"),
+    Field("start", "int8", (),
+          "start fruit of the circle (-1 while the dealer chooses)",
+          "data.start"),
+    Field("bid_count", "int8", (),
+          "count of the standing bid (the centre card's before any bid)",
+          "data.bid_count"),
+    Field("bid_fruit", "int8", (),
+          "fruit of the standing bid = position marker (-1 while choosing)",
+          "data.bid_fruit"),
+    Field("bidder", "int8", (), "seat of the standing bid (-1: the initial bid)", "data.bidder"),
+    Field("num_bids", "int8", (), "bids made this round", "data.num_bids"),
+    Field("bid_history", "int8", ("H", 3),
+          "this round's bids in order: (seat, count, fruit); -1 padding",
+          "data.bid_history"),
+    Field("revealed", "int8", ("P", "K"),
+          "face-up cards still in hand (`reveal` challenges)",
+          "data.revealed"),
+    Field("discarded", "int8", ("P", "K"),
+          "face-up discarded cards (`discard` challenges)",
+          "data.discarded"),
+    Field("drawn", "int8", ("P",),
+          "cards drawn secretly this round (`draw` challenges)",
+          "data.drawn"),
+    Field("challenges", "int8", ("E",),
+          "challenge cards turned this round, per effect",
+          "data.challenges"),
+    Field("challenge_left", "int8", (), "challenge cards left in the deck"),
+    Field("undealt_left", "int8", (), "fruit cards left in the undealt deck"),
+    Field("call", "int8", (), "this round's call: -1 none, 0 vrai, 1 menteur", "data.call"),
+    Field("caller", "int8", (), "seat that called (-1 none)", "data.caller"),
+    Field("showdown_hands", "int8", ("P", "K"),
+          "hands shown at the most recent showdown (this round's if under way)",
+          "data.showdown_hands"),
+    Field("declared", "int8", ("P",),
+          "salads declared at that showdown (-1 none)",
+          "data.declared"),
+    Field("showdown_count", "int8", (),
+          "the called fruit's count so far at that showdown (-1 none)",
+          "data.showdown_count"),
+    Field("num_rounds", "int32", (), "rounds completed", "hot.num_rounds"),
+    Field("last_round", "int16", ("L",),
+          "the last showdown, in `rules.LAST_ROUND` order (below); -1 none",
+          "data.last_round"),
+    Field("last_bid_history", "int8", ("H", 3),
+          "that showdown's round's bids (seat, count, fruit); -1 padding",
+          "data.last_bid_history"),
+    Field("bid_tally", "int32", ("P", "BT"),
+          "per seat, bids of rounds that reached a showdown (below)",
+          "data.bid_tally"),
+    Field("call_tally", "int32", ("P", "CT"),
+          "per seat, calls made: vrai right/wrong, menteur right/wrong",
+          "data.call_tally"),
+    Field("called_tally", "int32", ("P", "CT"),
+          "per seat, calls against their bid, same columns",
+          "data.called_tally"),
+    Field("token_tally", "int32", ("P", "TT"),
+          "per seat, tokens lost and gained, punish given (below)",
+          "data.token_tally"),
+)
 
 
 def observation_fields(rules: Rules, s: Any, seat: int) -> dict[str, np.ndarray]:
@@ -143,76 +185,98 @@ def _last_bid_table_block(c: Context) -> np.ndarray:
     return c.seats(bid_table(c.obs["last_bid_history"], c.sizes["P"]))
 
 
-BLOCKS = blocks("""
-phase              5     onehot                                 one-hot phase: start, bid, salads, reward,
-                                                                over
-hand               K     copy                                   my cards per kind
-hand_sizes         P     seats                                  cards in hand per relative seat
-tokens             P     seats                                  tokens per relative seat
-in_round           P     seats                                  1 if the relative seat plays this round
-dealer             P     seat                                   one-hot relative seat of the dealer
-direction          1     copy                                   +1 clockwise, -1 reversed
-centre             K     onehot                                 one-hot kind of the centre card
-start              F     onehot                                 one-hot start fruit (zeros while the dealer
-                                                                chooses)
-bid_count          1     copy                                   count of the standing bid
-bid_fruit          F     onehot                                 one-hot fruit of the standing bid
-bidder             P     seat                                   one-hot relative seat of the standing bid
-                                                                (zeros: initial bid)
-num_bids           1     copy                                   bids this round
-bid_table          P,F   custom bid_table_block                 [seat][fruit] highest count that seat bid on
-                                                                that fruit this round
-revealed           P,K   seats                                  [seat][kind] face-up cards in hand
-discarded          P,K   seats                                  [seat][kind] discarded face-up cards
-drawn              P     seats                                  cards drawn secretly this round per relative
-                                                                seat
-challenges         E     copy                                   challenge cards turned this round per effect
-challenge_left     1     copy                                   challenge cards left
-undealt_left       1     copy                                   undealt fruit cards left
-call               2     onehot                                 one-hot call of this round: vrai, menteur
-caller             P     seat                                   one-hot relative seat of the caller
-showdown_hands     P,K   seats                                  [seat][kind] hands at the most recent
-                                                                showdown
-declared           P     seats add=1                            salads declared at that showdown + 1 (0 =
-                                                                none)
-showdown_count     1     copy floor=0                           called fruit's count at that showdown (0 if
-                                                                none)
-num_rounds         1     copy                                   rounds completed
-last_call          2     onehot last_round[call]                one-hot call at the last showdown: vrai,
-                                                                menteur
-last_caller        P     seat last_round[caller]                one-hot relative seat of its caller
-last_bidder        P     seat last_round[bidder]                one-hot relative seat of its bidder (zeros:
-                                                                the initial bid)
-last_bid_count     1     copy last_round[bid_count] floor=0     its bid's count (0 if none)
-last_bid_fruit     F     onehot last_round[bid_fruit]           one-hot fruit of its bid
-last_true_count    1     copy last_round[true_count] floor=0    its count, declared salads included (0 if
-                                                                none)
-last_loser         P     seat last_round[loser]                 one-hot relative seat that lost tokens there
-                                                                (or was punished)
-last_amount        1     copy last_round[amount] floor=0        tokens due from that seat (0 if none)
-last_gainer        P     seat last_round[gainer]                one-hot relative seat that gained a token
-                                                                there
-last_centre_value  1     copy last_round[centre_value] floor=0  what its centre card added to the called
-                                                                fruit
-last_bid_table     P,F   custom last_bid_table_block            [seat][fruit] highest count that seat bid on
-                                                                that fruit in the last showdown's round
-bid_tally          P,BT  seats                                  [seat][5] bids shown, above / equal to the
-                                                                card count, sum(bid - card count), sum of own
-                                                                card value
-call_tally         P,CT  seats                                  [seat][4] calls made: vrai right, vrai wrong,
-                                                                menteur right, menteur wrong
-called_tally       P,CT  seats                                  [seat][4] calls against the seat's bid, same
-                                                                columns
-token_tally        P,TT  seats                                  [seat][5] tokens lost to challenges, at
-                                                                showdowns, to punish; gained; punish rewards
-                                                                given
-""", custom={"bid_table_block": _bid_table_block, "last_bid_table_block": _last_bid_table_block},
-    columns={"last_round": R.LAST_ROUND})
+BLOCKS = (
+    Block("phase", (5,), "one-hot phase: start, bid, salads, reward, over", OneHot("phase")),
+    Block("hand", ("K",), "my cards per kind", Copy("hand")),
+    Block("hand_sizes", ("P",), "cards in hand per relative seat", Seats("hand_sizes")),
+    Block("tokens", ("P",), "tokens per relative seat", Seats("tokens")),
+    Block("in_round", ("P",), "1 if the relative seat plays this round", Seats("in_round")),
+    Block("dealer", ("P",), "one-hot relative seat of the dealer", Seat("dealer")),
+    Block("direction", (1,), "+1 clockwise, -1 reversed", Copy("direction")),
+    Block("centre", ("K",), "one-hot kind of the centre card", OneHot("centre")),
+    Block("start", ("F",), "one-hot start fruit (zeros while the dealer chooses)", OneHot("start")),
+    Block("bid_count", (1,), "count of the standing bid", Copy("bid_count")),
+    Block("bid_fruit", ("F",), "one-hot fruit of the standing bid", OneHot("bid_fruit")),
+    Block("bidder", ("P",),
+          "one-hot relative seat of the standing bid (zeros: initial bid)",
+          Seat("bidder")),
+    Block("num_bids", (1,), "bids this round", Copy("num_bids")),
+    Block("bid_table", ("P", "F"),
+          "[seat][fruit] highest count that seat bid on that fruit this round",
+          Custom(_bid_table_block, "bid_table_block")),
+    Block("revealed", ("P", "K"), "[seat][kind] face-up cards in hand", Seats("revealed")),
+    Block("discarded", ("P", "K"), "[seat][kind] discarded face-up cards", Seats("discarded")),
+    Block("drawn", ("P",), "cards drawn secretly this round per relative seat", Seats("drawn")),
+    Block("challenges", ("E",), "challenge cards turned this round per effect", Copy("challenges")),
+    Block("challenge_left", (1,), "challenge cards left", Copy("challenge_left")),
+    Block("undealt_left", (1,), "undealt fruit cards left", Copy("undealt_left")),
+    Block("call", (2,), "one-hot call of this round: vrai, menteur", OneHot("call")),
+    Block("caller", ("P",), "one-hot relative seat of the caller", Seat("caller")),
+    Block("showdown_hands", ("P", "K"),
+          "[seat][kind] hands at the most recent showdown",
+          Seats("showdown_hands")),
+    Block("declared", ("P",),
+          "salads declared at that showdown + 1 (0 = none)",
+          Seats("declared", add=1)),
+    Block("showdown_count", (1,),
+          "called fruit's count at that showdown (0 if none)",
+          Copy("showdown_count", floor=0)),
+    Block("num_rounds", (1,), "rounds completed", Copy("num_rounds")),
+    Block("last_call", (2,),
+          "one-hot call at the last showdown: vrai, menteur",
+          OneHot("last_round", col=R.LAST_ROUND.index("call"))),
+    Block("last_caller", ("P",),
+          "one-hot relative seat of its caller",
+          Seat("last_round", col=R.LAST_ROUND.index("caller"))),
+    Block("last_bidder", ("P",),
+          "one-hot relative seat of its bidder (zeros: the initial bid)",
+          Seat("last_round", col=R.LAST_ROUND.index("bidder"))),
+    Block("last_bid_count", (1,),
+          "its bid's count (0 if none)",
+          Copy("last_round", col=R.LAST_ROUND.index("bid_count"), floor=0)),
+    Block("last_bid_fruit", ("F",),
+          "one-hot fruit of its bid",
+          OneHot("last_round", col=R.LAST_ROUND.index("bid_fruit"))),
+    Block("last_true_count", (1,),
+          "its count, declared salads included (0 if none)",
+          Copy("last_round", col=R.LAST_ROUND.index("true_count"), floor=0)),
+    Block("last_loser", ("P",),
+          "one-hot relative seat that lost tokens there (or was punished)",
+          Seat("last_round", col=R.LAST_ROUND.index("loser"))),
+    Block("last_amount", (1,),
+          "tokens due from that seat (0 if none)",
+          Copy("last_round", col=R.LAST_ROUND.index("amount"), floor=0)),
+    Block("last_gainer", ("P",),
+          "one-hot relative seat that gained a token there",
+          Seat("last_round", col=R.LAST_ROUND.index("gainer"))),
+    Block("last_centre_value", (1,),
+          "what its centre card added to the called fruit",
+          Copy("last_round", col=R.LAST_ROUND.index("centre_value"), floor=0)),
+    Block("last_bid_table", ("P", "F"),
+          "[seat][fruit] highest count that seat bid on that fruit in the last showdown's round",
+          Custom(_last_bid_table_block, "last_bid_table_block")),
+    Block("bid_tally", ("P", "BT"),
+          "[seat][5] bids shown, above / equal to the card count, sum(bid - card count), sum of "
+          "own card value",
+          Seats("bid_tally")),
+    Block("call_tally", ("P", "CT"),
+          "[seat][4] calls made: vrai right, vrai wrong, menteur right, menteur wrong",
+          Seats("call_tally")),
+    Block("called_tally", ("P", "CT"),
+          "[seat][4] calls against the seat's bid, same columns",
+          Seats("called_tally")),
+    Block("token_tally", ("P", "TT"),
+          "[seat][5] tokens lost to challenges, at showdowns, to punish; gained; punish rewards "
+          "given",
+          Seats("token_tally")),
+)
 
 SPEC = ObservationSpec(FIELDS, BLOCKS, sizes)
-# OBS_KEYS, tensor_layout(rules) (the index / meaning table), tensor_size(rules) (its width D),
-# to_tensor(rules, obs) (float32[B, D]), and the field table in this docstring
-SPEC.publish(globals())
+OBS_KEYS = SPEC.keys
+tensor_layout = SPEC.tensor_layout    # rules -> the index / meaning table
+tensor_size = SPEC.tensor_size        # rules -> the tensor's width D
+to_tensor = SPEC.to_tensor            # (rules, obs) -> float32[B, D]
+__doc__ = SPEC.document(__doc__)      # the field table in place of {fields}
 
 
 def bid_table(history: np.ndarray, num_players: int) -> np.ndarray:

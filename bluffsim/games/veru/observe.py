@@ -26,54 +26,81 @@ from typing import Any
 
 import numpy as np
 
-from bluffsim.games.obsspec import SEAT, Context, ObservationSpec, blocks, fields
+from bluffsim.games.obsspec import (
+    SEAT,
+    Block,
+    Context,
+    Copy,
+    Custom,
+    Field,
+    ObservationSpec,
+    OneHot,
+    Seat,
+    Seats,
+)
 from bluffsim.games.veru import rules as R
 from bluffsim.games.veru.rules import Rules
 
-FIELDS = (SEAT, *fields("""
-phase             int8        hot.phase              0 announce, 1 putting cards, 2 respond, 3 over
-hand              int8[T]     data.hands[seat]       my cards by type
-hand_sizes        int8[P]     data.hand_sizes        cards in hand per seat
-out               bool[P]     data.out               seat has finished
-place             int8[P]     data.place             place of a finished seat (0 while playing)
-opener            int8        data.opener            this round's opener
-claimant          int8        data.claimant          seat whose claim is on the table (-1 none)
-claim_rank        int8        data.claim_rank        announced rank of the round (-1 none)
-claim_count       int8        data.table_n           cards in the claim on the table
-put_count         int8        data.put_count         cards put so far in the current turn
-my_table          int8[T]     -                      my cards in the claim on the table
-bank_sizes        int8[P]     -                      cards in the Bank per owner
-my_bank           int8[T]     data.bank[seat]        my cards in the Bank
-closed            bool[N]     data.closed            closed ranks
-discard_seen      int8[T]     data.discard_seen      cards out of the game face up (closed quads, believed
-                                                     claims)
-discard_hidden    int8        -                      cards out unseen (Bank after a true "believe", swapped
-                                                     cards)
-taken             int32[P]    data.taken             cards each seat has picked up so far
-seen_taken        int32[P,T]  data.seen_taken[seat]  cards I saw go into each seat's hand, cumulative (incl.
-                                                     mine)
-last_check        int8[5]     data.last_check        checker, claimant, kind (believe, disbelieve, timeout),
-                                                     truth, taker
-last_check_cards  int8[T]     -                      the last checked claim, if I saw it (else zeros)
-swaps_left        int8        -                      my Joker-gadget uses left (0 without the gadget)
-ace_where         int8[W]     -                      4-Aces gadget: aces per hand, table, Bank, out; -1
-                                                     without
-endgame_left      int32       -                      decisions left before both last players lose (-1 before
-                                                     two are left)
-num_rounds        int32       hot.num_rounds         checks (rounds) so far
-my_out            int8[T]     data.hidden_out[seat]  my cards gone out unseen by others (Bank, swaps)
-known_in_hand     int8[P,T]   data.known[seat]       cards I know each other seat holds now (lower bound; my
-                                                     row 0)
-claims            int32[P,2]  data.claims            per seat: rounds opened, claims added to a running round
-cards_claimed     int32[P]    data.cards_claimed     per seat: cards put face down under a claim
-claims_checked    int32[P,2]  data.claim_checks      per claimant: checked claims found false, true
-checks            int32[P,4]  data.checks            per checker: believe right / wrong, disbelieve right /
-                                                     wrong
-pickups           int32[P]    data.pickups           per seat: times they took the table and the Bank
-timeouts          int32[P]    data.timeouts          per seat: timeouts
-swaps_made        int32[P]    -                      per seat: Joker swaps made (public: who, never which
-                                                     card)
-"""))
+FIELDS = (
+    SEAT,
+    Field("phase", "int8", (), "0 announce, 1 putting cards, 2 respond, 3 over", "hot.phase"),
+    Field("hand", "int8", ("T",), "my cards by type", "data.hands[seat]"),
+    Field("hand_sizes", "int8", ("P",), "cards in hand per seat", "data.hand_sizes"),
+    Field("out", "bool", ("P",), "seat has finished", "data.out"),
+    Field("place", "int8", ("P",), "place of a finished seat (0 while playing)", "data.place"),
+    Field("opener", "int8", (), "this round's opener", "data.opener"),
+    Field("claimant", "int8", (), "seat whose claim is on the table (-1 none)", "data.claimant"),
+    Field("claim_rank", "int8", (), "announced rank of the round (-1 none)", "data.claim_rank"),
+    Field("claim_count", "int8", (), "cards in the claim on the table", "data.table_n"),
+    Field("put_count", "int8", (), "cards put so far in the current turn", "data.put_count"),
+    Field("my_table", "int8", ("T",), "my cards in the claim on the table"),
+    Field("bank_sizes", "int8", ("P",), "cards in the Bank per owner"),
+    Field("my_bank", "int8", ("T",), "my cards in the Bank", "data.bank[seat]"),
+    Field("closed", "bool", ("N",), "closed ranks", "data.closed"),
+    Field("discard_seen", "int8", ("T",),
+          "cards out of the game face up (closed quads, believed claims)",
+          "data.discard_seen"),
+    Field("discard_hidden", "int8", (),
+          "cards out unseen (Bank after a true \"believe\", swapped cards)"),
+    Field("taken", "int32", ("P",), "cards each seat has picked up so far", "data.taken"),
+    Field("seen_taken", "int32", ("P", "T"),
+          "cards I saw go into each seat's hand, cumulative (incl. mine)",
+          "data.seen_taken[seat]"),
+    Field("last_check", "int8", (5,),
+          "checker, claimant, kind (believe, disbelieve, timeout), truth, taker",
+          "data.last_check"),
+    Field("last_check_cards", "int8", ("T",), "the last checked claim, if I saw it (else zeros)"),
+    Field("swaps_left", "int8", (), "my Joker-gadget uses left (0 without the gadget)"),
+    Field("ace_where", "int8", ("W",),
+          "4-Aces gadget: aces per hand, table, Bank, out; -1 without"),
+    Field("endgame_left", "int32", (),
+          "decisions left before both last players lose (-1 before two are left)"),
+    Field("num_rounds", "int32", (), "checks (rounds) so far", "hot.num_rounds"),
+    Field("my_out", "int8", ("T",),
+          "my cards gone out unseen by others (Bank, swaps)",
+          "data.hidden_out[seat]"),
+    Field("known_in_hand", "int8", ("P", "T"),
+          "cards I know each other seat holds now (lower bound; my row 0)",
+          "data.known[seat]"),
+    Field("claims", "int32", ("P", 2),
+          "per seat: rounds opened, claims added to a running round",
+          "data.claims"),
+    Field("cards_claimed", "int32", ("P",),
+          "per seat: cards put face down under a claim",
+          "data.cards_claimed"),
+    Field("claims_checked", "int32", ("P", 2),
+          "per claimant: checked claims found false, true",
+          "data.claim_checks"),
+    Field("checks", "int32", ("P", 4),
+          "per checker: believe right / wrong, disbelieve right / wrong",
+          "data.checks"),
+    Field("pickups", "int32", ("P",),
+          "per seat: times they took the table and the Bank",
+          "data.pickups"),
+    Field("timeouts", "int32", ("P",), "per seat: timeouts", "data.timeouts"),
+    Field("swaps_made", "int32", ("P",),
+          "per seat: Joker swaps made (public: who, never which card)"),
+)
 
 
 def observation_fields(rules: Rules, s: Any, seat: int) -> dict[str, np.ndarray]:
@@ -131,53 +158,78 @@ def _ace_where(c: Context) -> np.ndarray:
     return np.concatenate([c.seats(ace[:, :p]), ace[:, p:]], axis=1).astype(np.float32)
 
 
-BLOCKS = blocks("""
-phase             4    onehot                       one-hot phase: announce, put, respond, over
-hand              T    copy                         my cards per type
-hand_sizes        P    seats                        cards in hand per relative seat
-out               P    seats                        1 if the relative seat has finished
-opener            P    seat                         one-hot relative seat of the opener
-claimant          P    seat                         one-hot relative seat of the claimant
-claim_rank        N    onehot                       one-hot announced rank
-claim_count       1    copy                         cards in the claim
-put_count         1    copy                         cards put this turn
-my_table          T    copy                         my cards in the claim
-bank_sizes        P    seats                        Bank cards per relative owner
-my_bank           T    copy                         my Bank cards
-closed            N    copy                         1 if the rank is closed
-discard_seen      T    copy                         cards out face up per type
-discard_hidden    1    copy                         cards out unseen
-taken             P    seats                        cards picked up per relative seat
-seen_taken        P,T  seats                        [seat][type] cards I saw go into that seat's hand
-last_check_kind   3    onehot last_check[2]         one-hot kind of the last check: believe, disbelieve,
-                                                    timeout
-last_check_truth  1    copy last_check[3] equals=1  1 if the last checked claim was true
-last_check_cards  T    copy                         the last checked claim's cards, if I saw them
-swaps_left        1    copy                         Joker swaps left
-ace_where         W    custom ace_where_block       aces per relative hand, table, Bank, out (4-Aces gadget;
-                                                    -1 without)
-endgame_left      1    copy                         decisions left in the two-player endgame (-1 before)
-num_rounds        1    copy                         checks so far
-last_checker      P    seat last_check[0]           one-hot relative seat of the last checker (zeros: none /
-                                                    timeout)
-last_claimant     P    seat last_check[1]           one-hot relative seat whose claim was last checked (or
-                                                    timed out on)
-last_taker        P    seat last_check[4]           one-hot relative seat that took at the last check (zeros:
-                                                    none)
-my_out            T    copy                         my own cards gone out of the game unseen by the others
-known_in_hand     P,T  seats                        [seat][type] cards I know that seat holds now (lower
-                                                    bound)
-claims            P,2  seats                        [seat][opened, added] claims made per relative seat
-cards_claimed     P    seats                        cards put under a claim per relative seat
-claims_checked    P,2  seats                        [seat][false, true] checked claims per relative claimant
-checks            P,4  seats                        [seat][believe right, believe wrong, disbelieve right,
-                                                    disbelieve wrong]
-pickups           P    seats                        times each relative seat took table + Bank
-timeouts          P    seats                        timeouts per relative seat
-swaps_made        P    seats                        Joker swaps made per relative seat
-""", custom={"ace_where_block": _ace_where})
+BLOCKS = (
+    Block("phase", (4,), "one-hot phase: announce, put, respond, over", OneHot("phase")),
+    Block("hand", ("T",), "my cards per type", Copy("hand")),
+    Block("hand_sizes", ("P",), "cards in hand per relative seat", Seats("hand_sizes")),
+    Block("out", ("P",), "1 if the relative seat has finished", Seats("out")),
+    Block("opener", ("P",), "one-hot relative seat of the opener", Seat("opener")),
+    Block("claimant", ("P",), "one-hot relative seat of the claimant", Seat("claimant")),
+    Block("claim_rank", ("N",), "one-hot announced rank", OneHot("claim_rank")),
+    Block("claim_count", (1,), "cards in the claim", Copy("claim_count")),
+    Block("put_count", (1,), "cards put this turn", Copy("put_count")),
+    Block("my_table", ("T",), "my cards in the claim", Copy("my_table")),
+    Block("bank_sizes", ("P",), "Bank cards per relative owner", Seats("bank_sizes")),
+    Block("my_bank", ("T",), "my Bank cards", Copy("my_bank")),
+    Block("closed", ("N",), "1 if the rank is closed", Copy("closed")),
+    Block("discard_seen", ("T",), "cards out face up per type", Copy("discard_seen")),
+    Block("discard_hidden", (1,), "cards out unseen", Copy("discard_hidden")),
+    Block("taken", ("P",), "cards picked up per relative seat", Seats("taken")),
+    Block("seen_taken", ("P", "T"),
+          "[seat][type] cards I saw go into that seat's hand",
+          Seats("seen_taken")),
+    Block("last_check_kind", (3,),
+          "one-hot kind of the last check: believe, disbelieve, timeout",
+          OneHot("last_check", col=2)),
+    Block("last_check_truth", (1,),
+          "1 if the last checked claim was true",
+          Copy("last_check", col=3, equals=1)),
+    Block("last_check_cards", ("T",),
+          "the last checked claim's cards, if I saw them",
+          Copy("last_check_cards")),
+    Block("swaps_left", (1,), "Joker swaps left", Copy("swaps_left")),
+    Block("ace_where", ("W",),
+          "aces per relative hand, table, Bank, out (4-Aces gadget; -1 without)",
+          Custom(_ace_where, "ace_where_block")),
+    Block("endgame_left", (1,),
+          "decisions left in the two-player endgame (-1 before)",
+          Copy("endgame_left")),
+    Block("num_rounds", (1,), "checks so far", Copy("num_rounds")),
+    Block("last_checker", ("P",),
+          "one-hot relative seat of the last checker (zeros: none / timeout)",
+          Seat("last_check", col=0)),
+    Block("last_claimant", ("P",),
+          "one-hot relative seat whose claim was last checked (or timed out on)",
+          Seat("last_check", col=1)),
+    Block("last_taker", ("P",),
+          "one-hot relative seat that took at the last check (zeros: none)",
+          Seat("last_check", col=4)),
+    Block("my_out", ("T",),
+          "my own cards gone out of the game unseen by the others",
+          Copy("my_out")),
+    Block("known_in_hand", ("P", "T"),
+          "[seat][type] cards I know that seat holds now (lower bound)",
+          Seats("known_in_hand")),
+    Block("claims", ("P", 2),
+          "[seat][opened, added] claims made per relative seat",
+          Seats("claims")),
+    Block("cards_claimed", ("P",),
+          "cards put under a claim per relative seat",
+          Seats("cards_claimed")),
+    Block("claims_checked", ("P", 2),
+          "[seat][false, true] checked claims per relative claimant",
+          Seats("claims_checked")),
+    Block("checks", ("P", 4),
+          "[seat][believe right, believe wrong, disbelieve right, disbelieve wrong]",
+          Seats("checks")),
+    Block("pickups", ("P",), "times each relative seat took table + Bank", Seats("pickups")),
+    Block("timeouts", ("P",), "timeouts per relative seat", Seats("timeouts")),
+    Block("swaps_made", ("P",), "Joker swaps made per relative seat", Seats("swaps_made")),
+)
 
 SPEC = ObservationSpec(FIELDS, BLOCKS, sizes)
-# OBS_KEYS, tensor_layout(rules) (the index / meaning table), tensor_size(rules) (its width D),
-# to_tensor(rules, obs) (float32[B, D]), and the field table in this docstring
-SPEC.publish(globals())
+OBS_KEYS = SPEC.keys
+tensor_layout = SPEC.tensor_layout    # rules -> the index / meaning table
+tensor_size = SPEC.tensor_size        # rules -> the tensor's width D
+to_tensor = SPEC.to_tensor            # (rules, obs) -> float32[B, D]
+__doc__ = SPEC.document(__doc__)      # the field table in place of {fields}

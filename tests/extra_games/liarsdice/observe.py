@@ -15,18 +15,25 @@ from typing import Any
 import numpy as np
 
 from bluffsim.games.liarsdice import rules as R
-from bluffsim.games.obsspec import SEAT, ObservationSpec, blocks, fields
+from bluffsim.games.obsspec import SEAT, Block, Copy, Field, ObservationSpec, OneHot, Seat, Seats
 
-FIELDS = (SEAT, *fields("""
-phase         int8     hot.phase          0 bidding, 1 over
-hand          int8[F]  data.hands[seat]   my dice per face
-dice_left     int8[P]  data.dice_left     dice per seat (0: out)
-bid_quantity  int8     data.bid_quantity  the current bid's quantity (-1 before the first bid)
-bid_face      int8     data.bid_face      the current bid's face, 0-based (-1 before the first bid)
-bidder        int8     data.bidder        who made the current bid (-1 none)
-num_rounds    int32    hot.num_rounds     rounds (calls) so far
-last_reveal   int8[6]  data.last_reveal   last call: caller, bidder, quantity, face, count, loser
-"""))
+FIELDS = (
+    SEAT,
+    Field("phase", "int8", (), "0 bidding, 1 over", "hot.phase"),
+    Field("hand", "int8", ("F",), "my dice per face", "data.hands[seat]"),
+    Field("dice_left", "int8", ("P",), "dice per seat (0: out)", "data.dice_left"),
+    Field("bid_quantity", "int8", (),
+          "the current bid's quantity (-1 before the first bid)",
+          "data.bid_quantity"),
+    Field("bid_face", "int8", (),
+          "the current bid's face, 0-based (-1 before the first bid)",
+          "data.bid_face"),
+    Field("bidder", "int8", (), "who made the current bid (-1 none)", "data.bidder"),
+    Field("num_rounds", "int32", (), "rounds (calls) so far", "hot.num_rounds"),
+    Field("last_reveal", "int8", (6,),
+          "last call: caller, bidder, quantity, face, count, loser",
+          "data.last_reveal"),
+)
 
 
 def observation_fields(rules: Any, s: Any, seat: int) -> dict[str, np.ndarray]:
@@ -43,15 +50,19 @@ def sizes(rules: Any) -> dict[str, int]:
     return {"P": rules.num_players, "F": R.FACES}
 
 
-BLOCKS = blocks("""
-phase         2  onehot  one-hot phase: bidding, over
-hand          F  copy    my dice per face
-dice_left     P  seats   dice per relative seat
-bid_quantity  1  copy    the current bid's quantity (-1 none)
-bid_face      F  onehot  one-hot face of the current bid
-bidder        P  seat    one-hot relative seat of the bidder
-num_rounds    1  copy    rounds so far
-""")
+BLOCKS = (
+    Block("phase", (2,), "one-hot phase: bidding, over", OneHot("phase")),
+    Block("hand", ("F",), "my dice per face", Copy("hand")),
+    Block("dice_left", ("P",), "dice per relative seat", Seats("dice_left")),
+    Block("bid_quantity", (1,), "the current bid's quantity (-1 none)", Copy("bid_quantity")),
+    Block("bid_face", ("F",), "one-hot face of the current bid", OneHot("bid_face")),
+    Block("bidder", ("P",), "one-hot relative seat of the bidder", Seat("bidder")),
+    Block("num_rounds", (1,), "rounds so far", Copy("num_rounds")),
+)
 
 SPEC = ObservationSpec(FIELDS, BLOCKS, sizes)
-SPEC.publish(globals())  # OBS_KEYS, to_tensor, ... (obsspec)
+OBS_KEYS = SPEC.keys
+tensor_layout = SPEC.tensor_layout    # rules -> the index / meaning table
+tensor_size = SPEC.tensor_size        # rules -> the tensor's width D
+to_tensor = SPEC.to_tensor            # (rules, obs) -> float32[B, D]
+__doc__ = SPEC.document(__doc__)      # the field table in place of {fields}
