@@ -211,6 +211,10 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--source", action="store_true",
                    help="print the game's generated compiled observation source instead (the same "
                         "for every table size: sizes are read from the rules)")
+    g.add_argument("--generate", action="store_true",
+                   help="write the game's generated compiled kernels (kernels_generated.py beside its "
+                        "kernels.py) from its observation spec and rules; every compiled game "
+                        "without GAME")
     g.set_defaults(func=cmd_games)
 
     rp = sub.add_parser("replay", help="play a recorded game again exactly and show it step by "
@@ -631,6 +635,8 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
 def cmd_games(args: argparse.Namespace) -> int:
     """``bluffsim games``: every game with its options and defaults; ``bluffsim games GAME``: what
     an agent reads (``print_observation``; ``--source``: the generated compiled observation)."""
+    if args.generate:
+        return write_generated(args.game)
     if args.game is not None:
         return print_observation(args.game, args.players, args.source)
     if args.players is not None or args.source:
@@ -642,6 +648,25 @@ def cmd_games(args: argparse.Namespace) -> int:
             if name == "num_players":
                 allowed += " (experiment.players in a config, --seats in play; not [rules])"
             print(f"    {name:<22} default {default:<40} allowed {allowed}")
+    return 0
+
+
+def write_generated(game_id: str | None) -> int:
+    """``bluffsim games [GAME] --generate``: write the generated kernels of ``game_id`` (every
+    compiled game when None) and say which changed."""
+    from bluffsim.games import obscompile
+    from bluffsim.games.compiled import CompiledGame
+
+    games = [game_id] if game_id is not None else bluffsim.list_games()
+    for gid in games:
+        engine = bluffsim.spec(gid).engine
+        if not issubclass(engine, CompiledGame):
+            if game_id is not None:
+                raise BluffsimError(f"{gid} has no generated kernels (its engine is not a "
+                                    "CompiledGame)")
+            continue
+        changed = obscompile.write_generated(engine.kernels)
+        print(f"{obscompile.generated_path(engine.kernels)}: {'written' if changed else 'unchanged'}")
     return 0
 
 
@@ -662,7 +687,7 @@ def print_observation(game_id: str, players: int | None, source: bool) -> int:
     if kn is None:
         raise BluffsimError(f"{game_id} has no generated observation source (its engine is not a "
                             "CompiledGame)")
-    print(obscompile.source(spec.observation.SPEC, vars(kn), kn.OBS_SIZES), end="")
+    print(obscompile.generated_path(kn).read_text(encoding="utf-8"), end="")
     return 0
 
 

@@ -25,7 +25,7 @@ STAMP = "kernel_sources.sha256"
 def sources_digest(roots: Iterable[Path]) -> str:
     """sha256 of every ``.py`` file under ``roots`` that uses numba or declares an observation
     spec (the compiled observation kernels are generated from it: ``games.obscompile``), path
-    and contents; the generated sources themselves (in ``__pycache__``) follow from those."""
+    and contents (the committed ``kernels_generated.py`` files included)."""
     h = hashlib.sha256()
     for root in roots:
         for path in sorted(root.rglob("*.py")):

@@ -1,7 +1,8 @@
 """The observation is declared once (``games.obsspec``): the compiled ``observe_kernel``,
 ``tensor_row`` and ``tensor_kernel`` are generated from each game's ``observe.SPEC``
-(``games.obscompile``), so a changed block changes the numpy and the compiled tensor alike; a
-field source or a size the records cannot serve is refused when the kernels are generated."""
+(``games.obscompile``) into its committed ``kernels_generated.py``, which must equal what the
+generator writes; a changed block changes the numpy and the compiled tensor alike; a field
+source or a size the records cannot serve is refused when the kernels are generated."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import numpy as np
 import pytest
 
 import bluffsim
+from bluffsim.cli import main
 from bluffsim.games import obscompile
 from bluffsim.games.compiled import CompiledGame
 from bluffsim.games.obsspec import Copy, Field, ObservationSpec, Seats
@@ -20,15 +22,33 @@ COMPILED = [g for g in bluffsim.list_games() if issubclass(bluffsim.spec(g).engi
 
 
 @pytest.mark.parametrize("game_id", COMPILED)
-def test_the_kernels_run_the_source_generated_from_the_spec(game_id: str) -> None:
+def test_the_committed_generated_kernels_are_what_the_generator_writes(game_id: str) -> None:
+    """Each game's ``kernels_generated.py`` equals what ``bluffsim games --generate``
+    writes from its spec, sizes and rule functions today, and the engine runs those kernels."""
     game = bluffsim.make(game_id)
     kn = game.kernels
-    written = Path(kn.tensor_row.py_func.__code__.co_filename)
-    assert written.read_text() == obscompile.source(game.observation.SPEC, vars(kn), kn.OBS_SIZES)
-    for fn in (kn.tensor_row, kn.tensor_kernel, kn.observe_kernel):
-        assert fn.py_func.__module__ == kn.__name__ and fn.py_func.__code__.co_filename == str(written)
+    path = obscompile.generated_path(kn)
+    assert path.read_text(encoding="utf-8") == obscompile.generated_source(kn), (
+        f"{path} is out of date: run bluffsim games {game_id} --generate")
+    for name in obscompile.GENERATED_NAMES:
+        fn = getattr(kn, name)
+        assert fn.py_func.__code__.co_filename == str(path), name
+        assert fn.py_func.__module__ == kn.__name__ + "_generated"
     assert game.computed_keys == tuple(f.name for f in game.observation.SPEC.fields
                                        if f.source is None or f.source.endswith("[seat]"))
+
+
+def test_the_generator_writes_a_stale_file_again_and_leaves_a_current_one(tmp_path: Path,
+                                                                          monkeypatch,
+                                                                          capsys) -> None:
+    kn = bluffsim.make("liarsdice").kernels
+    copy = tmp_path / "kernels_generated.py"
+    monkeypatch.setattr(obscompile, "generated_path", lambda kernels: copy)
+    copy.write_text("stale\n", encoding="utf-8")
+    assert main(["games", "liarsdice", "--generate"]) == 0
+    assert f"{copy}: written" in capsys.readouterr().out
+    assert copy.read_text(encoding="utf-8") == obscompile.generated_source(kn)
+    assert obscompile.write_generated(kn) is False
 
 
 def _changed(spec: ObservationSpec) -> ObservationSpec:
@@ -44,8 +64,9 @@ def test_a_block_changed_in_the_spec_changes_both_tensors(tmp_path: Path) -> Non
     game = bluffsim.make("liarsdice", 3)
     kn, spec = game.kernels, game.observation.SPEC
     changed = _changed(spec)
-    ns = {**vars(kn), "__file__": str(tmp_path / "kernels.py")}
-    _, tensor_kernel, _ = obscompile.compile_observation(changed, ns, kn.OBS_SIZES)
+    module = obscompile.import_generated(obscompile.generated_source(kn, changed),
+                                         tmp_path / "changed_kernels.py", "changed_kernels")
+    tensor_kernel = module.tensor_kernel
     st = game.init(np.arange(64))
     rng = np.random.default_rng(0)
     for _ in range(12):

@@ -19,8 +19,8 @@ provides, with these exact names and signatures:
 | `OBS_SIZES`                                  | the spec's named sizes as the compiled code reads them |
 | `play_random_kernel(data, hot, rec, n, counts)` | the fused all-``random`` loop                      |
 
-The two generated kernels (and ``tensor_row``) come from ``observation.SPEC``
-(``bluffsim.games.obscompile.compile_observation``, called at the end of ``kernels.py``).
+The kernels live in the game's committed ``kernels_generated.py``, written from
+``observation.SPEC`` and the game's rule functions by ``bluffsim games --generate``.
 
 A game's engine subclass sets ``kernels``, ``observation`` (its ``observe`` module) and
 ``state_type`` (its ``RecordState`` whose ``from_data`` builds the public field views), and

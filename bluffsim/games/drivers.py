@@ -13,13 +13,13 @@ kernel are generated from the game's observation spec: ``games.obscompile``).
 | ``act_loop`` | an agent's ``act_kernel`` | a compiled policy's action in every game |
 
 The loops are ``inline="always"``: numba compiles each into the game's cached kernel with the
-game's functions called directly; the kernels themselves are ``KERNELS``, generated into each
-game's namespace by ``compile_drivers`` (a function passed to a cached kernel as a value would make
-it uncacheable, and counting references on every call made fused play 4x slower, measured
-in ``agents.fused``).  numba's cache keys a kernel on its own file only: after editing this
-module, delete the games' ``__pycache__/*.nb[ic]``.  ``one_hot``/``rel_seat`` are the tensor
-encodings every game uses (the generated ``tensor_row`` calls them, ``games.obscompile``);
-``observation_table`` reads a game's ``ObservationSpec`` fields.
+game's functions called directly; the kernels themselves are ``KERNELS``, written into each
+game's ``kernels_generated.py`` by ``bluffsim games --generate`` (a function passed to
+a cached kernel as a value would make it uncacheable, and counting references on every call
+made fused play 4x slower).  numba's cache keys a kernel on its own file only;
+``bluffsim.numba_sources`` clears the cached kernels when a source they call changes.
+``one_hot``/``rel_seat`` are the tensor encodings every game uses (the generated ``tensor_row``
+calls them, ``games.obscompile``); ``observation_table`` reads a game's ``ObservationSpec`` fields.
 """
 
 from __future__ import annotations
@@ -135,14 +135,11 @@ def act_loop(policy, data, hot, rules, params, out):
             out[b] = policy(data[b], h, r, params)
 
 
-# The batch kernels of a game, as numba source: ``compile_drivers`` fills in the game's rule
-# functions and compiles them into its ``kernels`` namespace (cached one-line calls of the
-# loops above: numba caches a kernel that calls the game's functions directly, not one that
-# receives them as values).
-KERNELS = '''from numba import njit
-
-
-@njit(cache=True)
+# The batch kernels of a game, as numba source: ``obscompile.generated_source`` fills in the
+# game's rule functions (``DRIVER_DEFAULTS`` and the game's ``kernels.DRIVERS``) and writes them
+# to its ``kernels_generated.py`` (cached one-line calls of the loops above: numba caches a
+# kernel that calls the game's functions directly, not one that receives them as values).
+KERNELS = '''@njit(cache=True)
 def step_kernel(data, hot, rules, actions):
     """One decision per game (``drivers.step_loop``): the first game whose action is illegal
     (nothing applied then), or -1.  Finished games ignore their action."""
@@ -173,21 +170,11 @@ def play_random_kernel(data, hot, rules, decisions, counts):
 '''
 
 
-def compile_drivers(ns: dict[str, Any], deal: str, accepts: str = "accepts", apply: str = "apply",
-                    update_mask: str = "update_mask", random_action: str = "random_action",
-                    apply_rules: str = "apply_rules", finish: str = "DR.no_finish",
-                    prefetch: str = "DR.no_prefetch") -> tuple[Any, Any, Any, Any]:
-    """``(step_kernel, start_kernel, mask_kernel, play_random_kernel)`` of the game whose
-    ``kernels`` namespace is ``ns`` (it imports this module as ``DR``): ``KERNELS`` with the
-    names of its rule functions (the loops above say what each does), written next to its
-    ``kernels.py`` and compiled there (``obscompile.load_source``)."""
-    from bluffsim.games import obscompile
-
-    names = {"accepts": accepts, "apply": apply, "deal": deal, "update_mask": update_mask,
-             "random_action": random_action, "apply_rules": apply_rules, "finish": finish,
-             "prefetch": prefetch}
-    obscompile.load_source(ns, "drivers", KERNELS.format(**names))
-    return ns["step_kernel"], ns["start_kernel"], ns["mask_kernel"], ns["play_random_kernel"]
+DRIVER_DEFAULTS = {"accepts": "accepts", "apply": "apply", "update_mask": "update_mask",
+                   "random_action": "random_action", "apply_rules": "apply_rules",
+                   "finish": "DR.no_finish", "prefetch": "DR.no_prefetch"}
+"""The rule function of each slot of ``KERNELS`` unless a game's ``kernels.DRIVERS`` names
+another (``deal`` has no default)."""
 
 
 def hot_dtype(num_actions: int, spare: int = 0) -> np.dtype:

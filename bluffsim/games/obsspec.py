@@ -46,9 +46,8 @@ functions passed to a generic loop leave the kernel uncacheable unless each is
 arrays on every call costs reference counting (fused play 4x slower, measured in
 ``agents.fused``).  Generated source compiles to the loops the hand-written
 ``tensor_row`` had (record fields read by name, constant sizes as literals), and it
-is cacheable: ``obscompile`` writes it to a real file
-(``__pycache__/kernels_observation.py`` beside the game's ``kernels.py``, rewritten
-only when it changes) and executes it in the kernels namespace.  ``numba_sources``
+is cacheable: ``obscompile`` writes it to a real, committed file (``kernels_generated.py``
+beside the game's ``kernels.py``).  ``numba_sources``
 digests the observe modules too, so editing a spec clears the cached kernels that
 inlined the old tensor.  The measurements of generated against hand-written kernels are in
 ``docs/bench.md`` ("Generated observation kernels").

@@ -24,7 +24,6 @@ from bluffsim import rng
 from bluffsim import rng_nb as rn
 from bluffsim.games import drivers as DR
 from bluffsim.games import obscompile as OC
-from bluffsim.games.legumes import observe as O
 from bluffsim.games.legumes import rules as R
 from bluffsim.games.legumes.reference import RESHUFFLE_STREAM
 
@@ -643,8 +642,12 @@ def prefetch(data, hot, r, b):
     bn.prefetch_record(data, b, DRAW_AT, STATE_BYTES)
 
 
-# the observation's compiled kernels, generated from observe.SPEC (bluffsim.games.obscompile)
-tensor_row, tensor_kernel, observe_kernel = OC.compile_observation(O.SPEC, globals(), OBS_SIZES)
-# the batch kernels: the drivers' loops with this game's rules (bluffsim.games.drivers)
-step_kernel, start_kernel, mask_kernel, play_random_kernel = DR.compile_drivers(
-    globals(), deal="new_game", finish="update_mask", prefetch="prefetch")
+# the rule functions the batch kernels call where they differ from drivers.DRIVER_DEFAULTS
+DRIVERS = {"deal": "new_game", "finish": "update_mask", "prefetch": "prefetch"}
+
+
+def __getattr__(name: str):  # noqa: ANN202
+    """The generated kernels (``tensor_row``, ``step_kernel``, ...: ``kernels_generated.py``,
+    written by ``bluffsim games --generate`` from ``observe.SPEC``, ``OBS_SIZES`` and
+    ``DRIVERS``), imported on first use."""
+    return OC.lazy_generated(__package__, name)

@@ -26,7 +26,6 @@ from bluffsim import rng
 from bluffsim import rng_nb as rn
 from bluffsim.games import drivers as DR
 from bluffsim.games import obscompile as OC
-from bluffsim.games.veru import observe as O
 from bluffsim.games.veru import rules as R
 
 P_MAX = 6
@@ -791,8 +790,12 @@ def prefetch(data, hot, r, b):
         bn.prefetch_record(data, b, at, at + r.num_players * SEEN_ROW // P_MAX)
 
 
-# the observation's compiled kernels, generated from observe.SPEC (bluffsim.games.obscompile)
-tensor_row, tensor_kernel, observe_kernel = OC.compile_observation(O.SPEC, globals(), OBS_SIZES)
-# the batch kernels: the drivers' loops with this game's rules (bluffsim.games.drivers)
-step_kernel, start_kernel, mask_kernel, play_random_kernel = DR.compile_drivers(
-    globals(), deal="new_game", finish="update_mask", prefetch="prefetch")
+# the rule functions the batch kernels call where they differ from drivers.DRIVER_DEFAULTS
+DRIVERS = {"deal": "new_game", "finish": "update_mask", "prefetch": "prefetch"}
+
+
+def __getattr__(name: str):  # noqa: ANN202
+    """The generated kernels (``tensor_row``, ``step_kernel``, ...: ``kernels_generated.py``,
+    written by ``bluffsim games --generate`` from ``observe.SPEC``, ``OBS_SIZES`` and
+    ``DRIVERS``), imported on first use."""
+    return OC.lazy_generated(__package__, name)

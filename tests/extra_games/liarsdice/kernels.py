@@ -18,7 +18,6 @@ from bluffsim import rng
 from bluffsim import rng_nb as rn
 from bluffsim.games import drivers as DR
 from bluffsim.games import obscompile as OC
-from bluffsim.games.liarsdice import observe as O
 from bluffsim.games.liarsdice import rules as R
 from bluffsim.games.liarsdice.reference import D_MAX
 
@@ -184,7 +183,12 @@ def accepts(h, r, a):
 # The compiled code reads the spec's named sizes as given here (an int, or an expression of the
 # rules record ``r``); a computed field (source None) would add ``obs_<name>(g, h, r, seat, ...)``.
 OBS_SIZES = {"P": "r.num_players", "F": F}
-tensor_row, tensor_kernel, observe_kernel = OC.compile_observation(O.SPEC, globals(), OBS_SIZES)
-# the batch kernels: the drivers' loops with this game's rules (bluffsim.games.drivers)
-step_kernel, start_kernel, mask_kernel, play_random_kernel = DR.compile_drivers(
-    globals(), deal="roll_all", finish="update_mask")
+# the rule functions the batch kernels call where they differ from drivers.DRIVER_DEFAULTS
+DRIVERS = {"deal": "roll_all", "finish": "update_mask"}
+
+
+def __getattr__(name: str):  # noqa: ANN202
+    """The generated kernels (``tensor_row``, ``step_kernel``, ...: ``kernels_generated.py``,
+    written by ``bluffsim games --generate`` from ``observe.SPEC``, ``OBS_SIZES`` and
+    ``DRIVERS``), imported on first use."""
+    return OC.lazy_generated(__package__, name)
