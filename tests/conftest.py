@@ -31,8 +31,12 @@ settings.register_profile(
 settings.register_profile("thorough", deadline=None, max_examples=500)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
-# Tests that take more than ~10 s on 2 cores, by node id prefix (``file::test`` covers every
-# parameter): marked ``slow`` here, in one place, so ``pytest -m "not slow"`` is the quick subset.
+# Tests that take more than ~3 s on 2 cores with a warm kernel cache (every parameter of a test
+# function counted together), by node id prefix (``file::test`` covers every parameter): marked
+# ``slow`` here, in one place, so ``pytest -m "not slow"`` is the quick subset (the rules, the
+# differential test at batch 1, the agents and the file formats; the end-to-end command runs, the
+# notebooks, training and the browser are left to the full suite).  Chosen from
+# ``pytest -m "not slow" --durations=250`` (docs/architecture.md, "The test suite").
 SLOW_TESTS = (
     "tests/test_compiled.py::test_a_batch_of_4096_agrees_with_the_reference",
     "tests/test_conformance.py::test_reference_and_vectorised_agree[257",
@@ -54,6 +58,65 @@ SLOW_TESTS = (
     "tests/test_pool_start.py::test_a_process_with_jax_uses_a_fork_server",
     "tests/test_abr.py::test_abr_ordering_agrees_with_cfr_nash_conv_on_qdv_small",
     "tests/test_abr.py::test_abr_against_random_wins_nearly_always_in_qdv_2p",
+    "tests/test_progress.py::test_the_first_run_says_it_compiles_and_the_next_one_does_not",
+    "tests/test_fused_choice.py::test_legal_listing_equals_the_mask",
+    "tests/test_evaluate_leaderboard.py::test_a_restricted_evaluation_adds_its_own_row_and_keeps_the_wider_one",
+    "tests/test_sweeps.py::test_the_docs_legumes_hand_size_table_is_what_its_command_gives",
+    "tests/test_replay.py::test_the_html_viewer_steps_through_the_game_from_a_file",
+    "tests/test_play.py::test_bad_play_arguments_are_one_line_errors",
+    "tests/test_evaluate.py::test_bad_input_is_one_line_exit_2_and_writes_nothing",
+    "tests/test_custom_agents.py::test_a_custom_agent_that_does_not_fit_is_a_one_line_error",
+    "tests/test_serve_browser.py::test_a_full_game_in_the_browser_shows_nothing_hidden",
+    "tests/test_serve.py::test_bad_flags_are_one_line_errors_before_the_server_starts",
+    "tests/test_learn.py::test_best_responses_to_snapshots_join_the_mixture_and_resume_alike",
+    "tests/test_evaluate.py::test_a_second_evaluation_replaces_its_row_unless_append",
+    "tests/test_workflow.py::test_a_full_disk_during_the_merge_is_one_line_and_resume_finishes_it",
+    "tests/test_tournament.py::test_results_do_not_depend_on_workers_or_executor",
+    "tests/test_evaluate_leaderboard.py::test_a_corrupt_leaderboard_is_one_line_before_anything_is_played",
+    "tests/test_sweeps.py::test_bad_set_is_a_one_line_error_and_writes_nothing",
+    "tests/test_pools.py::test_the_example_pool_config_runs_from_the_cli_and_report_rebuilds_it",
+    "tests/test_play.py::test_a_person_plays_a_full_game_without_seeing_face_down_cards",
+    "tests/test_sweeps.py::test_a_sweep_writes_points_tables_and_plots_and_is_deterministic_across_workers",
+    "tests/test_evaluate.py::test_the_custom_agent_is_evaluated_end_to_end",
+    "tests/test_train_opponents.py::test_parameters_classes_of_your_own_and_weights_files_train",
+    "tests/test_seating.py::test_bluffsim_run_warns_of_a_partial_cycle_before_playing_and_records_it",
+    "tests/test_workflow.py::test_a_second_run_on_a_dir_in_use_is_refused_and_the_first_finishes",
+    "tests/test_train_resume.py::test_a_missing_or_changed_best_response_stops_the_resume_before_it_writes",
+    "tests/test_fused_veru.py::test_fused_run_experiment_equals_the_stepped_run",
+    "tests/test_llm_run.py::test_max_calls_stops_cleanly_and_resume_goes_on_to_the_same_results",
+    "tests/test_replay.py::test_bad_flags_are_one_line_errors",
+    "tests/test_abr.py::test_exploit_a_class_of_your_own_from_the_working_directory",
+    "tests/test_train_resume.py::test_a_damaged_checkpoint_is_one_line_naming_it_and_the_way_out",
+    "tests/test_report_tables.py::test_every_results_dir_has_seats_lengths_bluff_and_h2h_cis",
+    "tests/test_workflow.py::test_bad_agent_parameters_fail_at_load_before_anything_is_written",
+    "tests/test_play_replays.py::test_a_tournament_game_replays_with_the_placements_recorded",
+    "tests/test_workflow.py::test_report_on_a_damaged_results_dir_is_a_one_line_error",
+    "tests/test_learn.py::test_a_nan_loss_stops_training_without_writing_nan_weights",
+    "tests/test_agents.py::test_agent_returns_only_legal_actions",
+    "tests/test_workflow.py::test_the_same_run_again_shows_its_results_and_force_replays_it",
+    "tests/test_fourth_game_evaluate.py::test_evaluate_plays_the_tables_a_new_games_agents_can_play",
+    "tests/test_play.py::test_watch_shows_every_hand_as_a_spectator",
+    "tests/test_pools.py::test_sampled_lineups_are_seeded_and_independent_of_workers",
+    "tests/test_learn.py::test_shipped_weights_load_and_play_legal_games",
+    "tests/test_train_opponents.py::test_the_no_shipped_weights_error_suggests_forms_that_train",
+    "tests/test_learn.py::test_token_shaping_sums_to_the_change_of_the_token_share",
+    "tests/test_fourth_game.py::test_a_tournament_and_its_report_from_the_command_line",
+    "tests/test_custom_agents.py::test_the_readme_example_agent_runs_end_to_end_from_the_cli",
+    "tests/test_fused_agents.py::test_fused_run_experiment_equals_the_stepped_run",
+    "tests/test_workflow.py::test_games_bad_input_is_a_one_line_error",
+    "tests/test_tournament.py::test_resume_with_a_corrupt_config_json_says_it_is_corrupt",
+    "tests/test_play.py::test_a_first_play_says_it_compiles_and_then_plays_the_same_game",
+    "tests/test_evaluate_leaderboard.py::test_concurrent_leaderboard_writers_keep_every_row",
+    "tests/test_workflow.py::test_ctrl_c_with_two_workers_prints_one_line_and_resume_finishes",
+    "tests/test_evaluate_leaderboard.py::test_ctrl_c_with_two_workers_is_one_line_about_tables",
+    "tests/test_workflow.py::test_out_pointing_at_a_file_is_a_one_line_error",
+    "tests/test_workflow.py::test_quickstart_smoke_run_and_report_do_not_crash_on_a_winless_agent",
+    "tests/test_tournament.py::test_cli_user_errors_are_one_line_and_exit_2",
+    "tests/test_env_fused.py::test_fused_opponents_equal_stepped_opponents",
+    "tests/test_serve_browser.py::test_the_checks_see_a_server_that_leaks",
+    "tests/test_train_resume.py::test_a_checkpoint_without_the_record_needs_the_responses_its_settings_imply",
+    "tests/test_text_protocol.py::test_the_context_key_covers_what_the_position_phrases_read",
+    "tests/test_sweeps.py::test_report_rebuilds_a_sweep",
 )
 
 
