@@ -59,7 +59,6 @@ class FinishOrders:
     def __init__(self, reps: int = REPS):
         self.reps = reps
         self.agents: list[str] = []
-        self._code: dict[str, int] = {}
         self.patterns: dict[tuple[tuple[int, ...], tuple[int, ...]], int] = {}
         self.counts = np.zeros((0, BUCKETS))   # [pattern, deal bucket]
 
@@ -67,10 +66,7 @@ class FinishOrders:
         """Add a chunk of whole games (columns game, seed, agent, placement; seat if present)."""
         if games.empty:
             return self
-        for a in games["agent"].unique():
-            if a not in self._code:
-                self._code[a] = len(self.agents)
-                self.agents.append(a)
+        self.agents += [a for a in games["agent"].unique() if a not in self.agents]
         g = games.sort_values(["game", "seat"] if "seat" in games else ["game"], kind="stable")
         code = pd.Categorical(g["agent"], categories=self.agents).codes.astype(np.int64)
         place = g["placement"].to_numpy(np.int64)
@@ -121,8 +117,8 @@ class FinishOrders:
         out = pd.DataFrame(index=pd.Index(self.agents, name="agent"))
         counts = self.replicate_counts() if k >= 2 and self.patterns else None
         pair_w, pair_n = self._pairs(k)
-        data_w = np.tensordot(counts[:, 0], pair_w, axes=1) if counts is not None else None
-        if counts is None or not bt_estimable(data_w, np.tensordot(counts[:, 0], pair_n, 1)):
+        if counts is None or not bt_estimable(np.tensordot(counts[:, 0], pair_w, 1),
+                                              np.tensordot(counts[:, 0], pair_n, 1)):
             for c in ("bt_low", "bt_high", "pl_rating", "pl_low", "pl_high"):
                 out[c] = np.nan
             return out
