@@ -57,6 +57,7 @@ import numpy as np
 from numba import njit
 
 from agents.learned import LearnedAgent, forward_row, pack_layers, policy_action, policy_probs
+from agents.random import random_policy
 from bluffsim import rng_nb as rn
 
 # policy kinds, shared by every game's fused loop
@@ -84,31 +85,34 @@ def fused_module(game_id: str) -> Any | None:
 
 
 @njit(inline="always")
-def learned_action(g, h, r, tensor_row, prow, key, net, net_table, x, hbuf, nbuf, probs):
-    """``LearnedAgent``'s choice in game ``(g, h)``: the game's tensor (``tensor_row``), the packed
-    network's logits (``forward_row``), the masked softmax and the decision's first uniform of the
-    seat's agent stream ``key`` (unless greedy) — the very functions ``LearnedAgent.act`` runs."""
+def learned_action(obs, mask, key, r, tensor_row, prow, net, net_table, x, hbuf, nbuf, probs):
+    """``LearnedAgent``'s choice on the observation record ``obs``: the game's tensor of it
+    (``tensor_row``), the packed network's logits (``forward_row``), the masked softmax and the
+    decision's first uniform (``key``, unless greedy) — the very functions ``LearnedAgent.act``
+    runs."""
     x[:] = 0
-    tensor_row(g, h, r, x)
+    tensor_row(obs, r, x)
     logits = forward_row(x, net, net_table, np.int64(prow[0]), np.int64(prow[1]), hbuf, nbuf)
     n = logits.shape[0]
-    mask = h.mask[:n]
+    m = mask[:n]
     greedy = prow[2] != 0.0
-    policy_probs(logits, mask, probs[:n])
-    u = 0.0 if greedy else rn.uniform(rn.minor_word(rn.major_key(key, np.int64(h.num_decisions)), 0))
-    return np.int64(policy_action(probs[:n], mask, u, greedy))
+    policy_probs(logits, m, probs[:n])
+    u = 0.0 if greedy else rn.uniform(rn.minor_word(key, 0))
+    return np.int64(policy_action(probs[:n], m, u, greedy))
 
 
 @njit(inline="always")
-def play_seats_loop(random_action, heuristic_action, counting_action, tensor_row, apply, data,
-                    hot, rules, decisions, counts, seat_agent, kinds, params, round_stop,
+def play_seats_loop(heuristic_action, counting_action, observe_row, tensor_row, apply, data,
+                    hot, rules, obs, decisions, counts, seat_agent, kinds, params, round_stop,
                     first_game, resume, pending, net, net_table, obs_size, hctx, cctx):
     """Each running game from ``first_game`` on advances up to ``decisions`` decisions in a row
     (stopping when it is over, when a round ends if ``round_stop``, and where an ``EXTERNAL``
     member is to move without a ``pending`` action), each decision by the policy of ``kinds[j]``
     with ``params[j]``, ``j = seat_agent[b, current seat]``: the same game as that many ``step``
-    calls with the agents' ``act``.  ``counts`` gets (decisions made, rounds finished, games
-    ended) added; ``round_over`` is left set on games whose last round ended during the call.
+    calls with the agents' ``act``.  A policy gets the current player's observation record
+    (``observe_row`` into ``obs[0]``), the legal mask and the decision's agent key, nothing
+    else (``agents.policy``).  ``counts`` gets (decisions made, rounds finished, games ended)
+    added; ``round_over`` is left set on games whose last round ended during the call.
     Returns -1; ``b`` when game ``b``'s policy chose an illegal action; ``-2 - b`` when the
     counting policy returned ``MEMO_FULL`` at game ``b`` (nothing applied there) — module doc.
 
@@ -116,6 +120,7 @@ def play_seats_loop(random_action, heuristic_action, counting_action, tensor_row
     references to every array passed to a call, and doing so on every decision for arrays
     only counting reads made random play 4x slower (measured)."""
     r = rules[0]
+    o = obs[0]
     p = seat_agent.shape[1]
     keys = np.empty(p, np.uint64)  # each seat's agent stream key in the current game
     width = obs_size
@@ -143,18 +148,22 @@ def play_seats_loop(random_action, heuristic_action, counting_action, tensor_row
             me = np.int64(h.current_player)
             j = seat_agent[b, me]
             kind = kinds[j]
+            key = rn.major_key(keys[me], np.int64(h.num_decisions))
             if kind == RANDOM:
-                a = np.int64(random_action(g, h, r, keys[me]))
+                a = random_policy(None, h.mask, key, None, None, None)
             elif kind == HEURISTIC:
-                a = np.int64(heuristic_action(g, h, r, params[j], hctx))
+                observe_row(g, h, r, o)
+                a = np.int64(heuristic_action(g, h, o, h.mask, key, r, params[j], hctx))
             elif kind == COUNTING:
-                a = np.int64(counting_action(g, h, r, me, params[j], cctx))
+                observe_row(g, h, r, o)
+                a = np.int64(counting_action(g, h, o, h.mask, key, r, params[j], cctx))
                 if a == MEMO_FULL:
                     code = -2 - b
                     break
             elif kind == LEARNED:
-                a = learned_action(g, h, r, tensor_row, params[j], keys[me], net, net_table,
-                                   x, hbuf, nbuf, probs)
+                observe_row(g, h, r, o)
+                a = learned_action(o, h.mask, key, r, tensor_row, params[j], net, net_table, x,
+                                   hbuf, nbuf, probs)
             elif kind == EXTERNAL:
                 a = pending[b]
                 if a < 0:
@@ -196,6 +205,7 @@ class FusedLineup:
         self.game, self.module, self.kinds, self.params = game, module, kinds, params
         self.net, self.net_table = net, net_table
         self.external = kinds == EXTERNAL
+        self.obs = game.observation_record()  # the record every policy reads
         self.obs_size = int(game.observation_size) if (kinds == LEARNED).any() else 1
 
     def play(self, st: Any, seat_agent: np.ndarray, decisions: int, round_stop: bool = True,
@@ -215,7 +225,7 @@ class FusedLineup:
         first, resume = 0, False
         while True:
             code = self.module.play_seats_kernel(
-                st.data, st.hot, self.game._rec, int(decisions), counts, seats, self.kinds,
+                st.data, st.hot, self.game._rec, self.obs, int(decisions), counts, seats, self.kinds,
                 self.params, bool(round_stop), first, resume, pending, self.net,
                 self.net_table, self.obs_size, *self.module.contexts(self.game))
             if code > -2:

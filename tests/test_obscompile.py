@@ -72,7 +72,7 @@ def test_a_block_changed_in_the_spec_changes_both_tensors(tmp_path: Path) -> Non
     for _ in range(12):
         obs = game.observe(st)
         got = np.zeros((st.batch_size, game.observation_size), np.float32)
-        tensor_kernel(st.data, st.hot, game._rec, got)
+        tensor_kernel(st.data, st.hot, game._rec, game.observation_record(), got)
         np.testing.assert_array_equal(got, changed.to_tensor(game.rules, obs))
         old = spec.to_tensor(game.rules, obs)
         assert (got != old).any() and (got[:, :5] == old[:, :5]).all()

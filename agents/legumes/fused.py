@@ -84,13 +84,14 @@ def grow(game) -> None:
 
 
 @njit(cache=True)
-def heuristic_action(g, h, r, prow, hctx):
+def heuristic_action(g, h, obs, mask, key, r, prow, hctx):
     """``LegumesHeuristic``'s choice (``heuristic_kernel``)."""
     return HK.heuristic_action(g, h, r, prow)
 
 
 @njit(inline="always")
-def counting_action(g, h, r, me, prm, cctx):
+def counting_action(g, h, obs, mask, key, r, prm, cctx):
+    me = np.int64(h.current_player)
     """``LegumesCounting``'s choice: its base heuristic, then, when that plays a card (a lie
     may replace it) or may accuse, the agent's own ``lie_kernel``/``judge_kernel`` on a
     one-row observation copied from the records."""
@@ -156,11 +157,11 @@ def counting_action(g, h, r, me, prm, cctx):
 
 
 @njit(cache=True)
-def play_seats_kernel(data, hot, rules, decisions, counts, seat_agent, kinds, params,
+def play_seats_kernel(data, hot, rules, obs, decisions, counts, seat_agent, kinds, params,
                       round_stop, first_game, resume, pending, net, net_table, obs_size, hctx,
                       cctx):
     """``agents.fused.play_seats_loop`` with legumes' policies, tensor and rules."""
-    return play_seats_loop(KN.random_action, heuristic_action, counting_action, KN.tensor_row,
-                           KN.apply, data, hot, rules, decisions, counts, seat_agent, kinds,
+    return play_seats_loop(heuristic_action, counting_action, KN.observe_row, KN.tensor_row,
+                           KN.apply, data, hot, rules, obs, decisions, counts, seat_agent, kinds,
                            params, round_stop, first_game, resume, pending, net, net_table,
                            obs_size, hctx, cctx)

@@ -81,21 +81,16 @@ def grow(game) -> None:
         t.room()
 
 
-@njit(cache=True)
-def random_action(g, h, r, seat_key):
-    """The ``random`` agent's choice (``kernels.random_action`` finds the seat's stream itself)."""
-    return KN.random_action(g, h, r)
-
-
 @njit(inline="always")
-def heuristic_action(g, h, r, prow, hctx):
+def heuristic_action(g, h, obs, mask, key, r, prow, hctx):
     """``QdvHeuristic``'s choice (``heuristic_kernel``)."""
     deck_counts, exp, scratch = hctx
     return HK.heuristic_action(g, h, r, deck_counts, prow, exp, scratch)
 
 
 @njit(inline="always")
-def counting_action(g, h, r, me, prow, cctx):
+def counting_action(g, h, obs, mask, key, r, prow, cctx):
+    me = np.int64(h.current_player)
     """``QdvCounting``'s choice: ``decide_row`` on a one-row observation copied from the
     records into its record (the fields ``decide_kernel`` copies from a batch);
     ``MEMO_FULL`` when a memo table ran full."""
@@ -139,11 +134,11 @@ def counting_action(g, h, r, me, prow, cctx):
 
 
 @njit(cache=True)
-def play_seats_kernel(data, hot, rules, decisions, counts, seat_agent, kinds, params,
+def play_seats_kernel(data, hot, rules, obs, decisions, counts, seat_agent, kinds, params,
                       round_stop, first_game, resume, pending, net, net_table, obs_size, hctx,
                       cctx):
     """``agents.fused.play_seats_loop`` with qdv's policies, tensor and rules."""
-    return play_seats_loop(random_action, heuristic_action, counting_action, KN.tensor_row,
-                           KN.apply, data, hot, rules, decisions, counts, seat_agent, kinds,
+    return play_seats_loop(heuristic_action, counting_action, KN.observe_row, KN.tensor_row,
+                           KN.apply, data, hot, rules, obs, decisions, counts, seat_agent, kinds,
                            params, round_stop, first_game, resume, pending, net, net_table,
                            obs_size, hctx, cctx)

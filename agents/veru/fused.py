@@ -53,13 +53,14 @@ def grow(game) -> None:
 
 
 @njit(cache=True)
-def heuristic_action(g, h, r, prow, hctx):
+def heuristic_action(g, h, obs, mask, key, r, prow, hctx):
     """``VeruHeuristic``'s choice (``heuristic_kernel``)."""
     return HK.heuristic_action(g, h, r, prow)
 
 
 @njit(inline="always")
-def counting_action(g, h, r, me, prow, cctx):
+def counting_action(g, h, obs, mask, key, r, prow, cctx):
+    me = np.int64(h.current_player)
     """``VeruCounting``'s choice: ``decide_kernel`` on a one-row observation copied from the
     records."""
     (o_seat, o_phase, o_hand, o_sizes, o_out, o_closed, o_claimant, o_rank, o_count, o_put,
@@ -105,11 +106,11 @@ def counting_action(g, h, r, me, prow, cctx):
 
 
 @njit(cache=True)
-def play_seats_kernel(data, hot, rules, decisions, counts, seat_agent, kinds, params,
+def play_seats_kernel(data, hot, rules, obs, decisions, counts, seat_agent, kinds, params,
                       round_stop, first_game, resume, pending, net, net_table, obs_size, hctx,
                       cctx):
     """``agents.fused.play_seats_loop`` with veru's policies, tensor and rules."""
-    return play_seats_loop(KN.random_action, heuristic_action, counting_action, KN.tensor_row,
-                           KN.apply, data, hot, rules, decisions, counts, seat_agent, kinds,
+    return play_seats_loop(heuristic_action, counting_action, KN.observe_row, KN.tensor_row,
+                           KN.apply, data, hot, rules, obs, decisions, counts, seat_agent, kinds,
                            params, round_stop, first_game, resume, pending, net, net_table,
                            obs_size, hctx, cctx)

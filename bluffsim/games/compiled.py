@@ -14,7 +14,8 @@ provides, with these exact names and signatures:
 | `start_kernel(data, hot, rec, idx)`          | deal games ``idx`` (their ``hot["seed"]`` set)        |
 | `step_kernel(data, hot, rec, actions)`       | the transition of ``Game.step``; first illegal index or -1 |
 | `mask_kernel(data, hot, rec)`                | recompute every legal mask                            |
-| `tensor_kernel(data, hot, rec, out)`         | the flat observation tensor (generated)               |
+| `observe_row(g, h, r, obs)`                  | one game's observation into one record (generated)    |
+| `tensor_kernel(data, hot, rec, obs, out)`    | the flat tensor, through ``observe_row`` (generated) |
 | `observe_kernel(data, hot, rec, *arrays)`    | the observation keys that are not plain copies (generated) |
 | `OBS_SIZES`                                  | the spec's named sizes as the compiled code reads them |
 | `play_random_kernel(data, hot, rec, n, counts)` | the fused all-``random`` loop                      |
@@ -61,6 +62,7 @@ class CompiledGame(Game):
         self._obs_keys, self._obs_table = observation_table(spec, rules, kn.STATE_DTYPE,
                                                             kn.HOT_DTYPE)
         self.computed_keys = spec.computed_keys
+        self.observation_dtype = spec.record_dtype(rules)  # what compiled policies read
 
     # ================================================================ set-up
     def empty_state(self, seeds: np.ndarray) -> Any:
@@ -128,8 +130,12 @@ class CompiledGame(Game):
     def observation_tensor(self, st: Any) -> np.ndarray:
         """float32[B, D] flat observation; layout in the game's ``observe.tensor_layout``."""
         out = np.zeros((st.batch_size, self.observation_size), np.float32)
-        self.kernels.tensor_kernel(st.data, st.hot, self._rec, out)
+        self.kernels.tensor_kernel(st.data, st.hot, self._rec, self.observation_record(), out)
         return out
+
+    def observation_record(self) -> np.ndarray:
+        """A one-element array of ``observation_dtype`` (a record ``observe_row`` fills)."""
+        return kernel_records(np.zeros(1, self.observation_dtype))
 
 
 def _fill_rows(records: np.ndarray, idx: np.ndarray, blank: np.ndarray) -> None:

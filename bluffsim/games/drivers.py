@@ -75,12 +75,14 @@ def mask_loop(update_mask, data, hot, rules):
 
 
 @njit(inline="always")
-def tensor_loop(tensor_row, data, hot, rules, out):
+def tensor_loop(observe_row, tensor_row, data, hot, rules, obs, out):
     """The flat observation tensor of every game into ``out`` (zeroed float32[B, D]), row by
-    row with the game's ``tensor_row``."""
+    row: the game's ``observe_row`` into the record ``obs[0]``, then its ``tensor_row``."""
     r = rules[0]
+    o = obs[0]
     for b in range(data.shape[0]):
-        tensor_row(data[b], hot[b], r, out[b])
+        observe_row(data[b], hot[b], r, o)
+        tensor_row(o, r, out[b])
 
 
 @njit(inline="always")

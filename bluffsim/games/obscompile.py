@@ -110,6 +110,51 @@ class _Source:
             text = f"({text} if seat >= 0 else 0)"
         return text
 
+    @staticmethod
+    def record_value(f: Field, idx: list[str]) -> str:
+        """The compiled text of field ``f`` at index ``idx`` in the observation record ``obs``
+        (``ObservationSpec.record_dtype``, filled by ``observe_row``)."""
+        return f"obs.{f.name}" + (f"[{', '.join(idx)}]" if idx else "")
+
+    # ------------------------------------------------------------ observe_row
+    def observe_row(self, out: _Writer) -> None:
+        """``observe_row``: every field of the spec into one observation record."""
+        out("@njit(cache=True)")
+        out("def observe_row(g, h, r, obs):")
+        out.depth += 1
+        out('"""The current player\'s observation of one game (records ``g``, ``h``) into the '
+            'record ``obs`` (``ObservationSpec.record_dtype``): every field of the spec, the one '
+            'place the compiled policies read a game from (generated from the spec\'s fields)."""')
+        self._size_locals(out)
+        out("seat = np.int64(h.current_player)")
+        for f in self.spec.fields:
+            w = f.where()
+            if w is not None and w[2]:  # an observer's row: zeros once the game is over
+                out("if seat >= 0:")
+                out.depth += 1
+                self._fill_record(out, f, guarded=True)
+                out.depth -= 1
+                out("else:")
+                out.depth += 1
+                self._fill_record(out, f, zero=True)
+                out.depth -= 1
+            else:
+                self._fill_record(out, f)
+        out.depth -= 1
+
+    def _fill_record(self, out: _Writer, f: Field, guarded: bool = False,
+                     zero: bool = False) -> None:
+        """``obs.<name>[...] = value`` over the field's shape (booleans stored as uint8)."""
+        idx = [f"i{k}" for k in range(len(f.dims))]
+        for i, d in zip(idx, f.dims, strict=True):
+            out(f"for {i} in range({_n(d, self.sizes)}):")
+            out.depth += 1
+        value = "0" if zero else self.value(f, idx, guarded)
+        if f.dtype == "bool" and not zero:
+            value = f"np.uint8({value})"
+        out(f"{self.record_value(f, idx)} = {value}")
+        out.depth -= len(idx)
+
     # ------------------------------------------------------------ observe_kernel
     def observe_kernel(self, out: _Writer) -> None:
         """``observe_kernel``: every field ``spec.computed_keys`` lists, game by game."""
@@ -161,13 +206,13 @@ class _Source:
     def tensor_row(self, out: _Writer) -> None:
         """``tensor_row``: the blocks in order, each from its encoding."""
         out("@njit(cache=True)")
-        out("def tensor_row(g, h, r, x):")
+        out("def tensor_row(obs, r, x):")
         out.depth += 1
-        out('"""The flat observation tensor of one game (records ``g``, ``h``) into the zeroed '
-            'float32 row ``x``: ``observe.SPEC``\'s blocks in order (generated from them; equal '
-            'to ``SPEC.to_tensor``)."""')
+        out('"""The flat observation tensor of one observation record ``obs`` (``observe_row``) '
+            'into the zeroed float32 row ``x``: ``observe.SPEC``\'s blocks in order (generated '
+            'from them; equal to ``SPEC.to_tensor``)."""')
         self._size_locals(out)
-        out("seat = np.int64(h.current_player)")
+        out("seat = np.int64(obs.seat)")
         out("me = max(seat, 0)")
         out("o = 0")
         for b in self.spec.blocks:
@@ -185,10 +230,10 @@ class _Source:
         if e.col is None:
             if f.dims:
                 raise ValueError(f"{type(e).__name__}({e.field!r}) of a non-scalar field")
-            return f, self.value(f, [])
+            return f, self.record_value(f, [])
         if len(f.dims) != 1:
             raise ValueError(f"{type(e).__name__}({e.field!r}, col=...) of a field that is not 1-D")
-        return f, self.value(f, [str(int(e.col))])
+        return f, self.record_value(f, [str(int(e.col))])
 
     def _block(self, out: _Writer, b: Block) -> None:
         e, width = b.encode, self._width(b)
@@ -199,7 +244,7 @@ class _Source:
         elif isinstance(e, Custom):
             if e.builder not in self.ns:
                 raise ValueError(f"block {b.name!r}: kernels defines no builder {e.builder!r}")
-            out(f"{e.builder}(g, h, r, x, o)")
+            out(f"{e.builder}(obs, r, x, o)")
             out(f"o += {width}")
         elif isinstance(e, Copy):
             self._copy(out, b, e, width)
@@ -227,20 +272,15 @@ class _Source:
         """Loops over ``dims`` (index names ``i..``), writing ``x[o + flat index]``; ``lead``:
         (position, field index) of an enclosing loop's axis that comes first (``Seats``)."""
         idx = [f"i{k}" for k in range(len(dims))]
-        row = (f.where() or ("", "", False))[2]
-        guard = row and self._transform(e, "v") == "v"  # zeros stay zeros: skip the whole row
-        if guard:
-            out("if seat >= 0:")
-            out.depth += 1
         for i, d in zip(idx, dims, strict=True):
             out(f"for {i} in range({_n(d, self.sizes)}):")
             out.depth += 1
         pos = lead[0] if lead else ""  # the flat index in C order
         for i, d in zip(idx, dims, strict=True):
             pos = i if not pos else f"({pos}) * {_n(d, self.sizes)} + {i}"
-        v = self._transform(e, self.value(f, [*(lead[1:] if lead else ()), *idx], guarded=guard))
+        v = self._transform(e, self.record_value(f, [*(lead[1:] if lead else ()), *idx]))
         out(f"x[o + {pos or '0'}] = {v}")
-        out.depth -= len(idx) + (1 if guard else 0)
+        out.depth -= len(idx)
 
     def _copy(self, out: _Writer, b: Block, e: Copy, width: str) -> None:
         f = self.fields[e.field]
@@ -269,14 +309,18 @@ class _Source:
         for f in self.spec.fields:
             self._check_field(f)
         out = _Writer()
+        self.observe_row(out)
+        out("")
+        out("")
         self.tensor_row(out)
         out("")
         out("")
         out("@njit(cache=True)")
-        out("def tensor_kernel(data, hot, rules, out):")
+        out("def tensor_kernel(data, hot, rules, obs, out):")
         out('    """The flat observation tensor of every game into ``out`` (zeroed float32[B, D]), '
-            'row by row with ``tensor_row``."""')
-        out("    DR.tensor_loop(tensor_row, data, hot, rules, out)")
+            'row by row: ``observe_row`` into the one-element record array ``obs``, then '
+            '``tensor_row``."""')
+        out("    DR.tensor_loop(observe_row, tensor_row, data, hot, rules, obs, out)")
         out("")
         out("")
         self.observe_kernel(out)
@@ -290,7 +334,7 @@ def source(spec: ObservationSpec, ns: dict[str, Any], sizes: Sizes) -> str:
 
 
 GENERATED = "kernels_generated.py"   # beside a game's kernels.py
-GENERATED_NAMES = ("tensor_row", "tensor_kernel", "observe_kernel", "step_kernel",
+GENERATED_NAMES = ("observe_row", "tensor_row", "tensor_kernel", "observe_kernel", "step_kernel",
                    "start_kernel", "mask_kernel", "play_random_kernel")
 _HEADER_NAMES = {"np", "njit", "DR"}
 

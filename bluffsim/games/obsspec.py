@@ -311,6 +311,13 @@ class ObservationSpec:
         sizes = self.sizes(rules)
         return {f.name: (np.dtype(f.dtype), f.shape(sizes)) for f in self.fields}
 
+    def record_dtype(self, rules: Any) -> np.dtype:
+        """One seat's observation as one numpy record, what every compiled policy reads (the
+        generated ``observe_row`` fills it): the fields in order with their dtypes and shapes,
+        booleans as uint8 (numba records hold no boolean arrays)."""
+        return np.dtype([(name, np.uint8 if dt == np.bool_ else dt, shape)
+                         for name, (dt, shape) in self.shapes(rules).items()], align=True)
+
     def field_table(self) -> str:
         """The markdown table of the fields (key, dtype / shape, meaning) for docstrings."""
         rows = [(f"`{f.name}`", f.type_text(), f.meaning) for f in self.fields]

@@ -14,127 +14,200 @@ from bluffsim.games.legumes.kernels import (
 
 
 @njit(cache=True)
-def tensor_row(g, h, r, x):
-    """The flat observation tensor of one game (records ``g``, ``h``) into the zeroed float32 row ``x``: ``observe.SPEC``'s blocks in order (generated from them; equal to ``SPEC.to_tensor``)."""
+def observe_row(g, h, r, obs):
+    """The current player's observation of one game (records ``g``, ``h``) into the record ``obs`` (``ObservationSpec.record_dtype``): every field of the spec, the one place the compiled policies read a game from (generated from the spec's fields)."""
     n_P = np.int64(r.num_players)
     seat = np.int64(h.current_player)
+    obs.seat = h.current_player
+    obs.phase = h.phase
+    if seat >= 0:
+        for i0 in range(22):
+            obs.hand[i0] = g.hands[seat, i0]
+    else:
+        for i0 in range(22):
+            obs.hand[i0] = 0
+    for i0 in range(n_P):
+        obs.hand_sizes[i0] = g.hand_sizes[i0]
+    obs.called = g.called
+    obs.direction = g.direction
+    obs.face_down_count = g.fd_count
+    obs.last_owner = g.last_owner
+    obs.last_called = g.last_called
+    if seat >= 0:
+        for i0 in range(22):
+            obs.my_face_down[i0] = g.fd_by_owner[seat, i0]
+    else:
+        for i0 in range(22):
+            obs.my_face_down[i0] = 0
+    for i0 in range(22):
+        obs.face_up[i0] = g.face_up[i0]
+    obs.after_reverse = np.uint8(g.after_reverse)
+    obs.discard_size = np.int16(obs_discard_size(g, h, r, seat))
+    for i0 in range(22):
+        obs.discard_revealed[i0] = g.discard_revealed[i0]
+    obs.draw_size = np.int16(obs_draw_size(g, h, r, seat))
+    obs.reshuffles = g.reshuffles
+    for i0 in range(22):
+        obs.revealed_total[i0] = g.revealed_total[i0]
+    for i0 in range(6):
+        obs.last_reveal[i0] = g.last_reveal[i0]
+    obs.pending = g.pending
+    obs.num_rounds = h.num_rounds
+    if seat >= 0:
+        for i0 in range(22):
+            obs.my_discard[i0] = g.my_discard[seat, i0]
+    else:
+        for i0 in range(22):
+            obs.my_discard[i0] = 0
+    if seat >= 0:
+        for i0 in range(22):
+            obs.reshuffled_known[i0] = g.reshuffled_known[seat, i0]
+    else:
+        for i0 in range(22):
+            obs.reshuffled_known[i0] = 0
+    for i0 in range(n_P):
+        for i1 in range(6):
+            obs.fd_claims[i0, i1] = g.fd_claims[i0, i1]
+    if seat >= 0:
+        for i0 in range(n_P):
+            for i1 in range(22):
+                obs.taken_known[i0, i1] = g.taken_known[seat, i0, i1]
+    else:
+        for i0 in range(n_P):
+            for i1 in range(22):
+                obs.taken_known[i0, i1] = 0
+    for i0 in range(n_P):
+        for i1 in range(3):
+            obs.accused_tally[i0, i1] = g.accused_tally[i0, i1]
+    for i0 in range(n_P):
+        for i1 in range(3):
+            obs.accuser_tally[i0, i1] = g.accuser_tally[i0, i1]
+    for i0 in range(n_P):
+        for i1 in range(4):
+            obs.shown_tally[i0, i1] = g.shown_tally[i0, i1]
+    for i0 in range(n_P):
+        obs.drawn_tally[i0] = g.drawn_tally[i0]
+    for i0 in range(n_P):
+        obs.bomb_taken[i0] = g.bomb_taken[i0]
+
+
+@njit(cache=True)
+def tensor_row(obs, r, x):
+    """The flat observation tensor of one observation record ``obs`` (``observe_row``) into the zeroed float32 row ``x``: ``observe.SPEC``'s blocks in order (generated from them; equal to ``SPEC.to_tensor``)."""
+    n_P = np.int64(r.num_players)
+    seat = np.int64(obs.seat)
     me = max(seat, 0)
     o = 0
     # phase: OneHot
-    o = DR.one_hot(x, o, np.int64(h.phase), 3)
+    o = DR.one_hot(x, o, np.int64(obs.phase), 3)
     # hand: Copy
-    if seat >= 0:
-        for i0 in range(22):
-            x[o + i0] = g.hands[seat, i0]
+    for i0 in range(22):
+        x[o + i0] = obs.hand[i0]
     o += 22
     # hand_sizes: Seats
     for j in range(n_P):
         s = (me + j) % n_P
-        x[o + j] = g.hand_sizes[s]
+        x[o + j] = obs.hand_sizes[s]
     o += n_P
     # called: OneHot
-    o = DR.one_hot(x, o, np.int64(g.called), 6)
+    o = DR.one_hot(x, o, np.int64(obs.called), 6)
     # direction: Copy
-    x[o + 0] = g.direction
+    x[o + 0] = obs.direction
     o += 1
     # face_down_count: Copy
-    x[o + 0] = g.fd_count
+    x[o + 0] = obs.face_down_count
     o += 1
     # last_owner: Seat
-    o = DR.rel_seat(x, o, np.int64(g.last_owner), me, n_P)
+    o = DR.rel_seat(x, o, np.int64(obs.last_owner), me, n_P)
     # last_called: OneHot
-    o = DR.one_hot(x, o, np.int64(g.last_called), 6)
+    o = DR.one_hot(x, o, np.int64(obs.last_called), 6)
     # my_face_down: Copy
-    if seat >= 0:
-        for i0 in range(22):
-            x[o + i0] = g.fd_by_owner[seat, i0]
+    for i0 in range(22):
+        x[o + i0] = obs.my_face_down[i0]
     o += 22
     # face_up: Copy
     for i0 in range(22):
-        x[o + i0] = g.face_up[i0]
+        x[o + i0] = obs.face_up[i0]
     o += 22
     # after_reverse: Copy
-    x[o + 0] = g.after_reverse
+    x[o + 0] = obs.after_reverse
     o += 1
     # discard_size: Copy
-    x[o + 0] = np.int16(obs_discard_size(g, h, r, seat))
+    x[o + 0] = obs.discard_size
     o += 1
     # discard_revealed: Copy
     for i0 in range(22):
-        x[o + i0] = g.discard_revealed[i0]
+        x[o + i0] = obs.discard_revealed[i0]
     o += 22
     # draw_size: Copy
-    x[o + 0] = np.int16(obs_draw_size(g, h, r, seat))
+    x[o + 0] = obs.draw_size
     o += 1
     # reshuffles: Copy
-    x[o + 0] = g.reshuffles
+    x[o + 0] = obs.reshuffles
     o += 1
     # revealed_total: Copy
     for i0 in range(22):
-        x[o + i0] = g.revealed_total[i0]
+        x[o + i0] = obs.revealed_total[i0]
     o += 22
     # pending: Seat
-    o = DR.rel_seat(x, o, np.int64(g.pending), me, n_P)
+    o = DR.rel_seat(x, o, np.int64(obs.pending), me, n_P)
     # num_rounds: Copy
-    x[o + 0] = h.num_rounds
+    x[o + 0] = obs.num_rounds
     o += 1
     # my_discard: Copy
-    if seat >= 0:
-        for i0 in range(22):
-            x[o + i0] = g.my_discard[seat, i0]
+    for i0 in range(22):
+        x[o + i0] = obs.my_discard[i0]
     o += 22
     # reshuffled_known: Copy
-    if seat >= 0:
-        for i0 in range(22):
-            x[o + i0] = g.reshuffled_known[seat, i0]
+    for i0 in range(22):
+        x[o + i0] = obs.reshuffled_known[i0]
     o += 22
     # fd_claims: Seats
     for j in range(n_P):
         s = (me + j) % n_P
         for i0 in range(6):
-            x[o + (j) * 6 + i0] = g.fd_claims[s, i0]
+            x[o + (j) * 6 + i0] = obs.fd_claims[s, i0]
     o += n_P * 6
     # taken_known: Seats
     for j in range(n_P):
         s = (me + j) % n_P
-        if seat >= 0:
-            for i0 in range(22):
-                x[o + (j) * 22 + i0] = g.taken_known[seat, s, i0]
+        for i0 in range(22):
+            x[o + (j) * 22 + i0] = obs.taken_known[s, i0]
     o += n_P * 22
     # accused_tally: Seats
     for j in range(n_P):
         s = (me + j) % n_P
         for i0 in range(3):
-            x[o + (j) * 3 + i0] = g.accused_tally[s, i0]
+            x[o + (j) * 3 + i0] = obs.accused_tally[s, i0]
     o += n_P * 3
     # accuser_tally: Seats
     for j in range(n_P):
         s = (me + j) % n_P
         for i0 in range(3):
-            x[o + (j) * 3 + i0] = g.accuser_tally[s, i0]
+            x[o + (j) * 3 + i0] = obs.accuser_tally[s, i0]
     o += n_P * 3
     # shown_tally: Seats
     for j in range(n_P):
         s = (me + j) % n_P
         for i0 in range(4):
-            x[o + (j) * 4 + i0] = g.shown_tally[s, i0]
+            x[o + (j) * 4 + i0] = obs.shown_tally[s, i0]
     o += n_P * 4
     # drawn_tally: Seats
     for j in range(n_P):
         s = (me + j) % n_P
-        x[o + j] = g.drawn_tally[s]
+        x[o + j] = obs.drawn_tally[s]
     o += n_P
     # bomb_taken: Seats
     for j in range(n_P):
         s = (me + j) % n_P
-        x[o + j] = g.bomb_taken[s]
+        x[o + j] = obs.bomb_taken[s]
     o += n_P
 
 
 @njit(cache=True)
-def tensor_kernel(data, hot, rules, out):
-    """The flat observation tensor of every game into ``out`` (zeroed float32[B, D]), row by row with ``tensor_row``."""
-    DR.tensor_loop(tensor_row, data, hot, rules, out)
+def tensor_kernel(data, hot, rules, obs, out):
+    """The flat observation tensor of every game into ``out`` (zeroed float32[B, D]), row by row: ``observe_row`` into the one-element record array ``obs``, then ``tensor_row``."""
+    DR.tensor_loop(observe_row, tensor_row, data, hot, rules, obs, out)
 
 
 @njit(cache=True)

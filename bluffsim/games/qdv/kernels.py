@@ -713,16 +713,17 @@ def _bid_table(x, o, hist, n_rows, me, p):
 
 
 @njit(cache=True)
-def bid_table_block(g, h, r, x, o):
-    """Tensor block ``bid_table`` (``observe.bid_table`` of this round's bids) at ``x[o:]``."""
-    _bid_table(x, o, g.bid_history, r.history_len, max(np.int64(h.current_player), 0),
-               r.num_players)
+def bid_table_block(obs, r, x, o):
+    """Tensor block ``bid_table`` (``observe.bid_table`` of this round's bids) at ``x[o:]``, from
+    the observation record."""
+    _bid_table(x, o, obs.bid_history, r.history_len, max(np.int64(obs.seat), 0), r.num_players)
 
 
 @njit(cache=True)
-def last_bid_table_block(g, h, r, x, o):
-    """Tensor block ``last_bid_table`` (the last showdown's round's bids) at ``x[o:]``."""
-    _bid_table(x, o, g.last_bid_history, r.history_len, max(np.int64(h.current_player), 0),
+def last_bid_table_block(obs, r, x, o):
+    """Tensor block ``last_bid_table`` (the last showdown's round's bids) at ``x[o:]``, from the
+    observation record."""
+    _bid_table(x, o, obs.last_bid_history, r.history_len, max(np.int64(obs.seat), 0),
                r.num_players)
 
 

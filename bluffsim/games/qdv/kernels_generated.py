@@ -14,162 +14,232 @@ from bluffsim.games.qdv.kernels import (
 
 
 @njit(cache=True)
-def tensor_row(g, h, r, x):
-    """The flat observation tensor of one game (records ``g``, ``h``) into the zeroed float32 row ``x``: ``observe.SPEC``'s blocks in order (generated from them; equal to ``SPEC.to_tensor``)."""
+def observe_row(g, h, r, obs):
+    """The current player's observation of one game (records ``g``, ``h``) into the record ``obs`` (``ObservationSpec.record_dtype``): every field of the spec, the one place the compiled policies read a game from (generated from the spec's fields)."""
     n_P = np.int64(r.num_players)
     n_H = np.int64(r.history_len)
     seat = np.int64(h.current_player)
+    obs.seat = h.current_player
+    obs.phase = h.phase
+    if seat >= 0:
+        for i0 in range(19):
+            obs.hand[i0] = g.hands[seat, i0]
+    else:
+        for i0 in range(19):
+            obs.hand[i0] = 0
+    for i0 in range(n_P):
+        obs.hand_sizes[i0] = g.hand_sizes[i0]
+    for i0 in range(n_P):
+        obs.tokens[i0] = g.tokens[i0]
+    for i0 in range(n_P):
+        obs.in_round[i0] = np.uint8(g.in_round[i0])
+    obs.dealer = g.dealer
+    obs.direction = g.direction
+    obs.centre = g.centre
+    obs.start = g.start
+    obs.bid_count = g.bid_count
+    obs.bid_fruit = g.bid_fruit
+    obs.bidder = g.bidder
+    obs.num_bids = g.num_bids
+    for i0 in range(n_H):
+        for i1 in range(3):
+            obs.bid_history[i0, i1] = g.bid_history[i0, i1]
+    for i0 in range(n_P):
+        for i1 in range(19):
+            obs.revealed[i0, i1] = g.revealed[i0, i1]
+    for i0 in range(n_P):
+        for i1 in range(19):
+            obs.discarded[i0, i1] = g.discarded[i0, i1]
+    for i0 in range(n_P):
+        obs.drawn[i0] = g.drawn[i0]
+    for i0 in range(6):
+        obs.challenges[i0] = g.challenges[i0]
+    obs.challenge_left = np.int8(obs_challenge_left(g, h, r, seat))
+    obs.undealt_left = np.int8(obs_undealt_left(g, h, r, seat))
+    obs.call = g.call
+    obs.caller = g.caller
+    for i0 in range(n_P):
+        for i1 in range(19):
+            obs.showdown_hands[i0, i1] = g.showdown_hands[i0, i1]
+    for i0 in range(n_P):
+        obs.declared[i0] = g.declared[i0]
+    obs.showdown_count = g.showdown_count
+    obs.num_rounds = h.num_rounds
+    for i0 in range(10):
+        obs.last_round[i0] = g.last_round[i0]
+    for i0 in range(n_H):
+        for i1 in range(3):
+            obs.last_bid_history[i0, i1] = g.last_bid_history[i0, i1]
+    for i0 in range(n_P):
+        for i1 in range(5):
+            obs.bid_tally[i0, i1] = g.bid_tally[i0, i1]
+    for i0 in range(n_P):
+        for i1 in range(4):
+            obs.call_tally[i0, i1] = g.call_tally[i0, i1]
+    for i0 in range(n_P):
+        for i1 in range(4):
+            obs.called_tally[i0, i1] = g.called_tally[i0, i1]
+    for i0 in range(n_P):
+        for i1 in range(5):
+            obs.token_tally[i0, i1] = g.token_tally[i0, i1]
+
+
+@njit(cache=True)
+def tensor_row(obs, r, x):
+    """The flat observation tensor of one observation record ``obs`` (``observe_row``) into the zeroed float32 row ``x``: ``observe.SPEC``'s blocks in order (generated from them; equal to ``SPEC.to_tensor``)."""
+    n_P = np.int64(r.num_players)
+    n_H = np.int64(r.history_len)
+    seat = np.int64(obs.seat)
     me = max(seat, 0)
     o = 0
     # phase: OneHot
-    o = DR.one_hot(x, o, np.int64(h.phase), 5)
+    o = DR.one_hot(x, o, np.int64(obs.phase), 5)
     # hand: Copy
-    if seat >= 0:
-        for i0 in range(19):
-            x[o + i0] = g.hands[seat, i0]
+    for i0 in range(19):
+        x[o + i0] = obs.hand[i0]
     o += 19
     # hand_sizes: Seats
     for j in range(n_P):
         s = (me + j) % n_P
-        x[o + j] = g.hand_sizes[s]
+        x[o + j] = obs.hand_sizes[s]
     o += n_P
     # tokens: Seats
     for j in range(n_P):
         s = (me + j) % n_P
-        x[o + j] = g.tokens[s]
+        x[o + j] = obs.tokens[s]
     o += n_P
     # in_round: Seats
     for j in range(n_P):
         s = (me + j) % n_P
-        x[o + j] = g.in_round[s]
+        x[o + j] = obs.in_round[s]
     o += n_P
     # dealer: Seat
-    o = DR.rel_seat(x, o, np.int64(g.dealer), me, n_P)
+    o = DR.rel_seat(x, o, np.int64(obs.dealer), me, n_P)
     # direction: Copy
-    x[o + 0] = g.direction
+    x[o + 0] = obs.direction
     o += 1
     # centre: OneHot
-    o = DR.one_hot(x, o, np.int64(g.centre), 19)
+    o = DR.one_hot(x, o, np.int64(obs.centre), 19)
     # start: OneHot
-    o = DR.one_hot(x, o, np.int64(g.start), 6)
+    o = DR.one_hot(x, o, np.int64(obs.start), 6)
     # bid_count: Copy
-    x[o + 0] = g.bid_count
+    x[o + 0] = obs.bid_count
     o += 1
     # bid_fruit: OneHot
-    o = DR.one_hot(x, o, np.int64(g.bid_fruit), 6)
+    o = DR.one_hot(x, o, np.int64(obs.bid_fruit), 6)
     # bidder: Seat
-    o = DR.rel_seat(x, o, np.int64(g.bidder), me, n_P)
+    o = DR.rel_seat(x, o, np.int64(obs.bidder), me, n_P)
     # num_bids: Copy
-    x[o + 0] = g.num_bids
+    x[o + 0] = obs.num_bids
     o += 1
     # bid_table: Custom
-    bid_table_block(g, h, r, x, o)
+    bid_table_block(obs, r, x, o)
     o += n_P * 6
     # revealed: Seats
     for j in range(n_P):
         s = (me + j) % n_P
         for i0 in range(19):
-            x[o + (j) * 19 + i0] = g.revealed[s, i0]
+            x[o + (j) * 19 + i0] = obs.revealed[s, i0]
     o += n_P * 19
     # discarded: Seats
     for j in range(n_P):
         s = (me + j) % n_P
         for i0 in range(19):
-            x[o + (j) * 19 + i0] = g.discarded[s, i0]
+            x[o + (j) * 19 + i0] = obs.discarded[s, i0]
     o += n_P * 19
     # drawn: Seats
     for j in range(n_P):
         s = (me + j) % n_P
-        x[o + j] = g.drawn[s]
+        x[o + j] = obs.drawn[s]
     o += n_P
     # challenges: Copy
     for i0 in range(6):
-        x[o + i0] = g.challenges[i0]
+        x[o + i0] = obs.challenges[i0]
     o += 6
     # challenge_left: Copy
-    x[o + 0] = np.int8(obs_challenge_left(g, h, r, seat))
+    x[o + 0] = obs.challenge_left
     o += 1
     # undealt_left: Copy
-    x[o + 0] = np.int8(obs_undealt_left(g, h, r, seat))
+    x[o + 0] = obs.undealt_left
     o += 1
     # call: OneHot
-    o = DR.one_hot(x, o, np.int64(g.call), 2)
+    o = DR.one_hot(x, o, np.int64(obs.call), 2)
     # caller: Seat
-    o = DR.rel_seat(x, o, np.int64(g.caller), me, n_P)
+    o = DR.rel_seat(x, o, np.int64(obs.caller), me, n_P)
     # showdown_hands: Seats
     for j in range(n_P):
         s = (me + j) % n_P
         for i0 in range(19):
-            x[o + (j) * 19 + i0] = g.showdown_hands[s, i0]
+            x[o + (j) * 19 + i0] = obs.showdown_hands[s, i0]
     o += n_P * 19
     # declared: Seats
     for j in range(n_P):
         s = (me + j) % n_P
-        x[o + j] = np.int64(g.declared[s]) + 1
+        x[o + j] = np.int64(obs.declared[s]) + 1
     o += n_P
     # showdown_count: Copy
-    x[o + 0] = max(np.int64(g.showdown_count), 0)
+    x[o + 0] = max(np.int64(obs.showdown_count), 0)
     o += 1
     # num_rounds: Copy
-    x[o + 0] = h.num_rounds
+    x[o + 0] = obs.num_rounds
     o += 1
     # last_call: OneHot
-    o = DR.one_hot(x, o, np.int64(g.last_round[1]), 2)
+    o = DR.one_hot(x, o, np.int64(obs.last_round[1]), 2)
     # last_caller: Seat
-    o = DR.rel_seat(x, o, np.int64(g.last_round[0]), me, n_P)
+    o = DR.rel_seat(x, o, np.int64(obs.last_round[0]), me, n_P)
     # last_bidder: Seat
-    o = DR.rel_seat(x, o, np.int64(g.last_round[2]), me, n_P)
+    o = DR.rel_seat(x, o, np.int64(obs.last_round[2]), me, n_P)
     # last_bid_count: Copy
-    x[o] = max(np.int64(g.last_round[3]), 0)
+    x[o] = max(np.int64(obs.last_round[3]), 0)
     o += 1
     # last_bid_fruit: OneHot
-    o = DR.one_hot(x, o, np.int64(g.last_round[4]), 6)
+    o = DR.one_hot(x, o, np.int64(obs.last_round[4]), 6)
     # last_true_count: Copy
-    x[o] = max(np.int64(g.last_round[5]), 0)
+    x[o] = max(np.int64(obs.last_round[5]), 0)
     o += 1
     # last_loser: Seat
-    o = DR.rel_seat(x, o, np.int64(g.last_round[6]), me, n_P)
+    o = DR.rel_seat(x, o, np.int64(obs.last_round[6]), me, n_P)
     # last_amount: Copy
-    x[o] = max(np.int64(g.last_round[7]), 0)
+    x[o] = max(np.int64(obs.last_round[7]), 0)
     o += 1
     # last_gainer: Seat
-    o = DR.rel_seat(x, o, np.int64(g.last_round[8]), me, n_P)
+    o = DR.rel_seat(x, o, np.int64(obs.last_round[8]), me, n_P)
     # last_centre_value: Copy
-    x[o] = max(np.int64(g.last_round[9]), 0)
+    x[o] = max(np.int64(obs.last_round[9]), 0)
     o += 1
     # last_bid_table: Custom
-    last_bid_table_block(g, h, r, x, o)
+    last_bid_table_block(obs, r, x, o)
     o += n_P * 6
     # bid_tally: Seats
     for j in range(n_P):
         s = (me + j) % n_P
         for i0 in range(5):
-            x[o + (j) * 5 + i0] = g.bid_tally[s, i0]
+            x[o + (j) * 5 + i0] = obs.bid_tally[s, i0]
     o += n_P * 5
     # call_tally: Seats
     for j in range(n_P):
         s = (me + j) % n_P
         for i0 in range(4):
-            x[o + (j) * 4 + i0] = g.call_tally[s, i0]
+            x[o + (j) * 4 + i0] = obs.call_tally[s, i0]
     o += n_P * 4
     # called_tally: Seats
     for j in range(n_P):
         s = (me + j) % n_P
         for i0 in range(4):
-            x[o + (j) * 4 + i0] = g.called_tally[s, i0]
+            x[o + (j) * 4 + i0] = obs.called_tally[s, i0]
     o += n_P * 4
     # token_tally: Seats
     for j in range(n_P):
         s = (me + j) % n_P
         for i0 in range(5):
-            x[o + (j) * 5 + i0] = g.token_tally[s, i0]
+            x[o + (j) * 5 + i0] = obs.token_tally[s, i0]
     o += n_P * 5
 
 
 @njit(cache=True)
-def tensor_kernel(data, hot, rules, out):
-    """The flat observation tensor of every game into ``out`` (zeroed float32[B, D]), row by row with ``tensor_row``."""
-    DR.tensor_loop(tensor_row, data, hot, rules, out)
+def tensor_kernel(data, hot, rules, obs, out):
+    """The flat observation tensor of every game into ``out`` (zeroed float32[B, D]), row by row: ``observe_row`` into the one-element record array ``obs``, then ``tensor_row``."""
+    DR.tensor_loop(observe_row, tensor_row, data, hot, rules, obs, out)
 
 
 @njit(cache=True)

@@ -685,16 +685,15 @@ def obs_swaps_made(g, h, r, seat, q):
 
 
 @njit(cache=True)
-def ace_where_block(g, h, r, x, o):
-    """Tensor block ``ace_where`` at ``x[o:]``: the hands' aces in relative seat order, then
-    table, Bank, out (``observe._ace_where``)."""
+def ace_where_block(obs, r, x, o):
+    """Tensor block ``ace_where`` at ``x[o:]`` from the observation record: the hands' aces in
+    relative seat order, then table, Bank, out (``observe._ace_where``)."""
     p = r.num_players
-    seat = np.int64(h.current_player)
-    me = max(seat, 0)
+    me = max(np.int64(obs.seat), 0)
     for j in range(p):
-        x[o + j] = np.int8(obs_ace_where(g, h, r, seat, (me + j) % p))
+        x[o + j] = obs.ace_where[(me + j) % p]
     for i in range(p, p + 3):
-        x[o + i] = np.int8(obs_ace_where(g, h, r, seat, i))
+        x[o + i] = obs.ace_where[i]
 
 
 # ===================================================================== fused random play

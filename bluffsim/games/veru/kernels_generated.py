@@ -15,162 +15,249 @@ from bluffsim.games.veru.kernels import (
 
 
 @njit(cache=True)
-def tensor_row(g, h, r, x):
-    """The flat observation tensor of one game (records ``g``, ``h``) into the zeroed float32 row ``x``: ``observe.SPEC``'s blocks in order (generated from them; equal to ``SPEC.to_tensor``)."""
+def observe_row(g, h, r, obs):
+    """The current player's observation of one game (records ``g``, ``h``) into the record ``obs`` (``ObservationSpec.record_dtype``): every field of the spec, the one place the compiled policies read a game from (generated from the spec's fields)."""
     n_P = np.int64(r.num_players)
     n_W = np.int64(r.num_players + 3)
     seat = np.int64(h.current_player)
+    obs.seat = h.current_player
+    obs.phase = h.phase
+    if seat >= 0:
+        for i0 in range(14):
+            obs.hand[i0] = g.hands[seat, i0]
+    else:
+        for i0 in range(14):
+            obs.hand[i0] = 0
+    for i0 in range(n_P):
+        obs.hand_sizes[i0] = g.hand_sizes[i0]
+    for i0 in range(n_P):
+        obs.out[i0] = np.uint8(g.out[i0])
+    for i0 in range(n_P):
+        obs.place[i0] = g.place[i0]
+    obs.opener = g.opener
+    obs.claimant = g.claimant
+    obs.claim_rank = g.claim_rank
+    obs.claim_count = g.table_n
+    obs.put_count = g.put_count
+    for i0 in range(14):
+        obs.my_table[i0] = np.int8(obs_my_table(g, h, r, seat, i0))
+    for i0 in range(n_P):
+        obs.bank_sizes[i0] = np.int8(obs_bank_sizes(g, h, r, seat, i0))
+    if seat >= 0:
+        for i0 in range(14):
+            obs.my_bank[i0] = g.bank[seat, i0]
+    else:
+        for i0 in range(14):
+            obs.my_bank[i0] = 0
+    for i0 in range(12):
+        obs.closed[i0] = np.uint8(g.closed[i0])
+    for i0 in range(14):
+        obs.discard_seen[i0] = g.discard_seen[i0]
+    obs.discard_hidden = np.int8(obs_discard_hidden(g, h, r, seat))
+    for i0 in range(n_P):
+        obs.taken[i0] = g.taken[i0]
+    if seat >= 0:
+        for i0 in range(n_P):
+            for i1 in range(14):
+                obs.seen_taken[i0, i1] = g.seen_taken[seat, i0, i1]
+    else:
+        for i0 in range(n_P):
+            for i1 in range(14):
+                obs.seen_taken[i0, i1] = 0
+    for i0 in range(5):
+        obs.last_check[i0] = g.last_check[i0]
+    for i0 in range(14):
+        obs.last_check_cards[i0] = np.int8(obs_last_check_cards(g, h, r, seat, i0))
+    obs.swaps_left = np.int8(obs_swaps_left(g, h, r, seat))
+    for i0 in range(n_W):
+        obs.ace_where[i0] = np.int8(obs_ace_where(g, h, r, seat, i0))
+    obs.endgame_left = np.int32(obs_endgame_left(g, h, r, seat))
+    obs.num_rounds = h.num_rounds
+    if seat >= 0:
+        for i0 in range(14):
+            obs.my_out[i0] = g.hidden_out[seat, i0]
+    else:
+        for i0 in range(14):
+            obs.my_out[i0] = 0
+    if seat >= 0:
+        for i0 in range(n_P):
+            for i1 in range(14):
+                obs.known_in_hand[i0, i1] = g.known[seat, i0, i1]
+    else:
+        for i0 in range(n_P):
+            for i1 in range(14):
+                obs.known_in_hand[i0, i1] = 0
+    for i0 in range(n_P):
+        for i1 in range(2):
+            obs.claims[i0, i1] = g.claims[i0, i1]
+    for i0 in range(n_P):
+        obs.cards_claimed[i0] = g.cards_claimed[i0]
+    for i0 in range(n_P):
+        for i1 in range(2):
+            obs.claims_checked[i0, i1] = g.claim_checks[i0, i1]
+    for i0 in range(n_P):
+        for i1 in range(4):
+            obs.checks[i0, i1] = g.checks[i0, i1]
+    for i0 in range(n_P):
+        obs.pickups[i0] = g.pickups[i0]
+    for i0 in range(n_P):
+        obs.timeouts[i0] = g.timeouts[i0]
+    for i0 in range(n_P):
+        obs.swaps_made[i0] = np.int32(obs_swaps_made(g, h, r, seat, i0))
+
+
+@njit(cache=True)
+def tensor_row(obs, r, x):
+    """The flat observation tensor of one observation record ``obs`` (``observe_row``) into the zeroed float32 row ``x``: ``observe.SPEC``'s blocks in order (generated from them; equal to ``SPEC.to_tensor``)."""
+    n_P = np.int64(r.num_players)
+    n_W = np.int64(r.num_players + 3)
+    seat = np.int64(obs.seat)
     me = max(seat, 0)
     o = 0
     # phase: OneHot
-    o = DR.one_hot(x, o, np.int64(h.phase), 4)
+    o = DR.one_hot(x, o, np.int64(obs.phase), 4)
     # hand: Copy
-    if seat >= 0:
-        for i0 in range(14):
-            x[o + i0] = g.hands[seat, i0]
+    for i0 in range(14):
+        x[o + i0] = obs.hand[i0]
     o += 14
     # hand_sizes: Seats
     for j in range(n_P):
         s = (me + j) % n_P
-        x[o + j] = g.hand_sizes[s]
+        x[o + j] = obs.hand_sizes[s]
     o += n_P
     # out: Seats
     for j in range(n_P):
         s = (me + j) % n_P
-        x[o + j] = g.out[s]
+        x[o + j] = obs.out[s]
     o += n_P
     # opener: Seat
-    o = DR.rel_seat(x, o, np.int64(g.opener), me, n_P)
+    o = DR.rel_seat(x, o, np.int64(obs.opener), me, n_P)
     # claimant: Seat
-    o = DR.rel_seat(x, o, np.int64(g.claimant), me, n_P)
+    o = DR.rel_seat(x, o, np.int64(obs.claimant), me, n_P)
     # claim_rank: OneHot
-    o = DR.one_hot(x, o, np.int64(g.claim_rank), 12)
+    o = DR.one_hot(x, o, np.int64(obs.claim_rank), 12)
     # claim_count: Copy
-    x[o + 0] = g.table_n
+    x[o + 0] = obs.claim_count
     o += 1
     # put_count: Copy
-    x[o + 0] = g.put_count
+    x[o + 0] = obs.put_count
     o += 1
     # my_table: Copy
     for i0 in range(14):
-        x[o + i0] = np.int8(obs_my_table(g, h, r, seat, i0))
+        x[o + i0] = obs.my_table[i0]
     o += 14
     # bank_sizes: Seats
     for j in range(n_P):
         s = (me + j) % n_P
-        x[o + j] = np.int8(obs_bank_sizes(g, h, r, seat, s))
+        x[o + j] = obs.bank_sizes[s]
     o += n_P
     # my_bank: Copy
-    if seat >= 0:
-        for i0 in range(14):
-            x[o + i0] = g.bank[seat, i0]
+    for i0 in range(14):
+        x[o + i0] = obs.my_bank[i0]
     o += 14
     # closed: Copy
     for i0 in range(12):
-        x[o + i0] = g.closed[i0]
+        x[o + i0] = obs.closed[i0]
     o += 12
     # discard_seen: Copy
     for i0 in range(14):
-        x[o + i0] = g.discard_seen[i0]
+        x[o + i0] = obs.discard_seen[i0]
     o += 14
     # discard_hidden: Copy
-    x[o + 0] = np.int8(obs_discard_hidden(g, h, r, seat))
+    x[o + 0] = obs.discard_hidden
     o += 1
     # taken: Seats
     for j in range(n_P):
         s = (me + j) % n_P
-        x[o + j] = g.taken[s]
+        x[o + j] = obs.taken[s]
     o += n_P
     # seen_taken: Seats
     for j in range(n_P):
         s = (me + j) % n_P
-        if seat >= 0:
-            for i0 in range(14):
-                x[o + (j) * 14 + i0] = g.seen_taken[seat, s, i0]
+        for i0 in range(14):
+            x[o + (j) * 14 + i0] = obs.seen_taken[s, i0]
     o += n_P * 14
     # last_check_kind: OneHot
-    o = DR.one_hot(x, o, np.int64(g.last_check[2]), 3)
+    o = DR.one_hot(x, o, np.int64(obs.last_check[2]), 3)
     # last_check_truth: Copy
-    x[o] = (1.0 if np.int64(g.last_check[3]) == 1 else 0.0)
+    x[o] = (1.0 if np.int64(obs.last_check[3]) == 1 else 0.0)
     o += 1
     # last_check_cards: Copy
     for i0 in range(14):
-        x[o + i0] = np.int8(obs_last_check_cards(g, h, r, seat, i0))
+        x[o + i0] = obs.last_check_cards[i0]
     o += 14
     # swaps_left: Copy
-    x[o + 0] = np.int8(obs_swaps_left(g, h, r, seat))
+    x[o + 0] = obs.swaps_left
     o += 1
     # ace_where: Custom
-    ace_where_block(g, h, r, x, o)
+    ace_where_block(obs, r, x, o)
     o += n_W
     # endgame_left: Copy
-    x[o + 0] = np.int32(obs_endgame_left(g, h, r, seat))
+    x[o + 0] = obs.endgame_left
     o += 1
     # num_rounds: Copy
-    x[o + 0] = h.num_rounds
+    x[o + 0] = obs.num_rounds
     o += 1
     # last_checker: Seat
-    o = DR.rel_seat(x, o, np.int64(g.last_check[0]), me, n_P)
+    o = DR.rel_seat(x, o, np.int64(obs.last_check[0]), me, n_P)
     # last_claimant: Seat
-    o = DR.rel_seat(x, o, np.int64(g.last_check[1]), me, n_P)
+    o = DR.rel_seat(x, o, np.int64(obs.last_check[1]), me, n_P)
     # last_taker: Seat
-    o = DR.rel_seat(x, o, np.int64(g.last_check[4]), me, n_P)
+    o = DR.rel_seat(x, o, np.int64(obs.last_check[4]), me, n_P)
     # my_out: Copy
-    if seat >= 0:
-        for i0 in range(14):
-            x[o + i0] = g.hidden_out[seat, i0]
+    for i0 in range(14):
+        x[o + i0] = obs.my_out[i0]
     o += 14
     # known_in_hand: Seats
     for j in range(n_P):
         s = (me + j) % n_P
-        if seat >= 0:
-            for i0 in range(14):
-                x[o + (j) * 14 + i0] = g.known[seat, s, i0]
+        for i0 in range(14):
+            x[o + (j) * 14 + i0] = obs.known_in_hand[s, i0]
     o += n_P * 14
     # claims: Seats
     for j in range(n_P):
         s = (me + j) % n_P
         for i0 in range(2):
-            x[o + (j) * 2 + i0] = g.claims[s, i0]
+            x[o + (j) * 2 + i0] = obs.claims[s, i0]
     o += n_P * 2
     # cards_claimed: Seats
     for j in range(n_P):
         s = (me + j) % n_P
-        x[o + j] = g.cards_claimed[s]
+        x[o + j] = obs.cards_claimed[s]
     o += n_P
     # claims_checked: Seats
     for j in range(n_P):
         s = (me + j) % n_P
         for i0 in range(2):
-            x[o + (j) * 2 + i0] = g.claim_checks[s, i0]
+            x[o + (j) * 2 + i0] = obs.claims_checked[s, i0]
     o += n_P * 2
     # checks: Seats
     for j in range(n_P):
         s = (me + j) % n_P
         for i0 in range(4):
-            x[o + (j) * 4 + i0] = g.checks[s, i0]
+            x[o + (j) * 4 + i0] = obs.checks[s, i0]
     o += n_P * 4
     # pickups: Seats
     for j in range(n_P):
         s = (me + j) % n_P
-        x[o + j] = g.pickups[s]
+        x[o + j] = obs.pickups[s]
     o += n_P
     # timeouts: Seats
     for j in range(n_P):
         s = (me + j) % n_P
-        x[o + j] = g.timeouts[s]
+        x[o + j] = obs.timeouts[s]
     o += n_P
     # swaps_made: Seats
     for j in range(n_P):
         s = (me + j) % n_P
-        x[o + j] = np.int32(obs_swaps_made(g, h, r, seat, s))
+        x[o + j] = obs.swaps_made[s]
     o += n_P
 
 
 @njit(cache=True)
-def tensor_kernel(data, hot, rules, out):
-    """The flat observation tensor of every game into ``out`` (zeroed float32[B, D]), row by row with ``tensor_row``."""
-    DR.tensor_loop(tensor_row, data, hot, rules, out)
+def tensor_kernel(data, hot, rules, obs, out):
+    """The flat observation tensor of every game into ``out`` (zeroed float32[B, D]), row by row: ``observe_row`` into the one-element record array ``obs``, then ``tensor_row``."""
+    DR.tensor_loop(observe_row, tensor_row, data, hot, rules, obs, out)
 
 
 @njit(cache=True)

@@ -13,40 +13,62 @@ from bluffsim.games.liarsdice.kernels import (
 
 
 @njit(cache=True)
-def tensor_row(g, h, r, x):
-    """The flat observation tensor of one game (records ``g``, ``h``) into the zeroed float32 row ``x``: ``observe.SPEC``'s blocks in order (generated from them; equal to ``SPEC.to_tensor``)."""
+def observe_row(g, h, r, obs):
+    """The current player's observation of one game (records ``g``, ``h``) into the record ``obs`` (``ObservationSpec.record_dtype``): every field of the spec, the one place the compiled policies read a game from (generated from the spec's fields)."""
     n_P = np.int64(r.num_players)
     seat = np.int64(h.current_player)
+    obs.seat = h.current_player
+    obs.phase = h.phase
+    if seat >= 0:
+        for i0 in range(6):
+            obs.hand[i0] = g.hands[seat, i0]
+    else:
+        for i0 in range(6):
+            obs.hand[i0] = 0
+    for i0 in range(n_P):
+        obs.dice_left[i0] = g.dice_left[i0]
+    obs.bid_quantity = g.bid_quantity
+    obs.bid_face = g.bid_face
+    obs.bidder = g.bidder
+    obs.num_rounds = h.num_rounds
+    for i0 in range(6):
+        obs.last_reveal[i0] = g.last_reveal[i0]
+
+
+@njit(cache=True)
+def tensor_row(obs, r, x):
+    """The flat observation tensor of one observation record ``obs`` (``observe_row``) into the zeroed float32 row ``x``: ``observe.SPEC``'s blocks in order (generated from them; equal to ``SPEC.to_tensor``)."""
+    n_P = np.int64(r.num_players)
+    seat = np.int64(obs.seat)
     me = max(seat, 0)
     o = 0
     # phase: OneHot
-    o = DR.one_hot(x, o, np.int64(h.phase), 2)
+    o = DR.one_hot(x, o, np.int64(obs.phase), 2)
     # hand: Copy
-    if seat >= 0:
-        for i0 in range(6):
-            x[o + i0] = g.hands[seat, i0]
+    for i0 in range(6):
+        x[o + i0] = obs.hand[i0]
     o += 6
     # dice_left: Seats
     for j in range(n_P):
         s = (me + j) % n_P
-        x[o + j] = g.dice_left[s]
+        x[o + j] = obs.dice_left[s]
     o += n_P
     # bid_quantity: Copy
-    x[o + 0] = g.bid_quantity
+    x[o + 0] = obs.bid_quantity
     o += 1
     # bid_face: OneHot
-    o = DR.one_hot(x, o, np.int64(g.bid_face), 6)
+    o = DR.one_hot(x, o, np.int64(obs.bid_face), 6)
     # bidder: Seat
-    o = DR.rel_seat(x, o, np.int64(g.bidder), me, n_P)
+    o = DR.rel_seat(x, o, np.int64(obs.bidder), me, n_P)
     # num_rounds: Copy
-    x[o + 0] = h.num_rounds
+    x[o + 0] = obs.num_rounds
     o += 1
 
 
 @njit(cache=True)
-def tensor_kernel(data, hot, rules, out):
-    """The flat observation tensor of every game into ``out`` (zeroed float32[B, D]), row by row with ``tensor_row``."""
-    DR.tensor_loop(tensor_row, data, hot, rules, out)
+def tensor_kernel(data, hot, rules, obs, out):
+    """The flat observation tensor of every game into ``out`` (zeroed float32[B, D]), row by row: ``observe_row`` into the one-element record array ``obs``, then ``tensor_row``."""
+    DR.tensor_loop(observe_row, tensor_row, data, hot, rules, obs, out)
 
 
 @njit(cache=True)

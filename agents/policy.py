@@ -1,0 +1,84 @@
+"""Compiled policies: each built-in agent is one numba function on one observation record.
+
+A policy is ``policy(obs, mask, key, r, params, ctx) -> int64``:
+
+| argument | what it is |
+|----------|------------|
+| `obs`    | the current player's observation as one record (``game.observation_dtype``: the |
+|          | fields of ``game.observe``, booleans as uint8), filled by the generated ``observe_row`` |
+| `mask`   | the legal mask of the decision (bool or uint8 ``[A]``) |
+| `key`    | the decision's agent key, ``rn.major_key(rn.agent_key(seed, seat), decision)``: its |
+|          | words ``rn.minor_word(key, i)`` are ``AgentRNG.words()[:, i]`` |
+| `r`      | the rules record (``game._rec[0]``: the options and constants every seat knows) |
+| `params` | the agent's parameters as float64, in the order its class declares |
+| `ctx`    | a tuple of arrays the policy reads besides (tables, scratch), made once per game |
+
+It returns an action id (a policy may return a negative code its fused module documents).  The
+agent's batched ``act`` runs the policy on the rows of an observation (``act_rows``), and the
+fused loop (``agents.fused``) runs the very same function on the record it fills from the engine
+for each decision, so "agents see observations only" holds by construction: a policy is given
+nothing else.
+
+numba caches a kernel that calls a policy by name, not one that receives it as a value, so each
+agent module writes a two-line cached ``act_kernel`` around ``act_loop`` with its policy.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from bluffsim import rng_nb as rn
+from bluffsim.games.records import kernel_records
+from bluffsim.rng import AgentRNG
+
+
+def observation_records(game: Any, obs: dict[str, np.ndarray]) -> np.ndarray:
+    """The rows of a batched observation as records of ``game.observation_dtype`` (what
+    compiled policies read), field by field."""
+    dtype = game.observation_dtype
+    out = np.empty(len(obs["seat"]), dtype)
+    for name in dtype.names:
+        out[name] = obs[name]
+    return kernel_records(out)
+
+
+@njit(cache=True)
+def decision_keys_kernel(seeds, streams, decisions, out):
+    """``out[b]``: the agent key of row ``b``'s decision (module docstring)."""
+    for b in range(seeds.shape[0]):
+        out[b] = rn.major_key(rn.stream_key(seeds[b], streams[b]), decisions[b])
+
+
+def decision_keys(rng: AgentRNG) -> np.ndarray:
+    """uint64[B]: each row's decision key of an ``AgentRNG`` (its streams' words are the keys')."""
+    out = np.empty(rng.seeds.shape[0], np.uint64)
+    decision_keys_kernel(rng.seeds, rng.streams.astype(np.int64, copy=False),
+                         rng.decisions.astype(np.int64), out)
+    return out
+
+
+@njit(inline="always")
+def act_loop(policy, records, mask, keys, rules, params, ctx, out):
+    """``out[b]``: ``policy`` on row ``b`` (-1 for a row without a legal action: a game over)."""
+    r = rules[0]
+    for b in range(records.shape[0]):
+        m = mask[b]
+        live = False
+        for a in range(m.shape[0]):
+            if m[a]:
+                live = True
+                break
+        out[b] = policy(records[b], m, keys[b], r, params, ctx) if live else -1
+
+
+def act_rows(kernel: Any, game: Any, obs: dict[str, np.ndarray], legal_mask: np.ndarray,
+             rng: AgentRNG, params: np.ndarray, ctx: tuple) -> np.ndarray:
+    """int64[B]: an agent's ``act_kernel`` (``act_loop`` with its policy) on every row."""
+    records = observation_records(game, obs)
+    out = np.empty(records.shape[0], np.int64)
+    kernel(records, np.ascontiguousarray(legal_mask), decision_keys(rng), game._rec,
+           np.asarray(params, np.float64), ctx, out)
+    return out
