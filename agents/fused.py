@@ -6,21 +6,22 @@ for every game); each game that has compiled policies provides a module ``agents
 with
 
 - ``POLICIES``: ``{agent class: (kind, params(agent) -> float row, act)}``: the game's built-in
-  agents it compiles, the parameter row each policy reads, and the ``act`` it reproduces
-  (``learned`` is compiled here for every game: the game's ``kernels.tensor_row``, generated from
-  its observation spec by ``bluffsim.games.obscompile``, feeds it);
-- ``random_action(g, h, r, seat_key)``, ``heuristic_action(g, h, r, params_row, hctx)`` and
-  ``counting_action(g, h, r, me, params_row, cctx)``: the choice of each policy in game
-  ``(g, h)`` (``agents.fused.no_policy`` for one the game lacks; counting may return
-  ``MEMO_FULL``: a memo table ran full, nothing decided);
-- ``contexts(game)``: ``(hctx, cctx)``, the tuples of arrays the heuristic and counting policies
-  read (qdv: the deck's kinds and the counting memo tables; a one-row observation the
-  counting kernel reads), fetched at each call (memo tables grow);
+  agents it compiles, the parameter row each policy reads, and the ``act`` that runs the same
+  policy (``learned`` is compiled here for every game, on the game's generated ``tensor_row``
+  of the observation record; ``random`` is ``agents.random.random_policy`` for every game);
+- ``contexts(game)``: ``(hctx, cctx)``, the ``ctx`` tuples of the heuristic and counting policies
+  (tables and scratch), fetched at each call (memo tables grow);
 - ``grow(game)``: make room in the memo tables (counting returned ``MEMO_FULL``);
-- ``play_seats_kernel(data, hot, rules, decisions, counts, seat_agent, kinds, params,
+- ``play_seats_kernel(data, hot, rules, obs, decisions, counts, seat_agent, kinds, params,
   round_stop, first_game, resume, pending, net, net_table, obs_size, hctx, cctx)``: a cached
-  one-line kernel that calls ``play_seats_loop`` with the game's three policies,
-  ``kernels.tensor_row`` and ``kernels.apply`` (numba compiles the loop into it).
+  one-line kernel that calls ``play_seats_loop`` with the game's heuristic and counting
+  policies (``agents.policy``'s contract), ``kernels.observe_row``, ``kernels.tensor_row`` and
+  ``kernels.apply`` (numba compiles the loop into it).
+
+Before each decision of a compiled policy the loop fills the observation record ``obs[0]``
+from the engine (``observe_row``); the policy gets that record, the legal mask and the
+decision's agent key, nothing else, so what it decides cannot depend on what the seat may not
+see.
 
 The loop plays from game ``first_game`` on (``resume``: continuing a call that stopped
 there, whose ``round_over`` stays), adding to ``counts``; it returns -1 when done, ``b >= 0``
@@ -33,10 +34,10 @@ greedy); ``seat_agent[b, s]`` is the lineup member in seat ``s`` of game ``b`` (
 ``Schedule.seat_lineup``).  A member of kind ``EXTERNAL`` is an agent the loop cannot run (a
 user's Python agent, the learner of a Gymnasium env): when it is to move in game ``b`` the loop
 plays ``pending[b]`` if that is an action (and sets it to -1), else stops game ``b`` there and
-goes on with the next; the caller asks the agent and sets ``pending``.  Each policy makes exactly
-the decisions of its numpy agent (same streams, same float operations:
-``tests/test_fused_agents.py``), so a tournament played here gives the same ``games``/``rounds``
-records as the stepped runner.
+goes on with the next; the caller asks the agent and sets ``pending``.  Each policy is the one
+its agent's ``act`` runs (``tests/test_fused_agents.py`` checks the record the loop fills gives
+the decisions ``act`` makes from ``observe``), so a tournament played here gives the same
+``games``/``rounds`` records as the stepped runner.
 
 An agent has a compiled policy only when its class is exactly a built-in class listed in
 ``POLICIES`` (or ``LearnedAgent``) and its ``act`` is still the one listed there (a subclass,
@@ -57,12 +58,12 @@ import numpy as np
 from numba import njit
 
 from agents.learned import LearnedAgent, forward_row, pack_layers, policy_action, policy_probs
+from agents.policy import MEMO_FULL
 from agents.random import random_policy
 from bluffsim import rng_nb as rn
 
 # policy kinds, shared by every game's fused loop
 RANDOM, HEURISTIC, COUNTING, LEARNED, EXTERNAL = 0, 1, 2, 3, 4
-MEMO_FULL = -3  # ``counting_action``: a memo table ran full, nothing decided
 
 
 def observation_rows(game: Any, keys: tuple[str, ...]) -> tuple[np.ndarray, ...]:
@@ -102,7 +103,7 @@ def learned_action(obs, mask, key, r, tensor_row, prow, net, net_table, x, hbuf,
 
 
 @njit(inline="always")
-def play_seats_loop(heuristic_action, counting_action, observe_row, tensor_row, apply, data,
+def play_seats_loop(heuristic_policy, counting_policy, observe_row, tensor_row, apply, data,
                     hot, rules, obs, decisions, counts, seat_agent, kinds, params, round_stop,
                     first_game, resume, pending, net, net_table, obs_size, hctx, cctx):
     """Each running game from ``first_game`` on advances up to ``decisions`` decisions in a row
@@ -153,10 +154,10 @@ def play_seats_loop(heuristic_action, counting_action, observe_row, tensor_row, 
                 a = random_policy(None, h.mask, key, None, None, None)
             elif kind == HEURISTIC:
                 observe_row(g, h, r, o)
-                a = np.int64(heuristic_action(g, h, o, h.mask, key, r, params[j], hctx))
+                a = np.int64(heuristic_policy(o, h.mask, key, r, params[j], hctx))
             elif kind == COUNTING:
                 observe_row(g, h, r, o)
-                a = np.int64(counting_action(g, h, o, h.mask, key, r, params[j], cctx))
+                a = np.int64(counting_policy(o, h.mask, key, r, params[j], cctx))
                 if a == MEMO_FULL:
                     code = -2 - b
                     break
@@ -188,12 +189,6 @@ def play_seats_loop(heuristic_action, counting_action, observe_row, tensor_row, 
     counts[1] += rounds
     counts[2] += ended
     return code
-
-
-@njit
-def no_policy(*args):
-    """The policy of a kind the game does not compile: an illegal action (the loop stops)."""
-    return -1
 
 
 class FusedLineup:

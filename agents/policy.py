@@ -13,7 +13,8 @@ A policy is ``policy(obs, mask, key, r, params, ctx) -> int64``:
 | `params` | the agent's parameters as float64, in the order its class declares |
 | `ctx`    | a tuple of arrays the policy reads besides (tables, scratch), made once per game |
 
-It returns an action id (a policy may return a negative code its fused module documents).  The
+It returns an action id, or ``MEMO_FULL`` when a table it fills as it goes ran full (nothing
+decided: the caller grows the table and asks again).  The
 agent's batched ``act`` runs the policy on the rows of an observation (``act_rows``), and the
 fused loop (``agents.fused``) runs the very same function on the record it fills from the engine
 for each decision, so "agents see observations only" holds by construction: a policy is given
@@ -33,6 +34,8 @@ from numba import njit
 from bluffsim import rng_nb as rn
 from bluffsim.games.records import kernel_records
 from bluffsim.rng import AgentRNG
+
+MEMO_FULL = -3  # a policy's answer when a table it fills ran full (module docstring)
 
 
 def observation_records(game: Any, obs: dict[str, np.ndarray]) -> np.ndarray:
@@ -75,10 +78,12 @@ def act_loop(policy, records, mask, keys, rules, params, ctx, out):
 
 
 def act_rows(kernel: Any, game: Any, obs: dict[str, np.ndarray], legal_mask: np.ndarray,
-             rng: AgentRNG, params: np.ndarray, ctx: tuple) -> np.ndarray:
-    """int64[B]: an agent's ``act_kernel`` (``act_loop`` with its policy) on every row."""
+             rng: AgentRNG | None, params: np.ndarray, ctx: tuple) -> np.ndarray:
+    """int64[B]: an agent's ``act_kernel`` (``act_loop`` with its policy) on every row (``rng``
+    None: a deterministic agent's keys are zeros)."""
     records = observation_records(game, obs)
     out = np.empty(records.shape[0], np.int64)
-    kernel(records, np.ascontiguousarray(legal_mask), decision_keys(rng), game._rec,
+    keys = np.zeros(out.size, np.uint64) if rng is None else decision_keys(rng)
+    kernel(records, np.ascontiguousarray(legal_mask), keys, game._rec,
            np.asarray(params, np.float64), ctx, out)
     return out

@@ -3,8 +3,9 @@
 Plays a mixture of lineups (random, heuristic, each heuristic parameter
 extreme, counting, mixed tables) at 2–6 players in rotated seatings with the
 compiled engine, logs every decision where a seat may accuse — the features
-of the last face-down card seen by that seat (``claim_features``) and what the
-card really is (true, lie, Bomb; read from the state, which agents never see) —
+of the last face-down card seen by that seat (``claim_model``: the agent's own compiled
+features) and what the card really is (true, lie, Bomb; read from the state, which agents
+never see) —
 and fits a multinomial logistic regression (L2, L-BFGS).  Prints the weights to
 paste into ``agents/legumes/counting.py`` and the log-loss per owner type.
 
@@ -26,7 +27,7 @@ if str(ROOT) not in sys.path:
 
 import agents  # noqa: E402
 import bluffsim  # noqa: E402
-from agents.legumes.counting import FEATURES, claim_beliefs, claim_features  # noqa: E402
+from agents.legumes.counting import FEATURES, claim_model  # noqa: E402
 from bluffsim.games.legumes import rules as R  # noqa: E402
 from bluffsim.rng import AgentRNG  # noqa: E402
 
@@ -82,8 +83,9 @@ def logged_claims(lineup: list[tuple[str, dict]], games: int, seed: int,
             sub = {k: v[can] for k, v in obs.items()}
             card = st.last_card[can].astype(np.int64)
             true = (card < R.BOMB) & (card // 3 == st.last_called[can])
-            logs["features"].append(claim_features(sub, game.rules))
-            logs["beliefs"].append(claim_beliefs(sub, game.rules))
+            features, beliefs = claim_model(game, sub)
+            logs["features"].append(features)
+            logs["beliefs"].append(beliefs)
             logs["outcome"].append(np.where(card == R.BOMB, 2, np.where(true, 0, 1)))
             owner = st.last_owner[can].astype(np.int64)
             logs["owner"].append(labels[seat_agent[can, owner]])

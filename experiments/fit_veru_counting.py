@@ -5,15 +5,15 @@ drawn at random from ``POOL`` (random, the default heuristic, both extremes of
 each heuristic parameter, counting), so lineups, player counts and seatings all
 vary.  At every answer to a claim (whoever answers) it logs
 
-- the claim model's inputs from the answering seat's observation
-  (``honesty_features``, ``reckless_truth``) and whether the claim was true (read
+- the claim model's inputs from the answering seat's observation (``model_rows``:
+  the compiled policy's own inputs and reckless terms) and whether the claim was true (read
   from the state, which no agent sees); the logistic part is fitted with each row
   weighted by 1 - P(reckless claimant), since the mixture gives reckless claimants
   their own term;
 - the *claimant's* observation at that moment (the state is observed as the
   claimant), whether the answering player held a fitting card (for the
   ``fitting_probability`` correction, fitted first) and whether the answer was
-  ``disbelieve`` (for the doubt model, ``doubt_features``, fitted on top);
+  ``disbelieve`` (for the doubt model, fitted on top);
 
 then fits both by ridge-regularised Newton steps and writes
 ``agents/veru/counting_weights.json`` (the agent reads it at import).  Prints the
@@ -41,16 +41,12 @@ if str(ROOT) not in sys.path:
 
 import agents  # noqa: E402
 import bluffsim  # noqa: E402
-from agents.veru import counting  # noqa: E402
 from agents.veru.counting import (  # noqa: E402
     DOUBT_FEATURES,
     FITTING_FEATURES,
     HONESTY_FEATURES,
     WEIGHTS_FILE,
-    doubt_features,
-    fitting_features,
-    honesty_features,
-    reckless_truth,
+    model_rows,
 )
 from bluffsim.games.veru import rules as R  # noqa: E402
 from bluffsim.rng import AgentRNG  # noqa: E402
@@ -92,8 +88,9 @@ def logged(players: int, games: int, seed: int) -> tuple[np.ndarray, ...]:
             table = st.table[answer].astype(np.int64)
             rank = st.claim_rank[answer].astype(np.int64)[:, None]
             truth.append(((table < 0) | (table == rank) | (table == R.JOKER)).all(axis=1))
-            hx.append(honesty_features(sub, game.rules))
-            rk.append(np.stack(reckless_truth(sub, game.rules), axis=1))
+            models, x, _, _ = model_rows(sub, game.rules)
+            hx.append(x)
+            rk.append(models[:, 5:7])   # the claimant's reckless posterior, a reckless truth
             who_log.append(seat_agent[answer, np.maximum(st.claimant[answer].astype(np.int64), 0)])
             # the claimant's view of the same moment: observe the state as the claimant
             saved = st.current_player.copy()
@@ -151,13 +148,11 @@ def main() -> None:
     parts = [logged(p, args.games, args.seed) for p in (3, 4, 5, 6)]
     hx, truth, doubted, who, rk = (np.concatenate([p[i] for p in parts]) for i in (0, 1, 3, 4, 5))
     # 1. the fitting correction, 2. the doubt model on top of it (same claimants' observations)
-    fx = np.concatenate([fitting_features(p[2], p[7], p[7].step) for p in parts])
+    fx = np.concatenate([model_rows(p[2], p[7])[2] for p in parts])
     fits = np.concatenate([p[6] for p in parts]).astype(np.float64)
     wf = fit_logistic(fx, fits)
     report("fitting correction", FITTING_FEATURES, fx, fits, wf)
-    counting.FITTING_WEIGHTS = wf
-    dx = np.concatenate([doubt_features(p[2], p[7], p[2]["claim_count"].astype(np.int64), p[7].step)
-                         for p in parts])
+    dx = np.concatenate([model_rows(p[2], p[7], fitting_weights=wf)[3] for p in parts])
     # the logistic part is the rule-following claimant's: rows weighted by 1 - P(reckless)
     wh = fit_logistic(hx, truth.astype(np.float64), weight=1.0 - rk[:, 0])
     wd = fit_logistic(dx, doubted.astype(np.float64))

@@ -50,7 +50,7 @@ SLOW_TESTS = (
     "tests/test_bench.py::test_bench_cores_two_reports_the_ratio_to_one_core",
     "tests/test_adapters.py::test_openspiel_random_sim_test_passes",
     "tests/qdv/test_counting_kernel.py::test_compiled_actions_equal_the_numpy_reference_on_played_games",
-    "tests/veru/test_counting_kernel.py::test_compiled_actions_equal_the_numpy_reference_on_played_games",
+    "tests/veru/test_counting_kernel.py::test_the_fused_policy_decides_as_act_on_played_games",
     "tests/test_learn.py::test_bluffsim_train_tiny_config_writes_loadable_weights_and_resumes",
     "tests/test_learn.py::test_anneal_iterations_makes_a_run_the_prefix_of_a_longer_one",
     "tests/test_learn.py::test_bluffsim_train_keeps_a_copy_of_the_weights_file_it_replaces",

@@ -6,8 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from numba import njit
 
 from agents.fused import FusedLineup
+from bluffsim import rng_nb as rn
 from bluffsim.tournament import parse_config, play_shard, run_experiment, runner
 
 
@@ -84,10 +86,41 @@ class Extremist:
         return np.where(rng.uniform(1)[:, 0] < 0.5, low, high).astype(np.int64)
 
 
+@njit
+def _policy_rows(observe_row, policy, data, hot, rules, obs, params, ctx, out):
+    r = rules[0]
+    o = obs[0]
+    for b in range(data.shape[0]):
+        h = hot[b]
+        if h.terminated or h.truncated:
+            out[b] = -1
+            continue
+        observe_row(data[b], h, r, o)
+        seat = np.int64(h.current_player)
+        key = rn.major_key(rn.agent_key(h.seed, seat), np.int64(h.num_decisions))
+        out[b] = policy(o, h.mask, key, r, params, ctx)
+
+
+def policy_on_states(game: Any, policy: Any, params: Any, ctx: tuple) -> Any:
+    """``compiled(st)``: int64[B], ``policy`` of every running game of ``st`` on the record the
+    game's ``observe_row`` fills from its engine records, as the fused loop calls it (-1 once
+    over)."""
+    row = np.asarray(params, np.float64)
+
+    def compiled(st: Any) -> np.ndarray:
+        out = np.empty(st.batch_size, np.int64)
+        _policy_rows(game.kernels.observe_row, policy, st.data, st.hot, game._rec,
+                     game.observation_record(), row, ctx, out)
+        return out
+
+    return compiled
+
+
 def compiled_equals_numpy(game: Any, heur: Any, compiled: Any, n_games: int,
                           seed0: int) -> tuple[int, set, set]:
     """Play ``n_games`` (even seats ``heur``, odd seats random, so states vary) and assert that
-    ``compiled(st)`` (int64[B], the compiled policy's action of every game) equals ``heur.act``
+    ``compiled(st)`` (int64[B], the policy's action of every game as the fused loop finds it,
+    e.g. ``policy_on_states``) equals ``heur.act`` (the observation dict packed into records)
     on every running game at every step; returns (decisions compared, phases they were in,
     actions the agent chose)."""
     import agents

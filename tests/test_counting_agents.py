@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from agents.combinatorics import hypergeom_pmf, log_choose
-from agents.legumes.counting import truth_probability, unseen_pool
+from agents.legumes import counting as LC
+from agents.policy import observation_records
 from agents.veru.counting import next_holds_fitting
 from bluffsim.games.legumes import rules as LR
 from bluffsim.games.legumes.reference import scenario as legumes_scenario
@@ -28,7 +29,8 @@ def test_veru_hypergeometric_pmf_matches_enumeration(pool, good, draws, x):
 
 @pytest.mark.parametrize("rank, next_hand", [(0, 1), (0, 3), (5, 2), (7, 4)])
 def test_veru_next_holds_fitting_matches_enumeration(rank, next_hand):
-    """Unseen: 2, 2, 7, 9, 9, J, Q, K; the next player (seat 2) holds ``next_hand`` of them."""
+    """Unseen: 2, 2, 7, 9, 9, J, Q, K; the next player (seat 2) holds ``next_hand`` of them
+    (no claim on the table: all eight are in the hands' pool)."""
     rules = VR.Rules.from_options(num_players=3, jokers=0)
     unseen = [0, 0, 5, 7, 7, 9, 10, 11]
     hand = np.full(VR.NUM_TYPES, 4, np.int64)
@@ -38,7 +40,7 @@ def test_veru_next_holds_fitting_matches_enumeration(rank, next_hand):
     zeros = np.zeros((1, VR.NUM_TYPES), np.int8)
     obs = {"hand": hand[None], "my_table": zeros, "my_bank": zeros, "discard_seen": zeros,
            "discard_hidden": np.zeros(1, np.int8), "claim_rank": np.array([rank], np.int8),
-           "claim_count": np.array([1], np.int8), "claimant": np.array([0], np.int8),
+           "claim_count": np.array([1], np.int8), "claimant": np.array([-1], np.int8),
            "seat": np.array([1], np.int8), "out": np.zeros((1, 3), bool),
            "hand_sizes": np.array([[44, 8 - next_hand, next_hand]], np.int8)}
     held = list(itertools.combinations(unseen, next_hand))
@@ -55,15 +57,19 @@ def test_legumes_truth_probability_matches_enumeration():
     game = LegumesGame(ref.rules)
     obs = game.observe(game.from_reference([s]))
     assert obs["seat"][0] == 1
-    got = truth_probability(obs, ref.rules)[0]
-    pool = unseen_pool(obs, ref.rules)[0]
+    pool = np.empty(LR.NUM_TYPES, np.int64)
+    u = LC.unseen_pool(observation_records(game, obs)[0], LC.context(ref.rules)[0], pool)
     cards = [t for t in range(LR.NUM_TYPES) for _ in range(int(pool[t]))]
     h = int(obs["hand_sizes"][0, 0]) + 1               # seat 0's hand before its card
     leeks = {LR.CARD_NAMES.index(f"leek-{n}") for n in (1, 2, 3)}
+    got = LC.held_probability(u, sum(int(pool[t]) for t in leeks), h)  # the feature ``hold``
     subsets = list(itertools.combinations(range(len(cards)), h))
     want = sum(any(cards[i] in leeks for i in sub) for sub in subsets) / len(subsets)
     assert got == pytest.approx(want, abs=1e-12)
     assert 0 < got < 1
+    # the feature the model reads picks that owner and vegetable
+    features = LC.claim_model(game, obs)[0]
+    assert np.exp(features[0, LC.FEATURES.index("log_hold")]) == pytest.approx(want, abs=1e-12)
 
 
 def test_log_choose_table_matches_math_comb():

@@ -1,7 +1,7 @@
-"""Built-in agents inside the compiled loop (issue 24, qdv): the compiled ``heuristic`` makes
-the numpy agent's decisions bit for bit, the runner's fused path (random, heuristic and
-counting seats) gives the stepped path's records, and only lineups of built-in agents with
-compiled policies take it."""
+"""Built-in agents inside the compiled loop (qdv): the ``heuristic`` policy on the record the
+fused loop fills from the engine makes the decisions its ``act`` makes from ``observe``, the
+runner's fused path (random, heuristic and counting seats) gives the stepped path's records,
+and only lineups of built-in agents with compiled policies take it."""
 
 from __future__ import annotations
 
@@ -12,13 +12,14 @@ import agents
 import bluffsim
 from agents.fused import fused_lineup, fused_module
 from agents.qdv import counting
-from agents.qdv import heuristic_kernel as HK
+from agents.qdv import heuristic as H
 from bluffsim.tournament import parse_config, play_shard, runner
 from tests.fused import (
     Extremist,
     compiled_equals_numpy,
     count_fused_calls,
     fused_and_stepped,
+    policy_on_states,
     run_experiment_both_ways,
     runner_config,
     stepped,
@@ -41,17 +42,11 @@ EXTREMES = {
 
 def compare_on_played_games(game, params: dict, n_games: int = 120,
                             seed0: int = 0) -> tuple[int, set]:
-    """The compiled qdv heuristic against the numpy agent on played games
+    """The qdv heuristic's policy as the fused loop runs it against its ``act`` on played games
     (``tests.fused.compiled_equals_numpy``); returns decisions compared and their phases."""
     heur = agents.make("heuristic", game, **params)
-    row = np.asarray([heur.config[n] for n in HK.PARAMS], np.float64)
-    deck = HK.deck_counts(game._rec)
-
-    def compiled(st):  # noqa: ANN001, ANN202
-        got = np.empty(st.batch_size, np.int64)
-        HK.act_kernel(st.data, st.hot, game._rec, deck, row, got)
-        return got
-
+    compiled = policy_on_states(game, H.heuristic_policy, heur.params_row(),
+                                H.contexts(game.rules))
     compared, phases, _ = compiled_equals_numpy(game, heur, compiled, n_games, seed0)
     return compared, phases
 

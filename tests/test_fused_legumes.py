@@ -1,5 +1,6 @@
-"""Built-in agents inside the compiled loop, legumes (issue 24): the compiled ``heuristic``
-makes the numpy agent's decisions bit for bit, and the runner's fused path (random,
+"""Built-in agents inside the compiled loop, legumes (issue 24): the ``heuristic`` policy on the
+record the fused loop fills from the engine (``observe_row``) makes the agent's ``act``
+decisions (the observation packed into records), and the runner's fused path (random,
 heuristic and counting seats) gives the stepped path's records."""
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ import pytest
 import agents
 import bluffsim
 from agents.fused import fused_lineup
-from agents.legumes import heuristic_kernel as HK
+from agents.legumes import heuristic as H
 from bluffsim.games.legumes import rules as R
 from bluffsim.tournament import parse_config
 from bluffsim.tournament.config import load_raw
@@ -18,6 +19,7 @@ from tests.fused import (
     compiled_equals_numpy,
     count_fused_calls,
     fused_and_stepped,
+    policy_on_states,
     run_experiment_both_ways,
     runner_config,
 )
@@ -35,18 +37,12 @@ EXTREMES = {
 
 def compare_on_played_games(game, params: dict, n_games: int = 60, seed0: int = 0,
                             keep_margin: int | None = None) -> tuple[int, set]:
-    """The compiled legumes heuristic against the numpy agent on played games
-    (``tests.fused.compiled_equals_numpy``); returns decisions compared and the actions the
-    heuristic chose."""
+    """The legumes heuristic's policy as the fused loop runs it against the agent's ``act`` on
+    played games (``tests.fused.compiled_equals_numpy``); returns decisions compared and the
+    actions the heuristic chose."""
     heur = agents.make("heuristic", game, **params)
     heur.KEEP_MARGIN = keep_margin
-    row = np.asarray(HK.params_row(heur), np.float64)
-
-    def compiled(st):  # noqa: ANN001, ANN202
-        got = np.empty(st.batch_size, np.int64)
-        HK.act_kernel(st.data, st.hot, game._rec, row, got)
-        return got
-
+    compiled = policy_on_states(game, H.heuristic_policy, H.params_row(heur), ())
     compared, _, chosen = compiled_equals_numpy(game, heur, compiled, n_games, seed0)
     return compared, chosen
 
@@ -69,7 +65,7 @@ def _kinds(chosen: set) -> set:
 
 @pytest.mark.parametrize("players", [2, 3, 4, 6])
 @pytest.mark.parametrize("name", list(EXTREMES))
-def test_compiled_heuristic_decides_as_the_numpy_agent(players, name):
+def test_fused_heuristic_decides_as_the_agent(players, name):
     game = bluffsim.make("legumes", players)
     compared, chosen = compare_on_played_games(game, EXTREMES[name], seed0=100 * players)
     assert compared > 1000

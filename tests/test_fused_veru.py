@@ -1,6 +1,7 @@
-"""Built-in agents inside the compiled loop, veru (issue 24): the compiled ``heuristic``
-makes the numpy agent's decisions bit for bit, and the runner's fused path (random,
-heuristic and counting seats) gives the stepped path's records."""
+"""Built-in agents inside the compiled loop, veru (issue 24): the ``heuristic`` policy on the
+record the fused loop fills from the engine (``observe_row``) decides as the agent's ``act`` on
+the batched observation, and the runner's fused path (random, heuristic and counting seats)
+gives the stepped path's records."""
 
 from __future__ import annotations
 
@@ -10,11 +11,17 @@ import pytest
 import agents
 import bluffsim
 from agents.fused import fused_lineup
-from agents.veru import heuristic_kernel as HK
+from agents.veru.heuristic import heuristic_policy
 from bluffsim.games.veru import rules as R
 from bluffsim.rng import AgentRNG
 from bluffsim.tournament import parse_config
-from tests.fused import compiled_equals_numpy, fused_and_stepped, run_experiment_both_ways, runner_config
+from tests.fused import (
+    compiled_equals_numpy,
+    fused_and_stepped,
+    policy_on_states,
+    run_experiment_both_ways,
+    runner_config,
+)
 
 DEFAULT: dict = {}
 BOLD = {"bluff": 0.9, "trust": 0.85, "joker_slack": 1, "record": 5}
@@ -30,23 +37,17 @@ EXTREMES = {
 
 def compare_on_played_games(game, params: dict, n_games: int = 80,
                             seed0: int = 0) -> tuple[int, set]:
-    """The compiled veru heuristic against the numpy agent on played games
-    (``tests.fused.compiled_equals_numpy``); returns decisions compared and their phases."""
+    """The heuristic policy as the fused loop calls it against the agent's ``act`` on played
+    games (``tests.fused.compiled_equals_numpy``); returns decisions compared and their phases."""
     heur = agents.make("heuristic", game, **params)
-    row = np.asarray([heur.config[n] for n in HK.PARAMS], np.float64)
-
-    def compiled(st):  # noqa: ANN001, ANN202
-        got = np.empty(st.batch_size, np.int64)
-        HK.act_kernel(st.data, st.hot, game._rec, row, got)
-        return got
-
+    compiled = policy_on_states(game, heuristic_policy, heur.params_row(), ())
     compared, phases, _ = compiled_equals_numpy(game, heur, compiled, n_games, seed0)
     return compared, phases
 
 
 @pytest.mark.parametrize("players", [3, 4, 5, 6])
 @pytest.mark.parametrize("name", list(EXTREMES))
-def test_compiled_heuristic_decides_as_the_numpy_agent(players, name):
+def test_fused_heuristic_decides_as_the_agent(players, name):
     game = bluffsim.make("veru", players)
     compared, phases = compare_on_played_games(game, EXTREMES[name], seed0=100 * players)
     assert compared > 1000

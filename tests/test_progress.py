@@ -87,7 +87,7 @@ def test_kernels_cold_follows_numbas_cache(tmp_path):
     fused_lineup(game, [rand] * 3).play(st, np.zeros((4, 3), np.int64), 1)  # the runner's path
     assert not kernels_cold(game, ["random"])
     names = {d.__name__ for d in entry_kernels(game, agent_classes("qdv", ["random", "counting"]))}
-    assert names == {"start_kernel", "step_kernel", "random_kernel", "decide_kernel"}
+    assert names == {"start_kernel", "step_kernel", "random_kernel", "act_kernel"}
     code = ("import bluffsim; from bluffsim.kernel_cache import kernels_cold; "
             "print(kernels_cold(bluffsim.make('qdv', 3), ['random']))")
     env = {**os.environ, "PYTHONPATH": str(ROOT), "NUMBA_CACHE_DIR": str(tmp_path)}

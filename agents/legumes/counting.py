@@ -10,7 +10,7 @@ reference class) of public features of the claim (``claim_features``):
   unrevealed in the discard pile), the face-up cards and the discard cards known
   to all; ``hold`` is the hypergeometric chance that the owner's hand before the
   card (a uniform subset of the pool) held the called vegetable
-  (``truth_probability``), and ``bomb_held`` the same for a Bomb;
+  (``held_probability``), and ``bomb_held`` the same for a Bomb;
 - the owner's behaviour, from the per-seat public tallies: the log-odds of
   truth among the owner's accused cards (``accused_tally``, prior one true and
   one false) and the capped counts of its true and false reveals (a type's
@@ -75,17 +75,17 @@ Decisions by expected cards (positive = good for me), with the real stakes:
   accuse double a player's last card, and any card that is a lie with a chance of 0.5 or
   more (a lie then empties my hand: I win).
 
-Speed: ``act`` runs the heuristic's numpy play rules, then two numba loops
-(``counting_kernel``: ``lie_kernel`` and ``judge_kernel``, the features, beliefs and
-decision per row); ``lie_card``, ``claim_features``/``claim_beliefs`` and ``judge`` are
-their numpy references (used by the fit and the tests,
-``tests/legumes/test_counting_kernel.py`` checks that both agree on played games).
+One compiled implementation (``counting_policy``, ``agents.policy``'s contract): the base
+heuristic's play (``heuristic_policy`` with ``accuse_at=99, accuse_rate=0``), ``lie_card`` on a
+face-down play, and where accusing is legal the unseen pool, the features, the beliefs
+(``claim_beliefs``) and ``judge``; ``act`` and the fused loop both run it.  ``claim_model``
+(features and beliefs of a batch: the fit and the calibration tests) and ``judge`` with given
+beliefs (the decision tests) call the same functions.
 
 Floats.  Every float a decision depends on is computed with ``+ - * /`` and
 ``bluffsim.fmath`` (``exp``, ``log``, ``pow`` ... in plain IEEE arithmetic, never libm or numpy's
-SIMD math) in a fixed order, by the kernel at every batch size, so the actions are the same on
-every CPU and in any batch; the numpy reference calls the same functions as ufuncs, so the
-two agree bit for bit on any machine (docs/float_contract.md).
+SIMD math) in a fixed order, one row at a time, so the actions are the same on every CPU and in
+any batch (docs/float_contract.md).
 
 Simplifications: beliefs concern the last face-down card only; the owner's
 hand is a uniform subset of the pool (hands formed by earlier truthful plays are
@@ -101,18 +101,19 @@ from functools import lru_cache
 from typing import Any
 
 import numpy as np
+from numba import njit
 
 from agents.base import Agent, Traits, probability, real, register_agent
-from agents.combinatorics import log_choose
-from agents.legumes.counting_kernel import judge_kernel, lie_kernel
-from agents.legumes.heuristic import LegumesHeuristic
-from agents.linear import linear
+from agents.combinatorics import LOG_CHOOSE, TABLE_N
+from agents.legumes import heuristic as H
+from agents.legumes.heuristic import LegumesHeuristic, heuristic_policy, keeps
+from agents.policy import act_loop, act_rows, observation_records
 from bluffsim import fmath as fm
 from bluffsim.games.legumes import rules as R
 from bluffsim.rng import AgentRNG
 
-NUMBER = np.tile(np.arange(1, 4), R.NUM_VEG)
-POINTS = np.asarray(R.CARD_POINTS, dtype=np.int64)
+T, BOMB, CHOICE, REVERSE, DOUBLE = R.NUM_TYPES, R.BOMB, R.CHOICE, R.REVERSE, R.DOUBLE
+POINTS = H.POINTS
 
 FEATURES = ("const", "hold", "log_hold", "seat_truth", "seat_accused", "seat_accuses", "bomb_held",
             "bomb_shown", "opening", "last_card", "prior_claims", "hand", "hold*seat_truth",
@@ -133,118 +134,322 @@ CLAIM_WEIGHTS = np.array([
      -0.2785, 1.1089, 0.2981, -0.4061, 0.0448, 0.0846, -0.1609, -0.0679, 0.0549, -0.1256, 0.0841,
      -0.2601, -0.6082],
 ])
+# the policy's ``params`` row: the base heuristic's (``heuristic.PARAMS``), then these (``spite``
+# is ``spite2`` at 2 players)
+PARAMS = ("spite", "urgent_at", "tempo", "margin", "double_below", "accept_below", "trap_rate",
+          "trap_pile", "keep_margin")
+(SPITE, URGENT_AT, TEMPO, MARGIN, DOUBLE_BELOW, ACCEPT_BELOW, TRAP_RATE, TRAP_PILE,
+ LIE_KEEP_MARGIN) = range(len(H.PARAMS), len(H.PARAMS) + len(PARAMS))
+
+
+def params_row(agent: Any) -> list[float]:
+    """The ``params`` row of a ``LegumesCounting`` (``PARAMS`` after its base heuristic's)."""
+    c = agent.config
+    spite = c["spite2"] if agent.game.rules.num_players == 2 else c["spite"]
+    return H.params_row(agent._base) + [float(spite)] + [float(c[n]) for n in PARAMS[1:]]
 
 
 @lru_cache(maxsize=64)
-def _total_cards(rules: R.Rules) -> np.ndarray:
-    """int64[T]: every card of the game by type (read-only)."""
-    total = np.bincount(np.asarray(rules.deck), minlength=R.NUM_TYPES).astype(np.int64)
+def _tables(rules: R.Rules) -> tuple[np.ndarray, np.ndarray]:
+    """Every card of the game by type (int64[T]) and the cards an accused lie makes its owner
+    draw, per type (float64[T]: a vegetable's number, the ``action_lie_penalty``, 0 for the
+    Bomb); read-only."""
+    total = np.bincount(np.asarray(rules.deck), minlength=T).astype(np.int64)
     total[list(R.ACTION_CARDS)] = rules.num_players
-    total.flags.writeable = False
-    return total
+    lie = rules.action_lie_penalty
+    penalty = np.asarray([1, 2, 3] * R.NUM_VEG + [0, lie, lie, lie], np.float64)
+    for a in (total, penalty):
+        a.flags.writeable = False
+    return total, penalty
 
 
-def unseen_pool(obs: dict[str, np.ndarray], rules: R.Rules) -> np.ndarray:
-    """int64[B, T]: cards of each type I cannot place."""
-    total = _total_cards(rules)
-    known = (obs["hand"].astype(np.int64) + obs["my_face_down"] + obs["face_up"]
-             + obs["discard_revealed"] + obs["my_discard"])
-    return np.maximum(total[None, :] - known, 0)
+def context(rules: R.Rules) -> tuple:
+    """The policy's ``ctx``: card totals, claim weights, lie penalties (``_tables``), then
+    scratch for the features (float64[F]) and the unseen pool (int64[T])."""
+    total, penalty = _tables(rules)
+    return total, CLAIM_WEIGHTS, penalty, np.empty(len(FEATURES)), np.empty(T, np.int64)
 
 
-def _held_probability(pool_size: np.ndarray, good: np.ndarray, hand: np.ndarray) -> np.ndarray:
+@njit(cache=True)
+def unseen_pool(obs, total, pool):
+    """``pool``: the cards of each type I cannot place (every card minus my hand, my face-down
+    cards, the face-up cards, the discards known to all and mine); returns their number."""
+    u = 0
+    for t in range(T):
+        v = total[t] - (np.int64(obs.hand[t]) + np.int64(obs.my_face_down[t])
+                        + np.int64(obs.face_up[t]) + np.int64(obs.discard_revealed[t])
+                        + np.int64(obs.my_discard[t]))
+        pool[t] = v if v > 0 else 0
+        u += pool[t]
+    return u
+
+
+@njit(cache=True)
+def _log_choose(n, k):
+    if n < 0:
+        return LOG_CHOOSE[0, 0]
+    return LOG_CHOOSE[n, min(max(k + 1, 0), TABLE_N)]
+
+
+@njit(cache=True)
+def held_probability(pool_size, good, hand):
     """P(a uniform ``hand``-subset of a pool of ``pool_size`` holds one of ``good`` cards)."""
-    h = np.minimum(hand, pool_size)
-    p_none = fm.exp_u(log_choose(pool_size - good, h) - log_choose(pool_size, h))
-    return np.clip(1.0 - p_none, 0.0, 1.0)
+    h = min(hand, pool_size)
+    p_none = fm.exp(_log_choose(pool_size - good, h) - _log_choose(pool_size, h))
+    return min(max(1.0 - p_none, 0.0), 1.0)
 
 
-def truth_probability(obs: dict[str, np.ndarray], rules: R.Rules,
-                      pool: np.ndarray | None = None) -> np.ndarray:
-    """float[B]: probability the owner of the last face-down card held the vegetable called for
-    it (its hand before the card being a uniform subset of the unseen pool); ``pool`` is
-    ``unseen_pool(obs, rules)`` when the caller has it."""
-    pool = unseen_pool(obs, rules) if pool is None else pool
-    b = pool.shape[0]
-    rows = np.arange(b)
-    veg = np.maximum(obs["last_called"].astype(np.int64), 0)
-    n_v = pool[:, :R.BOMB].reshape(b, R.NUM_VEG, 3).sum(axis=2)[rows, veg]
-    owner = np.maximum(obs["last_owner"].astype(np.int64), 0)
-    h = obs["hand_sizes"][rows, owner].astype(np.int64) + 1
-    return _held_probability(pool.sum(axis=1), n_v, h)
+@njit(cache=True)
+def _logit(p):
+    p = min(max(p, 1e-3), 1 - 1e-3)
+    return fm.log(p / (1 - p))
 
 
-def _logit(p: np.ndarray) -> np.ndarray:
-    p = np.clip(p, 1e-3, 1 - 1e-3)
-    return fm.log_u(p / (1 - p))
-
-
-def claim_features(obs: dict[str, np.ndarray], rules: R.Rules,
-                   pool: np.ndarray | None = None) -> np.ndarray:
-    """float64[B, F]: the model's features of the last face-down card (``FEATURES``)."""
-    pool = unseen_pool(obs, rules) if pool is None else pool
-    b = pool.shape[0]
-    rows = np.arange(b)
-    owner = np.maximum(obs["last_owner"].astype(np.int64), 0)
-    veg = np.maximum(obs["last_called"].astype(np.int64), 0)
-    h = obs["hand_sizes"][rows, owner].astype(np.int64) + 1
-    u = pool.sum(axis=1)
-    accused = obs["accused_tally"][rows, owner].astype(np.float64)           # true, lie, bomb
-    n_acc = accused.sum(axis=1)
-    accuses = obs["accuser_tally"][rows, owner].astype(np.float64).sum(axis=1)
-    rounds = obs["num_rounds"].astype(np.float64)
-    prior = obs["fd_claims"][rows, owner, veg].astype(np.float64) - 1
-    hold = truth_probability(obs, rules, pool)
-    lhold = fm.log_u(np.maximum(hold, 1e-3))
-    truth = fm.log_u((accused[:, 0] + 1) / (accused[:, 1] + accused[:, 2] + 1))
-    acc_rate = fm.log_u((accuses + 0.5) / (rounds + 2))
+@njit(cache=True)
+def claim_features(obs, r, pool, u, x):
+    """``x`` (float64[F]): the model's features of the last face-down card (``FEATURES``),
+    from the unseen ``pool`` of ``u`` cards."""
+    owner = max(np.int64(obs.last_owner), 0)
+    veg = max(np.int64(obs.last_called), 0)
+    rounds = np.float64(obs.num_rounds)
+    fd_count = np.int64(obs.face_down_count)
+    accused, shown = obs.accused_tally[owner], obs.shown_tally[owner]
+    n_v = pool[veg * 3] + pool[veg * 3 + 1] + pool[veg * 3 + 2]
+    h = np.int64(obs.hand_sizes[owner]) + 1
+    hold = held_probability(u, n_v, h)   # the owner held the called vegetable
+    lh = _logit(hold)
+    lhold = fm.log(max(hold, 1e-3))
+    t_true, t_lie, t_bomb = np.int64(accused[0]), np.int64(accused[1]), np.int64(accused[2])
+    n_acc = t_true + t_lie + t_bomb
+    accuses = (np.int64(obs.accuser_tally[owner, 0]) + np.int64(obs.accuser_tally[owner, 1])
+               + np.int64(obs.accuser_tally[owner, 2]))
+    truth = fm.log((t_true + 1.0) / (t_lie + t_bomb + 1.0))
+    acc_rate = fm.log((accuses + 0.5) / (rounds + 2.0))
     # linear evidence (a type's log-likelihood ratio is linear in these counts), capped
-    t_n, l_n = np.minimum(accused[:, 0], 8) / 4, np.minimum(accused[:, 1] + accused[:, 2], 8) / 4
-    a_n = np.minimum(accuses, 16) / 8
+    t_n = min(t_true, 8) / 4.0
+    l_n = min(t_lie + t_bomb, 8) / 4.0
+    a_n = min(accuses, 16) / 8.0
     # action cards the owner showed face up or revealed (Choice and Reverse played face up come
     # early from a random player, late from the rule-based ones), cards it drew from the pile
-    shown = np.minimum(obs["shown_tally"][rows, owner].astype(np.float64), 4)
-    free = shown[:, 1] + shown[:, 2]
-    drawn = fm.log1p_u(obs["drawn_tally"][rows, owner].astype(np.float64))
+    free = min(np.int64(shown[1]), 4) + min(np.int64(shown[2]), 4)
+    drawn = fm.log1p(np.float64(obs.drawn_tally[owner]))
+    l1n = fm.log1p(n_acc)
+    x[0] = 1.0
+    x[1] = lh
+    x[2] = lhold
+    x[3] = truth
+    x[4] = l1n
+    x[5] = acc_rate
+    bomb_held = _logit(held_probability(u, pool[BOMB], h))
+    x[6] = bomb_held
+    x[7] = 1.0 if shown[0] > 0 else 0.0
+    x[8] = 1.0 if fd_count == 1 else 0.0
+    x[9] = 1.0 if obs.pending >= 0 else 0.0
+    x[10] = max(np.float64(obs.fd_claims[owner, veg]) - 1.0, 0.0)
+    x[11] = fm.log(h)
+    x[12] = lh * truth
+    x[13] = lh * acc_rate
+    x[14] = lhold * truth
+    x[15] = truth * l1n
+    x[16] = fm.log1p(rounds)
+    x[17] = t_n
+    x[18] = l_n
+    x[19] = a_n
+    x[20] = lh * t_n
+    x[21] = lh * l_n
+    x[22] = lh * a_n
+    x[23] = free
+    x[24] = min(np.int64(shown[3]), 4)
+    x[25] = drawn
+    x[26] = lh * free
+    x[27] = lh * drawn
+    x[28] = fm.log(fd_count + 1.0)
     # 2 players: rule-based players keep the Bomb to the end (heuristic ``keeps``), so a Bomb
     # is rarer mid-game and likelier on a last card while its owner has not shown it
-    duel = np.full(b, float(obs["hand_sizes"].shape[1] == 2))
-    bomb_held = _logit(_held_probability(u, pool[:, R.BOMB], h))
-    last = (obs["pending"] >= 0).astype(np.float64)
-    return np.stack([
-        np.ones(b),
-        _logit(hold),
-        lhold,
-        truth,
-        fm.log1p_u(n_acc),
-        acc_rate,
-        bomb_held,
-        (obs["shown_tally"][rows, owner, 0] > 0).astype(np.float64),
-        (obs["face_down_count"] == 1).astype(np.float64),
-        (obs["pending"] >= 0).astype(np.float64),
-        np.maximum(prior, 0),
-        fm.log_u(h),
-        _logit(hold) * truth,
-        _logit(hold) * acc_rate,
-        lhold * truth,
-        truth * fm.log1p_u(n_acc),
-        fm.log1p_u(rounds),
-        t_n, l_n, a_n, _logit(hold) * t_n, _logit(hold) * l_n, _logit(hold) * a_n,
-        free, shown[:, 3], drawn, _logit(hold) * free, _logit(hold) * drawn,
-        fm.log_u(obs["face_down_count"].astype(np.float64) + 1),
-        duel, duel * last, duel * bomb_held, duel * acc_rate, duel * free, duel * _logit(hold),
-    ], axis=1)
+    duel = 1.0 if r.num_players == 2 else 0.0
+    x[29] = duel
+    x[30] = duel * x[9]
+    x[31] = duel * bomb_held
+    x[32] = duel * acc_rate
+    x[33] = duel * free
+    x[34] = duel * lh
 
 
-def claim_beliefs(obs: dict[str, np.ndarray], rules: R.Rules,
-                  weights: np.ndarray | None = None, pool: np.ndarray | None = None) -> np.ndarray:
-    """float64[B, 3]: P(true), P(lie), P(Bomb) of the last face-down card."""
-    w = CLAIM_WEIGHTS if weights is None else weights
-    z = linear(claim_features(obs, rules, pool), w)   # [B, 2], the kernel's order of additions
-    z = np.concatenate([np.zeros((z.shape[0], 1)), z], axis=1)
-    z -= z.max(axis=1, keepdims=True)
-    e = fm.exp_u(z)
-    return e / e.sum(axis=1, keepdims=True)
+@njit(cache=True)
+def claim_beliefs(obs, r, pool, u, weights, x):
+    """(P(true), P(lie), P(Bomb)) of the last face-down card: the multinomial logit of
+    ``claim_features`` (left in ``x``)."""
+    claim_features(obs, r, pool, u, x)
+    z1 = 0.0
+    z2 = 0.0
+    for f in range(weights.shape[1]):
+        z1 += x[f] * weights[0, f]
+        z2 += x[f] * weights[1, f]
+    zm = max(0.0, max(z1, z2))
+    e0, e1, e2 = fm.exp(-zm), fm.exp(z1 - zm), fm.exp(z2 - zm)
+    s = e0 + e1 + e2
+    return e0 / s, e1 / s, e2 / s
+
+
+@njit(cache=True)
+def judge(obs, mask, r, params, pool, penalty, p_t, p_l, p_b, play):
+    """Accuse, accuse double, accept or ``play`` where accusing is legal, by expected cards
+    with the beliefs ``p_t, p_l, p_b`` (module docstring)."""
+    veg = max(np.int64(obs.last_called), 0)
+    owner = max(np.int64(obs.last_owner), 0)
+    cnt = 0.0
+    num = 0.0
+    for j in range(3):
+        cnt += pool[veg * 3 + j]
+        num += pool[veg * 3 + j] * (j + 1.0)
+    k_true = num / max(cnt, 1.0) if cnt > 0 else 2.0
+    o_cnt = 0.0
+    o_num = 0.0
+    for t in range(T):
+        if t == BOMB or (t < BOMB and t // 3 == veg):
+            continue
+        o_cnt += pool[t]
+        o_num += pool[t] * penalty[t]
+    k_lie = o_num / max(o_cnt, 1.0)
+    up = 0
+    for t in range(T):
+        up += np.int64(obs.face_up[t])
+    bomb_cost = np.float64(obs.discard_size) + np.float64(obs.face_down_count) + up
+    spite = params[SPITE] * (2.0 if obs.hand_sizes[owner] <= params[URGENT_AT] else 1.0)
+    tempo = params[TEMPO]
+    # expected cards, positive = good for me
+    turn = tempo * (p_t + p_b) - spite * tempo * p_l
+    v_acc = -p_t * k_true - p_b * bomb_cost + spite * p_l * k_lie + turn
+    v_dbl = (-p_t * 2 * k_true - p_b * (bomb_cost + 1) + spite * p_l * 2 * k_lie
+             + (p_t + p_l)) + turn
+    can_double = mask[R.ACCUSE_DOUBLE] != 0
+    facing = mask[R.ACCEPT] != 0
+    use_double = can_double and v_dbl > v_acc and p_t < params[DOUBLE_BELOW]
+    v_best = v_dbl if use_double else v_acc
+    size = 0
+    for t in range(T):
+        size += np.int64(obs.hand[t])
+    # 2 players, the Double my last card: a Double accusation of a lie wins the game
+    if r.num_players == 2 and can_double and size == obs.hand[DOUBLE] and (facing or p_l >= 0.5):
+        return np.int64(R.ACCUSE_DOUBLE)
+    if facing:  # a player's last card: accept only when sure second and a lie is unlikely
+        p = r.num_players
+        me = max(np.int64(obs.seat), 0)
+        pend = np.int64(obs.pending)
+        rival = np.iinfo(np.int64).max
+        for s in range(p):
+            if s != me and s != pend and obs.hand_sizes[s] < rival:
+                rival = np.int64(obs.hand_sizes[s])
+        score = 0
+        for t in range(T):
+            score += np.int64(obs.hand[t]) * POINTS[t]
+        if p >= 3 and score <= rival and p_l < params[ACCEPT_BELOW]:
+            return np.int64(R.ACCEPT)
+        return np.int64(R.ACCUSE_DOUBLE if use_double else R.ACCUSE)
+    if v_best > 1.0 + params[MARGIN]:  # the play: one card shed (its own risk not modelled)
+        return np.int64(R.ACCUSE_DOUBLE if use_double else R.ACCUSE)
+    return play
+
+
+@njit(cache=True)
+def lie_card(obs, mask, r, params, a):
+    """Rework the heuristic's face-down play ``a``: a lie goes down as the Bomb trap for a next
+    player who accuses often, and never as my last finisher (Bomb, Choice, Reverse) while
+    another card can lie, when I am in the race (module docstring)."""
+    hand = obs.hand
+    card = a - R.PLAY0
+    if card < BOMB and card // 3 == max(np.int64(obs.called), 0):
+        return a                                    # a true play
+    size = 0
+    up = 0
+    for t in range(T):
+        size += np.int64(hand[t])
+        up += np.int64(obs.face_up[t])
+    p = r.num_players
+    me = max(np.int64(obs.seat), 0)
+    nxt = (me + np.int64(obs.direction)) % p
+    accuses = (np.int64(obs.accuser_tally[nxt, 0]) + np.int64(obs.accuser_tally[nxt, 1])
+               + np.int64(obs.accuser_tally[nxt, 2]))
+    rate = (accuses + 0.5) / (np.float64(obs.num_rounds) + 2.0) * p
+    pile = np.float64(obs.discard_size) + np.float64(obs.face_down_count) + up
+    finishers = np.int64(hand[BOMB]) + np.int64(hand[CHOICE]) + np.int64(hand[REVERSE])
+    keep = keeps(obs, r, size, params[H.KEEP_MARGIN])   # the Bomb and the Double are finishers
+    if (not keep and hand[BOMB] > 0 and rate > params[TRAP_RATE]
+            and (finishers >= 2 or pile >= params[TRAP_PILE]) and mask[R.PLAY0 + BOMB]):
+        return np.int64(R.PLAY0 + BOMB)
+    if not (card == BOMB or card == CHOICE) or finishers != 1 or size < 2:
+        return a
+    smallest = 10 ** 6
+    for s in range(p):
+        if s != me and obs.hand_sizes[s] < smallest:
+            smallest = np.int64(obs.hand_sizes[s])
+    if size > smallest + params[LIE_KEEP_MARGIN]:
+        return a
+    # keep the last finisher: lie with the Double, else the cheapest vegetable
+    alt = -1
+    if hand[DOUBLE] > 0 and not keep:
+        alt = DOUBLE
+    else:
+        best = 99
+        for t in range(BOMB):
+            if hand[t] > 0 and t % 3 + 1 < best:
+                best = t % 3 + 1
+                alt = t
+    if alt >= 0 and mask[R.PLAY0 + alt]:
+        return np.int64(R.PLAY0 + alt)
+    return a
+
+
+@njit(cache=True)
+def counting_policy(obs, mask, key, r, params, ctx):
+    """The ``counting`` policy (``agents.policy``; ``params``: ``params_row``, ``ctx``:
+    ``context``): the base heuristic's action, ``lie_card`` on a face-down play, ``judge`` with
+    ``claim_beliefs`` where accusing is legal."""
+    total, weights, penalty, x, pool = ctx
+    a = heuristic_policy(obs, mask, key, r, params, ctx)
+    if obs.phase == R.PHASE_PLAY and a >= R.PLAY0 and a < R.PLAY0 + T:
+        a = lie_card(obs, mask, r, params, a)
+    if not mask[R.ACCUSE]:
+        return a
+    u = unseen_pool(obs, total, pool)
+    p_t, p_l, p_b = claim_beliefs(obs, r, pool, u, weights, x)
+    return judge(obs, mask, r, params, pool, penalty, p_t, p_l, p_b, a)
+
+
+@njit(cache=True)
+def act_kernel(records, mask, keys, rules, params, ctx, out):
+    act_loop(counting_policy, records, mask, keys, rules, params, ctx, out)
+
+
+@njit(cache=True)
+def claim_model_kernel(records, rules, ctx, features, beliefs):
+    """``features[b]`` and ``beliefs[b]``: ``claim_beliefs`` of row ``b``."""
+    total, weights, _, x, pool = ctx
+    for b in range(records.shape[0]):
+        u = unseen_pool(records[b], total, pool)
+        beliefs[b, 0], beliefs[b, 1], beliefs[b, 2] = claim_beliefs(records[b], rules[0], pool,
+                                                                    u, weights, x)
+        features[b, :] = x
+
+
+@njit(cache=True)
+def judge_kernel(records, mask, rules, params, ctx, beliefs, plays, out):
+    """``out[b]``: ``judge`` of row ``b`` with the beliefs ``beliefs[b]``."""
+    total, _, penalty, _, pool = ctx
+    for b in range(records.shape[0]):
+        unseen_pool(records[b], total, pool)
+        out[b] = judge(records[b], mask[b], rules[0], params, pool, penalty, beliefs[b, 0],
+                       beliefs[b, 1], beliefs[b, 2], plays[b])
+
+
+def claim_model(game: Any, obs: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """(features float64[B, F], beliefs float64[B, 3]: P(true), P(lie), P(Bomb)) of the last
+    face-down card on every row of ``obs`` (rows where accusing is legal: the fit, the tests)."""
+    records = observation_records(game, obs)
+    features = np.empty((records.shape[0], len(FEATURES)))
+    beliefs = np.empty((records.shape[0], 3))
+    claim_model_kernel(records, game._rec, context(game.rules), features, beliefs)
+    return features, beliefs
 
 
 @register_agent("legumes")
@@ -276,147 +481,18 @@ class LegumesCounting(Agent):
         super().__init__(game, **params)
         # opening and playing start from the heuristic's rules; it never accuses by itself
         self._base = LegumesHeuristic(game, accuse_rate=0.0, accuse_at=99)
-        lie = game.rules.action_lie_penalty
-        self._penalty = np.concatenate([NUMBER, [0, lie, lie, lie]]).astype(np.float64)
 
     def act(self, obs: dict[str, np.ndarray], legal_mask: np.ndarray, rng: AgentRNG) -> np.ndarray:
-        """Accusations by expected cards with the fitted beliefs; opening and playing as the
-        heuristic (module docstring)."""
-        out = self._base.act(obs, legal_mask, rng)
-        self.lie_rows(obs, legal_mask, out)
-        can = np.flatnonzero(legal_mask[:, R.ACCUSE])
-        if can.size:
-            self.judge_rows(obs, legal_mask, can, out)
+        """One action per game: ``counting_policy`` on every row."""
+        return act_rows(act_kernel, self.game, obs, legal_mask, rng, params_row(self),
+                        context(self.game.rules))
+
+    def judge(self, obs: dict[str, np.ndarray], legal_mask: np.ndarray, plays: np.ndarray,
+              beliefs: np.ndarray) -> np.ndarray:
+        """``judge`` on every row (accusing legal) with the given beliefs (P(true), P(lie),
+        P(Bomb) per row) and ``plays`` the fallback actions."""
+        out = np.empty(len(plays), np.int64)
+        judge_kernel(observation_records(self.game, obs), np.ascontiguousarray(legal_mask),
+                     self.game._rec, np.asarray(params_row(self)), context(self.game.rules),
+                     np.asarray(beliefs, np.float64), np.asarray(plays, np.int64), out)
         return out
-
-    def judge_rows(self, obs: dict[str, np.ndarray], legal_mask: np.ndarray, rows: np.ndarray,
-                   out: np.ndarray) -> np.ndarray:
-        """The compiled ``judge`` on ``rows`` of the batch, in place in ``out`` (which holds the
-        plays); returns the beliefs float64[B, 3] (zero outside ``rows``)."""
-        c, rules = self.config, self.game.rules
-        beliefs = np.zeros((out.size, 3))
-        spite = c["spite2"] if rules.num_players == 2 else c["spite"]
-        judge_kernel(_total_cards(rules), CLAIM_WEIGHTS, self._penalty, POINTS, obs["hand"],
-                     obs["my_face_down"], obs["face_up"], obs["discard_revealed"],
-                     obs["my_discard"], obs["hand_sizes"], obs["last_owner"], obs["last_called"],
-                     obs["accused_tally"], obs["accuser_tally"], obs["shown_tally"],
-                     obs["drawn_tally"], obs["fd_claims"], obs["num_rounds"],
-                     obs["face_down_count"], obs["pending"], obs["discard_size"], obs["seat"],
-                     legal_mask[:, R.ACCUSE_DOUBLE], legal_mask[:, R.ACCEPT],
-                     rows.astype(np.int64), float(spite), float(c["urgent_at"]), float(c["tempo"]),
-                     float(c["margin"]), float(c["double_below"]), float(c["accept_below"]), out,
-                     beliefs)
-        return beliefs
-
-    def lie_rows(self, obs: dict[str, np.ndarray], legal_mask: np.ndarray,
-                 out: np.ndarray) -> None:
-        """The compiled ``lie_card``, in place in ``out`` (the planned actions)."""
-        c = self.config
-        lie_kernel(obs["hand"], obs["phase"], obs["called"], obs["seat"], obs["direction"],
-                   obs["accuser_tally"], obs["num_rounds"], obs["discard_size"],
-                   obs["face_down_count"], obs["face_up"], obs["hand_sizes"], legal_mask,
-                   float(c["trap_rate"]), float(c["trap_pile"]), float(c["keep_margin"]),
-                   self._base.keeps(obs, obs["hand"].astype(np.int64).sum(axis=1)), out)
-
-    def lie_card(self, obs: dict[str, np.ndarray], legal_mask: np.ndarray,
-                 planned: np.ndarray) -> np.ndarray:
-        """Rework the heuristic's face-down lies: a Bomb trap for a next player who accuses often,
-        and never my last finisher (Bomb, Choice, Reverse) while another card can lie (the
-        numpy reference of ``lie_rows``)."""
-        c = self.config
-        b = planned.size
-        rows = np.arange(b)
-        hand = obs["hand"].astype(np.int64)
-        size = hand.sum(axis=1)
-        card = planned - R.PLAY0
-        called = np.maximum(obs["called"].astype(np.int64), 0)
-        is_play = (obs["phase"] == R.PHASE_PLAY) & (card >= 0) & (card < R.NUM_TYPES)
-        lie = is_play & ~((card < R.BOMB) & (card // 3 == called))
-        p = self.game.rules.num_players
-        nxt = (np.maximum(obs["seat"].astype(np.int64), 0) + obs["direction"].astype(np.int64)) % p
-        accuses = obs["accuser_tally"][rows, nxt].astype(np.float64).sum(axis=1)
-        rate = (accuses + 0.5) / (obs["num_rounds"].astype(np.float64) + 2) * p
-        pile = (obs["discard_size"].astype(np.float64) + obs["face_down_count"]
-                + obs["face_up"].sum(axis=1))
-        finishers = hand[:, R.BOMB] + hand[:, R.CHOICE] + hand[:, R.REVERSE]
-        keep = self._base.keeps(obs, size)
-        trap = (lie & ~keep & (hand[:, R.BOMB] > 0) & (rate > c["trap_rate"])
-                & ((finishers >= 2) | (pile >= c["trap_pile"])) & legal_mask[:, R.PLAY0 + R.BOMB])
-        out = np.where(trap, R.PLAY0 + R.BOMB, planned)
-        # keep the last finisher: lie with the Double, else the cheapest vegetable
-        veg_score = np.where(hand[:, :R.BOMB] > 0, NUMBER[None, :], 99)
-        dbl = (hand[:, R.DOUBLE] > 0) & ~keep
-        cheapest = np.where(dbl, R.DOUBLE, veg_score.argmin(axis=1))
-        has_other = dbl | (veg_score.min(axis=1) < 99)
-        sizes = obs["hand_sizes"].astype(np.int64)
-        me = np.arange(p)[None, :] == np.maximum(obs["seat"].astype(np.int64), 0)[:, None]
-        leading = size <= np.where(me, 10**6, sizes).min(axis=1) + c["keep_margin"]
-        spend = (lie & ~trap & ((card == R.BOMB) | (card == R.CHOICE)) & (finishers == 1)
-                 & has_other & (size >= 2) & leading)
-        alt = R.PLAY0 + cheapest
-        ok = legal_mask[rows, np.clip(alt, 0, legal_mask.shape[1] - 1)]
-        return np.where(spend & ok, alt, out)
-
-    def judge(self, obs: dict[str, np.ndarray], legal_mask: np.ndarray, fallback: np.ndarray,
-              belief: np.ndarray | None = None) -> np.ndarray:
-        """Accuse, accuse double, accept or ``fallback`` (the play) where accusing is legal
-        (every row): the numpy reference of ``judge_rows``; ``belief`` (P(true), P(lie), P(Bomb)
-        per row) defaults to ``claim_beliefs``."""
-        c, rules = self.config, self.game.rules
-        n = fallback.size
-        rows = np.arange(n)
-        pool_i = unseen_pool(obs, rules)
-        belief = claim_beliefs(obs, rules, pool=pool_i) if belief is None else belief
-        p_t, p_l, p_b = belief[:, 0], belief[:, 1], belief[:, 2]
-        pool = pool_i.astype(np.float64)
-        veg = np.maximum(obs["last_called"].astype(np.int64), 0)
-        mine = pool[:, :R.BOMB].reshape(n, R.NUM_VEG, 3)[rows, veg]
-        k_true = (mine * np.arange(1, 4)).sum(axis=1) / np.maximum(mine.sum(axis=1), 1)
-        k_true = np.where(mine.sum(axis=1) > 0, k_true, 2.0)
-        lie = rules.action_lie_penalty
-        penalty = np.concatenate([NUMBER, [0, lie, lie, lie]]).astype(np.float64)
-        others = pool.copy()
-        others[rows[:, None], veg[:, None] * 3 + np.arange(3)] = 0
-        others[:, R.BOMB] = 0
-        k_lie = (others * penalty).sum(axis=1) / np.maximum(others.sum(axis=1), 1)
-        bomb_cost = (obs["discard_size"].astype(np.float64) + obs["face_down_count"]
-                     + obs["face_up"].sum(axis=1))
-        owner = np.maximum(obs["last_owner"].astype(np.int64), 0)
-        owner_hand = obs["hand_sizes"][rows, owner].astype(np.float64)
-        spite = c["spite2"] if rules.num_players == 2 else c["spite"]
-        spite = spite * np.where(owner_hand <= c["urgent_at"], 2.0, 1.0)
-        tempo = c["tempo"]
-        # expected cards, positive = good for me
-        base = -p_t * k_true - p_b * bomb_cost + spite * p_l * k_lie
-        turn = tempo * (p_t + p_b) - spite * tempo * p_l
-        v_acc = base + turn
-        v_dbl = (-p_t * 2 * k_true - p_b * (bomb_cost + 1) + spite * p_l * 2 * k_lie
-                 + (p_t + p_l)) + turn
-        v_play = np.ones(n)          # one card shed (the play's own risk is not modelled yet)
-        can_double = legal_mask[:, R.ACCUSE_DOUBLE]
-        use_double = can_double & (v_dbl > v_acc) & (p_t < c["double_below"])
-        v_best = np.where(use_double, v_dbl, v_acc)
-        accuse = v_best > v_play + c["margin"]
-        act = np.where(use_double, R.ACCUSE_DOUBLE, R.ACCUSE)
-        decision = np.where(accuse, act, fallback)
-        # a player's last face-down card: accept only when sure second and a lie is unlikely
-        facing = legal_mask[:, R.ACCEPT]
-        if facing.any():
-            sizes = obs["hand_sizes"].astype(np.int64)
-            p = sizes.shape[1]
-            seats = np.arange(p)[None, :]
-            me = np.maximum(obs["seat"].astype(np.int64), 0)[:, None]
-            pend = obs["pending"].astype(np.int64)[:, None]
-            rival = np.where((seats == me) | (seats == pend), np.iinfo(np.int64).max, sizes)
-            my_score = obs["hand"].astype(np.int64) @ POINTS
-            sure_second = (p >= 3) & (my_score <= rival.min(axis=1))
-            accept = sure_second & (p_l < c["accept_below"])
-            last_dbl = use_double
-            decision = np.where(facing, np.where(accept, R.ACCEPT,
-                                                 np.where(last_dbl, R.ACCUSE_DOUBLE, R.ACCUSE)),
-                                decision)
-        # 2 players, the Double my last card: a Double accusation of a lie wins the game
-        hand = obs["hand"].astype(np.int64)
-        last_double = (rules.num_players == 2) & can_double & (hand.sum(axis=1) == hand[:, R.DOUBLE])
-        decision = np.where(last_double & (facing | (p_l >= 0.5)), R.ACCUSE_DOUBLE, decision)
-        return decision

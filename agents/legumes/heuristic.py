@@ -49,25 +49,199 @@ when you hold many of the called vegetable.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
+from numba import njit
 
 from agents.base import Agent, Traits, integer, probability, register_agent
+from agents.policy import act_loop, act_rows
+from bluffsim import rng_nb as rn
 from bluffsim.games.legumes import rules as R
 from bluffsim.rng import AgentRNG
 
-VEG_OF = np.repeat(np.arange(R.NUM_VEG), 3)
-NUMBER = np.tile(np.arange(1, 4), R.NUM_VEG)
+# the policy's ``params`` row (the last is the class attribute ``KEEP_MARGIN``, NaN for None)
+PARAMS = ("accuse_at", "double_at", "accuse_rate", "KEEP_MARGIN")
+ACCUSE_AT, DOUBLE_AT, ACCUSE_RATE, KEEP_MARGIN = range(len(PARAMS))
+T, V, BOMB = R.NUM_TYPES, R.NUM_VEG, R.BOMB
 POINTS = np.asarray(R.CARD_POINTS, dtype=np.int64)
-# the card shed with ``reverse <card>``: most points first; among action cards
-# Double, a second Reverse, Choice, then the Bomb (better kept as a trap)
-SHED_RANK = np.concatenate([NUMBER, [10, 12, 13, 14]])
-# the action card played face down as a lie (no Reverse to shed it with): Double, Choice, then
-# the Bomb (a trap, and a sure finish as the last card, so it goes last)
-LIE_RANK = np.asarray([1, 2, 0, 3])
-# in the race (``keeps``) the Bomb and the Double are finishers, never shed: the Choice lies
-# first, then the cheapest vegetable; a reverse sheds vegetables (most points) before them
-KEEP_SHED_RANK = np.concatenate([NUMBER, [0, 12, 13, 0]])
-KEEP_LIE_RANK = np.asarray([-1, 2, 0, -1])
+INT_MAX = np.iinfo(np.int64).max
+# the action card played face down as a lie (no Reverse to shed it with), by rank (Bomb,
+# Choice, Reverse, Double): Double, Choice, then the Bomb (a trap, and a sure finish as the last
+# card, so it goes last); in the race (``keeps``) the Bomb and the Double are finishers, never
+# lied with: the Choice first, then the cheapest vegetable
+LIE_RANK = np.asarray([1, 2, 0, 3], np.int64)
+KEEP_LIE_RANK = np.asarray([-1, 2, 0, -1], np.int64)
+# the card shed with ``reverse <card>``: most points first (a vegetable ranks by its number);
+# among action cards Double, a second Reverse, Choice, then the Bomb (better kept as a trap);
+# in the race vegetables go before the Reverse and the Choice, never the Bomb or the Double
+SHED_ACTION = np.asarray([10, 12, 13, 14], np.int64)
+KEEP_SHED_ACTION = np.asarray([0, 12, 13, 0], np.int64)
+
+
+def params_row(agent) -> list[float]:
+    """The ``params`` row of a ``LegumesHeuristic`` (``PARAMS`` order; KEEP_MARGIN None -> NaN)."""
+    keep = agent.KEEP_MARGIN
+    return [float(agent.config[n]) for n in PARAMS[:KEEP_MARGIN]] + [
+        math.nan if keep is None else float(keep)]
+
+
+@njit(cache=True, inline="always")
+def veg_count(hand, v):
+    """Cards of vegetable ``v`` in a hand."""
+    return np.int64(hand[3 * v]) + np.int64(hand[3 * v + 1]) + np.int64(hand[3 * v + 2])
+
+
+@njit(cache=True, inline="always")
+def veg_top(hand, v):
+    """The highest held card of vegetable ``v`` (type offset 0..2), -1 if none."""
+    if hand[3 * v + 2] > 0:
+        return 2
+    if hand[3 * v + 1] > 0:
+        return 1
+    if hand[3 * v] > 0:
+        return 0
+    return -1
+
+
+@njit(cache=True)
+def keeps(obs, r, size, keep_margin):
+    """In the race, so the Bomb and the Double are kept as finishers (module docstring): always
+    at 2 players; at 3+ when ``keep_margin`` is set (not NaN) and my hand (``size`` cards) is at
+    most the smallest other hand plus it."""
+    p = r.num_players
+    if p <= 2:
+        return True
+    if np.isnan(keep_margin):
+        return False
+    me = max(np.int64(obs.seat), 0)
+    smallest = INT_MAX
+    for s in range(p):
+        if s != me and obs.hand_sizes[s] < smallest:
+            smallest = np.int64(obs.hand_sizes[s])
+    return size <= smallest + keep_margin
+
+
+@njit(cache=True)
+def facing_last_card(obs, mask, r, size, many, double_at):
+    """Facing a player's last face-down card: accept only when sure to finish second at a table
+    of 3+ (or when accusing is not legal); otherwise accuse, doubled at ``double_at`` or at 2
+    players with the Double as my last card (a lie then empties my hand: I win)."""
+    p = r.num_players
+    me = max(np.int64(obs.seat), 0)
+    pend = np.int64(obs.pending)
+    rival = INT_MAX
+    for s in range(p):
+        if s != me and s != pend and obs.hand_sizes[s] < rival:
+            rival = np.int64(obs.hand_sizes[s])
+    score = 0
+    for t in range(T):
+        score += np.int64(obs.hand[t]) * POINTS[t]
+    if (p >= 3 and score <= rival) or not mask[R.ACCUSE]:
+        return np.int64(R.ACCEPT)
+    last_double = p == 2 and np.int64(obs.hand[R.DOUBLE]) == size
+    if mask[R.ACCUSE_DOUBLE] and (many >= double_at or last_double):
+        return np.int64(R.ACCUSE_DOUBLE)
+    return np.int64(R.ACCUSE)
+
+
+@njit(cache=True)
+def heuristic_policy(obs, mask, key, r, params, ctx):
+    """The ``heuristic`` policy (``agents.policy``; ``params``: ``params_row``, ``ctx`` unused).
+    Ties go to the first card, as numpy's ``argmax`` would; the decision's first uniform is
+    drawn only where ``u < accuse_rate`` can decide (a draw has no side effect)."""
+    hand = obs.hand
+    best = 0  # the first vegetable I hold most of
+    best_n = veg_count(hand, 0)
+    for v in range(1, V):
+        n = veg_count(hand, v)
+        if n > best_n:
+            best, best_n = v, n
+    top_best = veg_top(hand, best)
+    if obs.phase == R.PHASE_OPEN:  # its highest card, else my most plentiful card
+        if top_best >= 0:
+            card = best * 3 + top_best
+        else:
+            card = 0
+            for t in range(1, T):
+                if hand[t] > hand[card]:
+                    card = t
+        return np.int64(R.OPEN0 + card * V + best)
+    size = 0
+    for t in range(T):
+        size += np.int64(hand[t])
+    if mask[R.REVERSE_ID] and size == 1:
+        play = np.int64(R.REVERSE_ID)
+    elif size == 1 and hand[R.CHOICE] == 1:
+        play = np.int64(R.CHOICE0 + best)
+    else:
+        called = max(np.int64(obs.called), 0)
+        top_called = veg_top(hand, called)
+        if top_called >= 0:
+            play = np.int64(R.PLAY0 + called * 3 + top_called)
+        elif hand[R.CHOICE] > 0 and best_n >= 2:
+            play = np.int64(R.CHOICE0 + best)
+        else:
+            keep = keeps(obs, r, size, params[KEEP_MARGIN])
+            worst = -1
+            worst_v = np.int64(-1)
+            for t in range(T):  # the first maximum of the shed ranks of legal ``reverse <card>``
+                if mask[R.REVERSE_PLAY0 + t]:
+                    if t < BOMB:
+                        v_ = np.int64(t % 3 + 1)
+                    elif keep:
+                        v_ = KEEP_SHED_ACTION[t - BOMB]
+                    else:
+                        v_ = SHED_ACTION[t - BOMB]
+                    if worst < 0 or v_ > worst_v:
+                        worst, worst_v = t, v_
+            if worst >= 0:
+                play = np.int64(R.REVERSE_PLAY0 + worst)
+            else:
+                # a lie: the first action card of the highest lie rank held, else the first
+                # cheapest vegetable, else the first most plentiful card
+                lie = -1
+                lie_v = np.int64(-1)
+                for i in range(4):
+                    if hand[BOMB + i] > 0:
+                        v_ = KEEP_LIE_RANK[i] if keep else LIE_RANK[i]
+                        if v_ > lie_v:
+                            lie, lie_v = BOMB + i, v_
+                if lie < 0:
+                    cheap_v = 99
+                    for t in range(BOMB):
+                        if hand[t] > 0 and t % 3 + 1 < cheap_v:
+                            lie, cheap_v = t, t % 3 + 1
+                if lie < 0:
+                    lie = 0
+                    for t in range(1, T):
+                        if hand[t] > hand[lie]:
+                            lie = t
+                play = np.int64(R.PLAY0 + lie)
+    many = veg_count(hand, max(np.int64(obs.last_called), 0))
+    if mask[R.ACCEPT]:
+        return facing_last_card(obs, mask, r, size, many, params[DOUBLE_AT])
+    if not mask[R.ACCUSE]:
+        return play
+    # a Bomb would hand me the pile: only when it is no bigger than the accused's hand
+    pile = np.int64(obs.discard_size) + np.int64(obs.face_down_count)
+    for t in range(T):
+        pile += np.int64(obs.face_up[t])
+    if pile > np.int64(obs.hand_sizes[max(np.int64(obs.last_owner), 0)]):
+        return play
+    accuse = many >= params[ACCUSE_AT]
+    if not accuse and params[ACCUSE_RATE] > 0.0:  # u >= 0: no draw can decide otherwise
+        accuse = rn.uniform(rn.minor_word(key, 0)) < params[ACCUSE_RATE]
+    if not accuse:
+        return play
+    if mask[R.ACCUSE_DOUBLE] and many >= params[DOUBLE_AT]:
+        return np.int64(R.ACCUSE_DOUBLE)
+    return np.int64(R.ACCUSE)
+
+
+@njit(cache=True)
+def act_kernel(records, mask, keys, rules, params, ctx, out):
+    act_loop(heuristic_policy, records, mask, keys, rules, params, ctx, out)
 
 
 @register_agent("legumes")
@@ -88,86 +262,5 @@ class LegumesHeuristic(Agent):
     }
 
     def act(self, obs: dict[str, np.ndarray], legal_mask: np.ndarray, rng: AgentRNG) -> np.ndarray:
-        """One action per game, by phase."""
-        c = self.config
-        b = legal_mask.shape[0]
-        rows = np.arange(b)
-        u = rng.uniform(1)[:, 0]
-        hand = obs["hand"].astype(np.int64)
-        veg_cards = hand[:, :R.BOMB].reshape(b, R.NUM_VEG, 3)
-        per_veg = veg_cards.sum(axis=2)
-        # highest held card of each vegetable (type index), -1 if none
-        top = np.where(veg_cards[:, :, 2] > 0, 2, np.where(veg_cards[:, :, 1] > 0, 1,
-                                                             np.where(veg_cards[:, :, 0] > 0, 0, -1)))
-        best = per_veg.argmax(axis=1)
-        open_card = np.where(top[rows, best] >= 0, best * 3 + top[rows, best],
-                             hand.argmax(axis=1))
-        opening = R.OPEN0 + open_card * R.NUM_VEG + best
-        called = np.maximum(obs["called"].astype(np.int64), 0)
-        have_called = top[rows, called] >= 0
-        play_called = R.PLAY0 + called * 3 + np.maximum(top[rows, called], 0)
-        cheap_score = np.where(hand[:, :R.BOMB] > 0, NUMBER[None, :], 99)
-        # no vegetable: argmax picks the Bomb on a tie with the Double (the Double kept last)
-        no_veg = hand.argmax(axis=1)
-        cheapest = np.where(cheap_score.min(axis=1) < 99, cheap_score.argmin(axis=1), no_veg)
-        # a lie with an action card costs what a lie with a 1 costs (one card drawn) but sheds
-        # 10 points: lie with one first (Double, Choice, Bomb), else the cheapest vegetable
-        size = hand.sum(axis=1)
-        keep = self.keeps(obs, size)[:, None]
-        act_score = np.where(hand[:, R.BOMB:] > 0, np.where(keep, KEEP_LIE_RANK, LIE_RANK), -1)
-        cheapest = np.where(act_score.max(axis=1) >= 0, R.BOMB + act_score.argmax(axis=1), cheapest)
-        switch = (~have_called & (hand[:, R.CHOICE] > 0) & (per_veg.max(axis=1) >= 2))
-        shed_ok = legal_mask[:, R.REVERSE_PLAY0:]
-        worst = np.where(shed_ok, np.where(keep, KEEP_SHED_RANK, SHED_RANK), -1).argmax(axis=1)
-        shed = shed_ok.any(axis=1)
-        lie = np.where(shed, R.REVERSE_PLAY0 + worst, R.PLAY0 + cheapest)
-        play = np.where(have_called, play_called, np.where(switch, R.CHOICE0 + best, lie))
-        last_choice = (size == 1) & (hand[:, R.CHOICE] == 1)
-        play = np.where(legal_mask[:, R.REVERSE_ID] & (size == 1), R.REVERSE_ID,
-                        np.where(last_choice, R.CHOICE0 + best, play))
-        last_veg = np.maximum(obs["last_called"].astype(np.int64), 0)
-        many = per_veg[rows, last_veg]
-        # a Bomb would hand me the pile: risk it only when the pile is no bigger than the
-        # accused's hand (facing a last card the heuristic accuses anyway, below)
-        pile = (obs["discard_size"].astype(np.int64) + obs["face_down_count"]
-                + obs["face_up"].sum(axis=1))
-        owner = np.maximum(obs["last_owner"].astype(np.int64), 0)
-        safe = pile <= obs["hand_sizes"][rows, owner]
-        accuse = legal_mask[:, R.ACCUSE] & safe & ((many >= c["accuse_at"]) | (u < c["accuse_rate"]))
-        double = accuse & legal_mask[:, R.ACCUSE_DOUBLE] & (many >= c["double_at"])
-        act_play = np.where(double, R.ACCUSE_DOUBLE, np.where(accuse, R.ACCUSE, play))
-        act_play = np.where(legal_mask[:, R.ACCEPT], self.facing_last_card(obs, legal_mask, many),
-                            act_play)
-        return np.where(obs["phase"] == R.PHASE_OPEN, opening, act_play)
-
-    def keeps(self, obs: dict[str, np.ndarray], size: np.ndarray) -> np.ndarray:
-        """bool[B]: in the race, so the Bomb and the Double are kept as finishers (module
-        docstring): always at 2 players, at 3+ when my hand is at most the smallest other hand
-        plus ``KEEP_MARGIN`` (never when it is None)."""
-        sizes = obs["hand_sizes"].astype(np.int64)
-        b, p = sizes.shape
-        if p <= 2:
-            return np.ones(b, dtype=bool)
-        if self.KEEP_MARGIN is None:
-            return np.zeros(b, dtype=bool)
-        me = np.arange(p)[None, :] == np.maximum(obs["seat"].astype(np.int64), 0)[:, None]
-        return size <= np.where(me, np.iinfo(np.int64).max, sizes).min(axis=1) + self.KEEP_MARGIN
-
-    def facing_last_card(self, obs: dict[str, np.ndarray], legal_mask: np.ndarray,
-                         many: np.ndarray) -> np.ndarray:
-        """Accept only when sure to finish second at a table of 3+; otherwise accuse."""
-        sizes = obs["hand_sizes"].astype(np.int64)
-        b, p = sizes.shape
-        seats = np.arange(p)[None, :]
-        me = np.maximum(obs["seat"].astype(np.int64), 0)[:, None]
-        owner = obs["pending"].astype(np.int64)[:, None]
-        others = np.where((seats == me) | (seats == owner), np.iinfo(np.int64).max, sizes)
-        my_score = obs["hand"].astype(np.int64) @ POINTS
-        sure_second = (p >= 3) & (my_score <= others.min(axis=1))
-        accept = sure_second | ~legal_mask[:, R.ACCUSE]
-        # at 2 players with the Double as my last card doubling costs nothing (the game ends
-        # either way unless the card is a lie, and then my hand is empty: I win)
-        hand = obs["hand"].astype(np.int64)
-        last_double = (p == 2) & (hand[:, R.DOUBLE] == hand.sum(axis=1))
-        double = legal_mask[:, R.ACCUSE_DOUBLE] & ((many >= self.config["double_at"]) | last_double)
-        return np.where(accept, R.ACCEPT, np.where(double, R.ACCUSE_DOUBLE, R.ACCUSE))
+        """One action per game: ``heuristic_policy`` on every row."""
+        return act_rows(act_kernel, self.game, obs, legal_mask, rng, params_row(self), ())

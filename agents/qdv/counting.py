@@ -94,9 +94,11 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from numba.typed import List
 
 from agents.base import Agent, Param, Traits, probability, real, register_agent
 from agents.combinatorics import LOG_CHOOSE, log_choose
+from agents.policy import MEMO_FULL, act_rows, observation_records
 from agents.qdv import counting_kernel as K
 from agents.qdv.common import VALUE, deck_counts, visible
 from agents.qdv.heuristic import declare_salads
@@ -468,6 +470,23 @@ def hidden_share(obs: dict[str, np.ndarray], seats: np.ndarray) -> np.ndarray:
 SALAD_STEPS = 4  # salad probabilities are rounded to 1/4 (one memo table each)
 
 
+_LISTS: dict = {}
+
+
+def memo_lists(memo: tuple) -> tuple:
+    """The memo tables' arrays as five typed lists (gkeys, buckets, cdf, below, fill; index =
+    salad step), rebuilt only when a table grew (new arrays).  Kept per set of tables: the
+    lists hold the arrays, so an array's ``id`` is not reused while its lists are cached."""
+    arrays = [[t.gkeys for t in memo], [t.buckets for t in memo], [t.cdf for t in memo],
+              [t.below for t in memo], [t.fill for t in memo]]
+    key = tuple(id(t) for t in memo)
+    ids = tuple(id(a) for group in arrays for a in group)
+    hit = _LISTS.get(key)
+    if hit is None or hit[0] != ids:
+        hit = _LISTS[key] = (ids, tuple(List(group) for group in arrays))
+    return hit[1]
+
+
 def memo_tables(rules: R.Rules) -> tuple[CountTable, ...]:
     """The memo tables of salad probabilities 0, 1/``SALAD_STEPS``, …, 1 (index = step)."""
     return tuple(count_table(rules, k / SALAD_STEPS) for k in range(SALAD_STEPS + 1))
@@ -588,11 +607,20 @@ class QdvCounting(Agent):
             self.config["token_risk"] = deck.count("token") / len(deck) if deck else 0.0
 
     def act(self, obs: dict[str, np.ndarray], legal_mask: np.ndarray, rng: AgentRNG) -> np.ndarray:
-        """One action per game, all in the compiled ``decide_rows``: calls, bids and the start
-        by expected value; the exact-call reward as ``reward``; salads as the heuristic
-        (``declare_salads``).  The same actions as the numpy ``act_reference``."""
-        out = np.zeros(obs["phase"].shape[0], np.int64)
-        self.decide_rows(obs, legal_mask, out)
+        """One action per game from the compiled ``counting_kernel.counting_policy``: calls,
+        bids and the start by expected value; the exact-call reward as ``reward``; salads as
+        the heuristic (``declare_salads``).  The same actions as the numpy ``act_reference``."""
+        prm = self.kernel_params()
+        out = act_rows(K.act_kernel, self.game, obs, legal_mask, rng, prm, self.contexts())
+        rows = np.flatnonzero(out == MEMO_FULL)
+        while rows.size:  # a memo table ran full: grow them all, ask those rows again
+            for t in memo_tables(self.game.rules):
+                t.room()
+            sub = {k: v[rows] for k, v in obs.items()}
+            out[rows] = act_rows(K.act_kernel, self.game, sub, legal_mask[rows],
+                                 AgentRNG(rng.seeds[rows], sub["seat"], rng.decisions[rows]),
+                                 prm, self.contexts())
+            rows = rows[out[rows] == MEMO_FULL]
         return out
 
     def kernel_params(self) -> np.ndarray:
@@ -624,36 +652,22 @@ class QdvCounting(Agent):
                             tables[0].strides.astype(np.int64), int(np.prod(tables[0].radix[:4])))
         return self._consts
 
-    def decide_rows(self, obs: dict[str, np.ndarray], legal_mask: np.ndarray, out: np.ndarray) -> None:
-        """Write into ``out`` the action of every row still playing, with the compiled
-        ``counting_kernel.decide_kernel`` (memo tables grown as it asks)."""
-        rules = self.game.rules
+    def contexts(self) -> tuple:
+        """The policy's ``ctx`` (``counting_kernel.counting_policy``): a scratch record, the
+        log-binomial table and the memo tables as typed lists (fetched anew after they grow)."""
         *_, deck, tables, strides, max_comp = self._constants()
-        prm = self.kernel_params()
-        scratch = K.new_scratch(deck, VALUE, strides, tables[0].width, obs["hand_sizes"].shape[1],
-                                obs["bid_history"].shape[1], legal_mask.shape[1], max_comp)
-        row = 0
-        while row >= 0:
-            row = K.decide_kernel(
-                obs["seat"], obs["phase"], obs["hand"], obs["hand_sizes"], obs["tokens"],
-                obs["in_round"], obs["direction"], obs["centre"], obs["start"], obs["bid_count"],
-                obs["bid_fruit"], obs["bidder"], obs["bid_history"], obs["revealed"],
-                obs["discarded"], obs["bid_tally"], obs["call_tally"], legal_mask, LOG_CHOOSE, prm,
-                tuple(t.gkeys for t in tables),
-                tuple(t.buckets for t in tables), tuple(t.cdf for t in tables),
-                tuple(t.below for t in tables), tuple(t.fill for t in tables), scratch,
-                obs["showdown_count"], obs["call"], obs["caller"], rules.gain_id, rules.punish0,
-                row, out)
-            if row >= 0:  # a memo table ran full at this row
-                for t in tables:
-                    t.room()
+        rules = self.game.rules
+        scratch = K.new_scratch(deck, VALUE, strides, tables[0].width, rules.num_players,
+                                rules.history_len, self.game.num_actions, max_comp)
+        return (scratch, LOG_CHOOSE, *memo_lists(tables))
 
     def act_reference(self, obs: dict[str, np.ndarray], legal_mask: np.ndarray,
                       rng: AgentRNG | None = None) -> np.ndarray:
         """``act`` in numpy (posterior, called posterior and values as arrays): the readable
         reference of the compiled ``decide_rows``; same actions."""
         phase = obs["phase"]
-        out = np.where(phase == R.PHASE_SALADS, declare_salads(obs),
+        salads = [declare_salads(o) for o in observation_records(self.game, obs)]
+        out = np.where(phase == R.PHASE_SALADS, np.asarray(salads, np.int64),
                        np.where(phase == R.PHASE_REWARD, self.reward(obs, legal_mask), 0))
         counted = np.flatnonzero((phase == R.PHASE_BID) | (phase == R.PHASE_START))
         if counted.size:

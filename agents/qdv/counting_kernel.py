@@ -22,9 +22,9 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
-from numba.typed import List
 
 from agents.combinatorics import TABLE_N
+from agents.policy import MEMO_FULL, act_loop
 from bluffsim import fmath as fm
 from bluffsim.games.qdv import rules as R
 from bluffsim.games.records import kernel_records
@@ -538,67 +538,60 @@ def new_scratch(deck: np.ndarray, value: np.ndarray, strides: np.ndarray, width:
 
 
 @njit(cache=True)
-def decide_kernel(seat_a, phase, hand, hand_sizes, tokens, in_round, direction, centre, start,
-                  bid_count, bid_fruit, bidder, bid_history, revealed, discarded, bid_tally,
-                  call_tally, legal, lc, prm, gkeys_t, buckets_t, cdfs, belows, fills, scratch,
-                  showdown_count, call, caller, gain_id, punish0, first_row, out):
-    """Write ``out[b]`` for every row ``b >= first_row`` in the start-choice, bidding, salad or
-    reward phase (module docstring): each row copied into the record ``scratch[0]``
-    (``new_scratch``), then ``decide_row``.  Returns -1 when done, or the row where a memo
-    table ran full."""
-    o = scratch[0]
-    gkeys_l = List()
-    buckets_l = List()
-    cdfs_l = List()
-    belows_l = List()
-    fills_l = List()
-    for a in gkeys_t:
-        gkeys_l.append(a)
-    for a in buckets_t:
-        buckets_l.append(a)
-    for a in cdfs:
-        cdfs_l.append(a)
-    for a in belows:
-        belows_l.append(a)
-    for a in fills:
-        fills_l.append(a)
-    for b in range(first_row, phase.shape[0]):
-        o.seat[0] = seat_a[b]
-        o.phase[0] = phase[b]
-        for k in range(hand.shape[1]):
-            o.hand[0, k] = hand[b, k]
-        for p in range(hand_sizes.shape[1]):
-            o.hand_sizes[0, p] = hand_sizes[b, p]
-            o.tokens[0, p] = tokens[b, p]
-            o.in_round[0, p] = 1 if in_round[b, p] else 0
-            for k in range(revealed.shape[2]):
-                o.revealed[0, p, k] = revealed[b, p, k]
-                o.discarded[0, p, k] = discarded[b, p, k]
-            for c in range(bid_tally.shape[2]):
-                o.bid_tally[0, p, c] = bid_tally[b, p, c]
-            for c in range(call_tally.shape[2]):
-                o.call_tally[0, p, c] = call_tally[b, p, c]
-        o.direction[0] = direction[b]
-        o.centre[0] = centre[b]
-        o.start[0] = start[b]
-        o.bid_count[0] = bid_count[b]
-        o.bid_fruit[0] = bid_fruit[b]
-        o.bidder[0] = bidder[b]
-        for i in range(bid_history.shape[1]):
-            for c in range(3):
-                o.bid_history[0, i, c] = bid_history[b, i, c]
-        for a in range(legal.shape[1]):
-            o.legal[0, a] = 1 if legal[b, a] else 0
-        o.showdown_count[0] = showdown_count[b]
-        o.call[0] = call[b]
-        o.caller[0] = caller[b]
-        act = decide_row(o, lc, prm, gkeys_l, buckets_l, cdfs_l, belows_l, fills_l, gain_id,
-                         punish0)
-        if act == -1:
-            return b
-        if act >= 0:
-            out[b] = act
-    return -1
+def load_row(sc, obs, mask):
+    """The observation record ``obs`` and the legal ``mask`` into the one-row fields of the
+    record ``sc`` (``scratch_dtype``) that ``decide_row`` reads."""
+    sc.seat[0] = obs.seat
+    sc.phase[0] = obs.phase
+    for k in range(obs.hand.shape[0]):
+        sc.hand[0, k] = obs.hand[k]
+    for p in range(obs.hand_sizes.shape[0]):
+        sc.hand_sizes[0, p] = obs.hand_sizes[p]
+        sc.tokens[0, p] = obs.tokens[p]
+        sc.in_round[0, p] = obs.in_round[p]
+        for k in range(obs.revealed.shape[1]):
+            sc.revealed[0, p, k] = obs.revealed[p, k]
+            sc.discarded[0, p, k] = obs.discarded[p, k]
+        for c in range(BID_TALLY):
+            sc.bid_tally[0, p, c] = obs.bid_tally[p, c]
+        for c in range(CALL_TALLY):
+            sc.call_tally[0, p, c] = obs.call_tally[p, c]
+    sc.direction[0] = obs.direction
+    sc.centre[0] = obs.centre
+    sc.start[0] = obs.start
+    sc.bid_count[0] = obs.bid_count
+    sc.bid_fruit[0] = obs.bid_fruit
+    sc.bidder[0] = obs.bidder
+    for i in range(obs.bid_history.shape[0]):
+        for c in range(3):
+            sc.bid_history[0, i, c] = obs.bid_history[i, c]
+    for a in range(sc.legal.shape[1]):  # the engine's mask may be padded past the actions
+        sc.legal[0, a] = 1 if mask[a] else 0
+    sc.showdown_count[0] = obs.showdown_count
+    sc.call[0] = obs.call
+    sc.caller[0] = obs.caller
+
+
+@njit(cache=True)
+def counting_policy(obs, mask, key, r, params, ctx):
+    """``QdvCounting``'s choice (``agents.policy``'s contract): ``decide_row`` on the
+    observation; ``MEMO_FULL`` when a memo table ran full (nothing decided: grow the tables
+    and ask again).  ``ctx``: the scratch record (``new_scratch``), the log-binomial table and
+    the memo tables' five typed lists."""
+    scratch, lc, gkeys_l, buckets_l, cdfs_l, belows_l, fills_l = ctx
+    sc = scratch[0]
+    load_row(sc, obs, mask)
+    a = decide_row(sc, lc, params, gkeys_l, buckets_l, cdfs_l, belows_l, fills_l, r.gain_id,
+                   r.punish0)
+    if a == -1:
+        return np.int64(MEMO_FULL)
+    return a if a >= 0 else np.int64(0)
+
+
+@njit(cache=True)
+def act_kernel(records, mask, keys, rules, params, ctx, out):
+    """``counting_policy`` on every row (``agents.policy.act_loop``)."""
+    act_loop(counting_policy, records, mask, keys, rules, params, ctx, out)
 
 
 @njit(cache=True)

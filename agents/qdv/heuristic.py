@@ -8,21 +8,155 @@ an unseen card for ``f`` (unseen salads count ``salad_weight`` each).
   more than ``call_margin``; say ``vrai`` when it is within ``exact_window``;
   otherwise raise by 1 on the fruit with the highest expected count (staying on
   the current fruit unless another is better by ``switch_gain``), and with
-  probability ``bluff`` raise on a random fruit instead;
+  probability ``bluff`` raise on a random fruit instead (the decision's first two
+  uniforms: bluff or not, which fruit);
 - start choice: the fruit I hold the most of;
 - salads: declare to help my own side of the call (all if I am the accused
   bidder, none if I called menteur, as many as make an exact count if I said vrai);
 - exact-call reward: take the token.
+
+One compiled policy (``heuristic_policy``, ``agents.policy``'s contract) that ``act`` and the
+fused loop both run; the expected counts are integers until the one division per fruit.
 """
 
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 from agents.base import Agent, Traits, probability, real, register_agent
-from agents.qdv.common import VALUE, visible
+from agents.policy import act_loop, act_rows
+from bluffsim import rng_nb as rn
 from bluffsim.games.qdv import rules as R
 from bluffsim.rng import AgentRNG
+
+# the agent's parameters in the order of the ``params`` row the policy reads
+PARAMS = ("call_margin", "exact_window", "bluff", "switch_gain", "salad_weight")
+CALL_MARGIN, EXACT_WINDOW, BLUFF, SWITCH_GAIN, SALAD_WEIGHT = range(len(PARAMS))
+K, F, SALAD, MULT = R.NUM_KINDS, R.NUM_FRUITS, R.SALAD, R.MAX_MULT
+
+
+def deck_counts(rules: R.Rules) -> np.ndarray:
+    """int64[K]: cards of each kind in the rules' deck."""
+    return np.bincount(np.asarray(rules.deck), minlength=K)
+
+
+@njit(cache=True)
+def expected_counts(obs, deck, salad_weight, out, known, unseen_value):
+    """``out`` (float64[F]): the expected count of each fruit (module docstring); ``known`` and
+    ``unseen_value`` (int64[F]) are scratch."""
+    p = obs.hand_sizes.shape[0]
+    seat = max(np.int64(obs.seat), 0)
+    hidden = np.int64(0)
+    for s in range(p):
+        hidden += obs.hand_sizes[s]
+    hidden -= obs.hand_sizes[seat]
+    centre = max(np.int64(obs.centre), 0)
+    total_unseen = np.int64(0)
+    salad_unseen = np.int64(0)
+    my_salads = np.int64(0)
+    for f in range(F):
+        known[f] = 0
+        unseen_value[f] = 0
+    for k in range(K):
+        mine = np.int64(obs.hand[k])
+        rev = np.int64(0)
+        dis = np.int64(0)
+        for s in range(p):
+            rev += obs.revealed[s, k]
+            dis += obs.discarded[s, k]
+        rev -= obs.revealed[seat, k]  # others' face-up cards
+        hidden -= rev
+        seen = mine + rev + dis + (1 if k == centre else 0)
+        unseen = max(deck[k] - seen, 0)
+        total_unseen += unseen
+        if k == SALAD:
+            salad_unseen = unseen
+            my_salads = mine
+        else:
+            f = k // MULT
+            m = k % MULT + 1
+            known[f] += (mine + rev) * m
+            unseen_value[f] += unseen * m
+    hidden = max(hidden, 0)
+    c = np.int64(obs.centre)  # the centre card's value (a centre salad: 1 on the start fruit)
+    if c == SALAD:
+        if obs.start >= 0:
+            known[np.int64(obs.start)] += 1
+    elif c >= 0:
+        known[c // MULT] += c % MULT + 1
+    denom = np.float64(max(total_unseen, 1))
+    salad_share = salad_weight * np.float64(salad_unseen)
+    for f in range(F):
+        per_card = (np.float64(unseen_value[f]) + salad_share) / denom
+        out[f] = np.float64(known[f] + my_salads) + np.float64(hidden) * per_card
+
+
+@njit(cache=True)
+def argmax(x):
+    """First index of the largest entry (``np.argmax``)."""
+    best = 0
+    for i in range(1, x.shape[0]):
+        if x[i] > x[best]:
+            best = i
+    return best
+
+
+@njit(cache=True)
+def declare_salads(obs):
+    """The salad declaration helping my side of the call: all my salads if I am the accused
+    bidder, none if I called menteur, as many as make the count exact if I said vrai."""
+    me = np.int64(obs.seat)
+    held = np.int64(obs.hand[SALAD])
+    short = min(max(np.int64(obs.bid_count) - np.int64(obs.showdown_count), 0), held)
+    menteur = obs.call == R.CALL_MENTEUR
+    k = 0
+    if obs.caller == me:
+        k = 0 if menteur else short
+    elif obs.bidder == me and menteur:
+        k = held
+    return R.SALADS0 + k
+
+
+@njit(cache=True)
+def heuristic_policy(obs, mask, key, r, params, ctx):
+    """``QdvHeuristic``'s choice (``agents.policy``'s contract); ``ctx`` is ``contexts``'."""
+    deck, exp, scratch = ctx
+    ph = obs.phase
+    if ph == R.PHASE_REWARD:
+        return np.int64(r.gain_id)
+    if ph == R.PHASE_SALADS:
+        return np.int64(declare_salads(obs))
+    expected_counts(obs, deck, params[SALAD_WEIGHT], exp, scratch[0], scratch[1])
+    if ph == R.PHASE_START:
+        return np.int64(R.START0 + argmax(exp))
+    u0 = rn.uniform(rn.minor_word(key, 0))
+    u1 = rn.uniform(rn.minor_word(key, 1))
+    count = np.int64(obs.bid_count)
+    fruit = max(np.int64(obs.bid_fruit), 0)
+    e_bid = exp[fruit]
+    best = argmax(exp)
+    target = best if exp[best] - e_bid > params[SWITCH_GAIN] else fruit
+    if u0 < params[BLUFF]:
+        target = np.int64(u1 * np.float64(F))
+    can_raise = mask[target] != 0  # "+1 <target>"
+    if mask[R.MENTEUR] != 0 and (count - e_bid > params[CALL_MARGIN] or not can_raise):
+        return np.int64(R.MENTEUR)
+    vrai = abs(count - e_bid) <= params[EXACT_WINDOW] or not can_raise
+    if vrai and mask[R.VRAI] != 0:  # never on my own bid (I must bid again after a skip)
+        return np.int64(R.VRAI)
+    return np.int64(target)
+
+
+@njit(cache=True)
+def act_kernel(records, mask, keys, rules, params, ctx, out):
+    """``heuristic_policy`` on every row (``agents.policy.act_loop``)."""
+    act_loop(heuristic_policy, records, mask, keys, rules, params, ctx, out)
+
+
+def contexts(rules: R.Rules) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The policy's ``ctx``: the deck's kinds, then scratch for the expected counts."""
+    return deck_counts(rules), np.empty(F), np.empty((2, F), np.int64)
 
 
 @register_agent("qdv")
@@ -45,59 +179,11 @@ class QdvHeuristic(Agent):
         "salad_weight": probability("what an unseen salad is expected to add to a count"),
     }
 
-    def expected_counts(self, obs: dict[str, np.ndarray]) -> np.ndarray:
-        """float[B, F]: visible value plus the hidden cards' expected share."""
-        rules = self.game.rules
-        v = visible(obs, rules)
-        unseen = v["unseen_kinds"].astype(float)
-        total_unseen = np.maximum(unseen.sum(axis=1), 1.0)
-        per_card = (unseen @ VALUE + self.config["salad_weight"] * unseen[:, [R.SALAD]])
-        per_card = per_card / total_unseen[:, None]
-        return v["known"] + v["my_salads"][:, None] + v["hidden_cards"][:, None] * per_card
+    def params_row(self) -> list[float]:
+        """The parameters in ``PARAMS`` order (the policy's ``params``)."""
+        return [float(self.config[n]) for n in PARAMS]
 
     def act(self, obs: dict[str, np.ndarray], legal_mask: np.ndarray, rng: AgentRNG) -> np.ndarray:
-        """One action per game, by phase."""
-        c = self.config
-        b = legal_mask.shape[0]
-        rows = np.arange(b)
-        phase = obs["phase"]
-        exp = self.expected_counts(obs)
-        u = rng.uniform(2)
-        out = np.zeros(b, np.int64)
-        # --- bidding
-        count = obs["bid_count"].astype(np.int64)
-        fruit = np.maximum(obs["bid_fruit"].astype(np.int64), 0)
-        e_bid = exp[rows, fruit]
-        best = exp.argmax(axis=1)
-        target = np.where(exp[rows, best] - e_bid > c["switch_gain"], best, fruit)
-        bluff = u[:, 0] < c["bluff"]
-        target = np.where(bluff, (u[:, 1] * R.NUM_FRUITS).astype(np.int64), target)
-        raise_one = target  # "+1 <target>"
-        can_raise = legal_mask[rows, raise_one]
-        menteur = legal_mask[:, R.MENTEUR] & ((count - e_bid > c["call_margin"]) | ~can_raise)
-        vrai = ~menteur & (np.abs(count - e_bid) <= c["exact_window"])
-        vrai |= ~menteur & ~can_raise
-        vrai &= legal_mask[:, R.VRAI]  # never on my own bid (I must bid again after a skip)
-        bid_action = np.where(menteur, R.MENTEUR, np.where(vrai, R.VRAI, raise_one))
-        out = np.where(phase == R.PHASE_BID, bid_action, out)
-        # --- start choice
-        out = np.where(phase == R.PHASE_START, R.START0 + exp.argmax(axis=1), out)
-        # --- salad declarations
-        out = np.where(phase == R.PHASE_SALADS, declare_salads(obs), out)
-        # --- exact-call reward
-        out = np.where(phase == R.PHASE_REWARD, self.game.rules.gain_id, out)
-        return out
-
-
-def declare_salads(obs: dict[str, np.ndarray]) -> np.ndarray:
-    """int64[B]: salad-declaration action helping my side of the call: all if I am the
-    accused bidder, none if I called menteur, as many as make the count exact if I said vrai."""
-    held = obs["hand"][:, R.SALAD].astype(np.int64)
-    seat = obs["seat"].astype(np.int64)
-    short = np.clip(obs["bid_count"].astype(np.int64) - obs["showdown_count"], 0, held)
-    i_called = obs["caller"] == seat
-    i_bid = obs["bidder"] == seat
-    menteur = obs["call"] == R.CALL_MENTEUR
-    k = np.where(i_called & menteur, 0,
-                 np.where(i_called, short, np.where(i_bid & menteur, held, 0)))
-    return R.SALADS0 + k
+        """One action per game: ``heuristic_policy`` on every row."""
+        return act_rows(act_kernel, self.game, obs, legal_mask, rng, self.params_row(),
+                        contexts(self.game.rules))

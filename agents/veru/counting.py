@@ -57,17 +57,15 @@ most, against always-bluffing heuristics at 5-6 players (6p 0.27 -> 0.32 win rat
 checked not to break 3-6 player tables of other opponents; ``lie_margin`` 0.5 and
 -0.5 were both worse at 6 players.
 
-Compiled.  ``act`` runs ``counting_kernel.decide_kernel`` (numba): one loop over the rows
-doing, per row, what the numpy path does for the batch — the heuristic's announce and true
-cards, ``respond`` and ``pad`` with every model piece above — in the same floating-point
-operation order (numpy's row sums; the models' weighted sums are ``agents.linear``, left to
-right, never BLAS; ``exp``/``log``/``pow`` from ``bluffsim.fmath``, never libm or numpy's SIMD math,
-on both paths), so the actions are bit-identical on any CPU and at any batch size
-(docs/float_contract.md).  The numpy path stays as ``act_reference``,
-the readable reference, and the public helpers (``claim_probability``,
-``doubt_probability``, ``next_holds_fitting`` ...) are the numpy ones;
-``tests/veru/test_counting_kernel.py`` checks compiled == reference (actions, and
-probabilities bit for bit) on played games and random observations.
+One compiled policy (``counting_policy``, ``agents.policy``'s contract) on one observation
+record, which ``act`` and the fused loop both run: the heuristic's announce and true cards,
+``respond`` and ``pad`` with every model piece above written for one record.  Floating point:
+``exp`` / ``log`` / ``pow`` are ``bluffsim.fmath``'s (the same bits on every CPU), sums of fewer
+than eight floats are added left to right from 0.0 and the models' weighted sums are
+``linear_row``, left to right one term at a time (``agents.linear``, never BLAS), so a decision
+depends on neither the CPU nor the batch (docs/float_contract.md).  ``model_rows`` gives the
+models' inputs and probabilities on a batched observation (the tests and
+``experiments/fit_veru_counting.py`` read them there).
 
 Simplifications: pick-ups I saw are not tracked per card (the seat may have
 played them since); all unplaced cards of a type are alike; the chain after the
@@ -82,242 +80,36 @@ would be answering (calibration by answering type is loose, see
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import numpy as np
+from numba import njit
 
 from agents.base import Agent, Traits, real, register_agent
-from agents.combinatorics import LOG_CHOOSE, hypergeom_pmf
-from agents.linear import linear
-from agents.veru import counting_kernel as K
-from agents.veru.heuristic import VeruHeuristic
+from agents.combinatorics import LOG_CHOOSE, TABLE_N
+from agents.policy import act_loop, act_rows
+from agents.veru.heuristic import announce, complete, lie_card
 from bluffsim import fmath as fm
+from bluffsim.games.records import kernel_records
 from bluffsim.games.veru import observe as O
 from bluffsim.games.veru import rules as R
+from bluffsim.games.veru.kernels import rules_record
 from bluffsim.rng import AgentRNG
 
 WEIGHTS_FILE = Path(__file__).with_name("counting_weights.json")
-
-
-UNUSED = ("seen_taken", "known_in_hand", "last_check_cards", "ace_where", "my_out", "taken",
-          "pickups", "timeouts", "swaps_made", "place", "opener", "endgame_left", "last_check",
-          "swaps_left", "closed")
-
-
-def _memo(obs: dict[str, np.ndarray], key: object, fn):  # noqa: ANN001, ANN202
-    """``fn()``, computed once per observation dict that carries a ``"_memo"`` dict (the
-    agent's own per-call subsets; other callers' dicts are never written to)."""
-    memo = obs.get("_memo")
-    if memo is None:
-        return fn()
-    if key not in memo:
-        memo[key] = fn()
-    return memo[key]
-
-
-def _logit(x: np.ndarray) -> np.ndarray:
-    x = np.clip(x, 1e-4, 1 - 1e-4)
-    return fm.log_u(x / (1 - x))
-
-
-def seat_rates(obs: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(honesty, add, doubt) float64[B, P]: each seat's Beta(1, 1)-smoothed rate of checked
-    claims found true, of responses that added, and of checks that disbelieved."""
-    return _memo(obs, "rates", lambda: _seat_rates(obs))
-
-
-def _seat_rates(obs: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    cc = obs["claims_checked"].astype(np.float64)
-    honesty = (cc[..., 1] + 1.0) / (cc.sum(axis=-1) + 2.0)
-    chk = obs["checks"].astype(np.float64)
-    n_chk = chk.sum(axis=-1)
-    added = obs["claims"][..., 1].astype(np.float64)
-    add = (added + 1.0) / (added + n_chk + 2.0)
-    doubt = (chk[..., 2] + chk[..., 3] + 1.0) / (n_chk + 2.0)
-    return honesty, add, doubt
-
 
 RECKLESS_PRIOR_LOGIT = fm.log_const(0.2 / 0.8)
 # log-likelihood ratio, reckless against rule-following, of one checked claim found false / true
 # (a reckless claim is true ~4% of the time, a rule-follower's ~50%)
 RECKLESS_LLR_FALSE, RECKLESS_LLR_TRUE = fm.log_const(0.96 / 0.5), fm.log_const(0.04 / 0.5)
 
-
-def reckless(obs: dict[str, np.ndarray]) -> np.ndarray:
-    """float64[B, P]: posterior that each seat claims like ``random`` (its claims true ~4% of
-    the time) rather than like a rule-following player (~50%), from its checked claims;
-    prior 1/5."""
-    return _memo(obs, "reckless", lambda: _reckless(obs))
-
-
-def _reckless(obs: dict[str, np.ndarray]) -> np.ndarray:
-    cc = obs["claims_checked"].astype(np.float64)
-    llr = cc[..., 0] * RECKLESS_LLR_FALSE + cc[..., 1] * RECKLESS_LLR_TRUE
-    return 1.0 / (1.0 + fm.exp_u(-np.clip(llr + RECKLESS_PRIOR_LOGIT, -30, 30)))
-
-
-def unseen_counts(obs: dict[str, np.ndarray], rules: R.Rules) -> tuple[np.ndarray, ...]:
-    """(pool, good, hand): cards I cannot place (int64[B]), how many of them fit the
-    claim (float64[B], the rank's naturals plus Jokers) and the claimant's hand before
-    the claim (int64[B]).
-
-    Per type, a card I cannot place may not exist at all: two naturals were replaced
-    by Jokers and some cards left the game unseen, and I do not know which.  Those
-    missing cards are spread over the types in proportion, so ``good`` is the
-    expected number of fitting cards among the ``pool`` that do exist.
-    """
-    b = obs["hand"].shape[0]
-    rows = np.arange(b)
-    rank = np.maximum(obs["claim_rank"].astype(np.int64), 0)
-    known = (obs["hand"].astype(np.int64) + obs["my_table"] + obs["my_bank"]
-             + obs["discard_seen"])
-    deck = np.full(R.NUM_TYPES, 4, np.int64)  # 4 per rank, before the Jokers replace two
-    deck[R.JOKER] = rules.jokers
-    pool_counts = np.maximum(deck[None, :] - known, 0)
-    apparent = np.maximum(pool_counts.sum(axis=1), 1)
-    pool = np.clip(apparent - rules.jokers - obs["discard_hidden"].astype(np.int64), 1, None)
-    good = (pool_counts[rows, rank] + pool_counts[:, R.JOKER]) * (pool / apparent)
-    claimant = np.maximum(obs["claimant"].astype(np.int64), 0)
-    hand = np.minimum(obs["hand_sizes"][rows, claimant].astype(np.int64)
-                      + obs["claim_count"].astype(np.int64), pool)
-    return pool, good, hand
-
-
-def hand_pool(obs: dict[str, np.ndarray], rules: R.Rules,
-              honesty: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """(pool int64[B], good float64[B]): the unseen cards that sit in the others' hands and
-    the expected fitting ones among them.  The others' Bank and the claim on the table
-    (when not mine) are claims of this round's rank: each card fits with its owner's
-    honesty (``seat_rates``), so they and their expected fitting cards are removed."""
-    pool, good, _ = unseen_counts(obs, rules)
-    if "bank_sizes" not in obs:
-        return pool, good
-    if honesty is None:
-        honesty = seat_rates(obs)[0] if "claims_checked" in obs else np.full(
-            obs["bank_sizes"].shape, 0.5)
-    b, p = obs["bank_sizes"].shape
-    rows = np.arange(b)
-    me = np.maximum(obs["seat"].astype(np.int64), 0)
-    bank = obs["bank_sizes"].astype(np.int64).copy()
-    bank[rows, me] = 0
-    claimant = obs["claimant"].astype(np.int64)
-    table = np.where((claimant >= 0) & (claimant != me), obs["claim_count"].astype(np.int64), 0)
-    cl = np.maximum(claimant, 0)
-    fit = (bank * honesty).sum(axis=1) + table * honesty[rows, cl]
-    out_cards = bank.sum(axis=1) + table
-    hp = np.maximum(pool - out_cards, 1)
-    hg = np.clip(good - fit, 0.0, hp.astype(np.float64))
-    return hp, hg
-
-
-def smooth_pmf(pool: np.ndarray, good: np.ndarray, draws: np.ndarray, x: int) -> np.ndarray:
-    """``hypergeom_pmf`` with a fractional ``good``: linear between its two integer neighbours."""
-    lo = np.floor(good)
-    w = good - lo
-    lo = lo.astype(np.int64)
-    return (1 - w) * hypergeom_pmf(pool, lo, draws, x) + w * hypergeom_pmf(pool, lo + 1, draws, x)
-
-
-def held_at_least(pool: np.ndarray, good: np.ndarray, draws: np.ndarray, k: np.ndarray) -> np.ndarray:
-    """float[B]: P(X >= k) for X ~ Hypergeometric(pool, good, draws) (``good`` fractional)."""
-    draws = np.minimum(draws, pool)
-    below = np.zeros(pool.shape, np.float64)
-    for x in range(3):
-        below += np.where(x < k, smooth_pmf(pool, good, draws, x), 0.0)
-    return np.clip(1.0 - below, 0.0, 1.0)
-
-
-def honesty_features(obs: dict[str, np.ndarray], rules: R.Rules) -> np.ndarray:
-    """float64[B, F]: the claim model's inputs, in ``HONESTY_FEATURES`` order."""
-    b = obs["hand"].shape[0]
-    rows = np.arange(b)
-    honesty, add, _ = seat_rates(obs)
-    hp, hg = hand_pool(obs, rules)
-    k = np.maximum(obs["claim_count"].astype(np.int64), 1)
-    claimant = np.maximum(obs["claimant"].astype(np.int64), 0)
-    share = hg / hp
-    before = obs["hand_sizes"][rows, claimant].astype(np.int64) + k
-    held = held_at_least(hp + k, hg + k * share, before, k)
-    h = _logit(honesty[rows, claimant])
-    claims = obs["claims"][rows, claimant].sum(axis=1).astype(np.float64)
-    per_claim = obs["cards_claimed"][rows, claimant] / np.maximum(claims, 1.0)
-    a = _logit(add[rows, claimant])
-    r = reckless(obs)[rows, claimant]
-    return np.stack([np.ones(b), k == 2, k == 3,
-                     obs["bank_sizes"].astype(np.int64).sum(axis=1) > 0,
-                     obs["hand_sizes"][rows, claimant] / 10.0, share, held, h, h * held,
-                     a, per_claim - 1.5, r, r * held, r * fm.pow_u(share, k)], axis=1).astype(np.float64)
-
-
 HONESTY_FEATURES = ("bias", "claims 2", "claims 3", "adds to a round", "hand size / 10",
                     "fitting share of the hands", "P(held k fitting)", "logit honesty",
                     "logit honesty x P(held)", "logit add rate", "cards per claim - 1.5",
                     "P(reckless)", "P(reckless) x P(held)", "P(reckless) x share ** k")
-
-
-def fitting_features(obs: dict[str, np.ndarray], rules: R.Rules, step: int) -> np.ndarray:
-    """float64[B, F]: inputs of the correction of ``next_holds_fitting`` (``FITTING_FEATURES``)."""
-    b = obs["hand"].shape[0]
-    lq = _logit(next_holds_fitting(obs, rules, step))
-    return np.stack([np.ones(b), lq, obs["discard_hidden"].astype(np.float64) / 10.0,
-                     obs["num_rounds"].astype(np.float64) / 10.0,
-                     obs["claim_count"].astype(np.float64)], axis=1)
-
-
 FITTING_FEATURES = ("bias", "logit P(next holds a fitting card), uniform hands",
                     "cards out unseen / 10", "rounds / 10", "cards in the claim")
-
-
-def fitting_probability(obs: dict[str, np.ndarray], rules: R.Rules, step: int,
-                        weights: np.ndarray | None = None) -> np.ndarray:
-    """float[B]: P(the next player holds a fitting card), the uniform-hands estimate
-    recalibrated by a fitted logistic: players shed fitting cards whenever a rank comes
-    up, so hands are poorer in the running rank than a uniform slice of the pool."""
-    if weights is None:
-        return _memo(obs, ("fitting", step), lambda: 1.0 / (1.0 + fm.exp_u(
-            -linear(fitting_features(obs, rules, step), FITTING_WEIGHTS))))
-    return 1.0 / (1.0 + fm.exp_u(-linear(fitting_features(obs, rules, step), weights)))
-
-
-def doubt_features(obs: dict[str, np.ndarray], rules: R.Rules, count: np.ndarray,
-                   step: int) -> np.ndarray:
-    """float64[B, F]: the doubt model's inputs (``DOUBT_FEATURES``) for a claim of ``count``
-    cards by me, answered by the next player in turn."""
-    return _doubt_x(_memo(obs, ("doubt", step), lambda: _doubt_base(obs, rules, step)), count)
-
-
-def _doubt_base(obs: dict[str, np.ndarray], rules: R.Rules, step: int) -> dict[str, np.ndarray]:
-    """The doubt model's inputs that do not depend on the claim size."""
-    b = obs["hand"].shape[0]
-    rows = np.arange(b)
-    _, add, doubt = seat_rates(obs)
-    nxt = next_in_turn(obs, step)
-    q = fitting_probability(obs, rules, step)
-    rank = np.maximum(obs["claim_rank"].astype(np.int64), 0)
-    dl = _logit(doubt[rows, nxt])
-    seen = obs["discard_seen"][rows, rank].astype(np.float64)
-    r = reckless(obs)[rows, nxt]
-    # a rule-follower checks when it holds no fitting card, a reckless one at its own rate
-    structured = doubt[rows, nxt] * ((1 - r) * (1 - q) + r * (1 - add[rows, nxt]))
-    chk = obs["checks"][rows, nxt].astype(np.float64)
-    per_answer = _logit((chk[:, 2] + chk[:, 3] + 1.0)
-                        / (chk.sum(axis=1) + obs["claims"][rows, nxt, 1] + 2.0))
-    return {"b": b, "q": q, "dl": dl, "seen": seen, "r": r, "structured": structured,
-            "per_answer": per_answer, "add": _logit(add[rows, nxt]),
-            "bank": obs["bank_sizes"].astype(np.int64).sum(axis=1) / 10.0}
-
-
-def _doubt_x(base: dict[str, np.ndarray], count: np.ndarray) -> np.ndarray:
-    k = np.asarray(count, np.int64)
-    q, dl, r, per_answer = base["q"], base["dl"], base["r"], base["per_answer"]
-    ls = _logit(base["structured"])
-    return np.stack([np.ones(base["b"]), k == 2, k == 3, q, base["add"], dl, dl * (k - 1),
-                     (base["seen"] + k) / 4.0, base["bank"],
-                     r, r * q, r * (k - 1), (1 - q) * dl, (1 - q) * (k - 1), per_answer,
-                     r * per_answer, (1 - q) * (k - 1) * dl, q * dl, ls,
-                     ls * (k == 1)], axis=1).astype(np.float64)
-
-
 DOUBT_FEATURES = ("bias", "claims 2", "claims 3", "P(next holds a fitting card)",
                   "logit next's add rate", "logit next's doubt rate", "logit doubt x (k - 1)",
                   "(rank out face up + k) / 4", "Bank / 10", "P(next reckless)",
@@ -326,6 +118,7 @@ DOUBT_FEATURES = ("bias", "claims 2", "claims 3", "P(next holds a fitting card)"
                   "logit next's disbelieves per answer", "P(next reckless) x that",
                   "P(holds none) x (k - 1) x logit doubt", "P(holds) x logit doubt",
                   "logit structured doubt", "logit structured doubt x (k == 1)")
+NH, NF, ND = len(HONESTY_FEATURES), len(FITTING_FEATURES), len(DOUBT_FEATURES)
 
 
 def _load_weights() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -335,70 +128,464 @@ def _load_weights() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 HONESTY_WEIGHTS, DOUBT_WEIGHTS, FITTING_WEIGHTS = _load_weights()
 
-
-def reckless_truth(obs: dict[str, np.ndarray], rules: R.Rules) -> tuple[np.ndarray, np.ndarray]:
-    """(r, t) float[B]: the claimant's ``reckless`` posterior and the chance a reckless claim
-    of ``k`` cards is true (each card a uniform pick, fitting with half the hands' share)."""
-    rows = np.arange(obs["hand"].shape[0])
-    claimant = np.maximum(obs["claimant"].astype(np.int64), 0)
-    hp, hg = hand_pool(obs, rules)
-    k = np.maximum(obs["claim_count"].astype(np.int64), 1)
-    return reckless(obs)[rows, claimant], fm.pow_u(0.5 * hg / hp, k)
+# the policy's ``params`` row: the configuration, then the reckless model's constants
+PARAMS = ("open_value", "rival", "add_margin", "lie_margin")
+(P_OPEN, P_RIVAL, P_ADD_MARGIN, P_LIE_MARGIN, P_LOG_FALSE, P_LOG_TRUE, P_PRIOR) = range(7)
 
 
-def claim_probability(obs: dict[str, np.ndarray], rules: R.Rules,
-                      weights: np.ndarray | None = None) -> np.ndarray:
-    """float[B]: probability that the claim on the table is true: a mixture of a reckless
-    claimant (``reckless_truth``) and the fitted logistic model of a rule-following one."""
-    w = HONESTY_WEIGHTS if weights is None else np.asarray(weights, dtype=np.float64)
-    r, t = reckless_truth(obs, rules)
-    return r * t + (1 - r) / (1.0 + fm.exp_u(-linear(honesty_features(obs, rules), w)))
-
-
-def doubt_probability(obs: dict[str, np.ndarray], rules: R.Rules, count: np.ndarray, step: int,
-                      weights: np.ndarray | None = None) -> np.ndarray:
-    """float[B]: probability that the next player disbelieves my claim of ``count`` cards."""
-    w = DOUBT_WEIGHTS if weights is None else np.asarray(weights, dtype=np.float64)
-    return 1.0 / (1.0 + fm.exp_u(-linear(doubt_features(obs, rules, count, step), w)))
-
-
-def next_in_turn(obs: dict[str, np.ndarray], step: int) -> np.ndarray:
-    """int64[B]: the first seat after me in turn order that has not finished."""
-    return _memo(obs, ("next", step), lambda: _next_in_turn(obs, step))
-
-
-def _next_in_turn(obs: dict[str, np.ndarray], step: int) -> np.ndarray:
-    p = obs["out"].shape[1]
-    seat = np.maximum(obs["seat"].astype(np.int64), 0)
-    ahead = (seat[:, None] + step * np.arange(1, p)[None, :]) % p
-    playing = ~np.take_along_axis(obs["out"], ahead, axis=1)
-    return ahead[np.arange(seat.size), playing.argmax(axis=1)]
-
-
-def next_holds_fitting(obs: dict[str, np.ndarray], rules: R.Rules, step: int) -> np.ndarray:
-    """float[B]: probability that the next player in turn holds at least one card fitting
-    the round's rank (its hand a uniformly random subset of the hands' pool, ``hand_pool``)."""
-    rows = np.arange(obs["hand"].shape[0])
-    pool, good = hand_pool(obs, rules)
-    hand = np.minimum(obs["hand_sizes"][rows, next_in_turn(obs, step)].astype(np.int64), pool)
-    return 1.0 - smooth_pmf(pool, good, hand, 0)
-
-
-# the observation fields the compiled kernel reads, in its argument order; their dtypes are the
-# observation's (``O.SPEC``: other callers' arrays are converted, the engine's passed as they are)
-KERNEL_FIELDS = (
-    "seat", "phase", "hand", "hand_sizes", "out", "closed", "claimant", "claim_rank", "claim_count",
-    "put_count", "my_table", "bank_sizes", "my_bank", "discard_seen", "discard_hidden", "num_rounds",
-    "claims", "cards_claimed", "claims_checked", "checks",
-)
+def params_row(config: dict) -> list[float]:
+    """The policy's ``params``: ``config``'s ``PARAMS``, then the reckless model's constants."""
+    return ([float(config[n]) for n in PARAMS]
+            + [RECKLESS_LLR_FALSE, RECKLESS_LLR_TRUE, RECKLESS_PRIOR_LOGIT])
 
 
 def _weights(w: np.ndarray, n: int) -> np.ndarray:
-    """A model's weights as the contiguous float64[n] the kernel reads."""
+    """A model's weights as the contiguous float64[n] the policy reads."""
     w = np.ascontiguousarray(w, dtype=np.float64)
     if w.shape != (n,):
         raise ValueError(f"expected {n} weights, got shape {w.shape}")
     return w
+
+
+def context(fitting_weights: np.ndarray | None = None) -> tuple:
+    """The policy's ``ctx``: the log-binomial table, the three models' weights (claim, doubt,
+    fitting: ``FITTING_WEIGHTS`` unless ``fitting_weights``), scratch for a model's inputs and
+    for the doubt model's parts that do not depend on the claim size."""
+    fit = FITTING_WEIGHTS if fitting_weights is None else fitting_weights
+    return (LOG_CHOOSE, _weights(HONESTY_WEIGHTS, NH), _weights(DOUBT_WEIGHTS, ND),
+            _weights(fit, NF), np.empty(ND), np.empty(8))
+
+
+# ------------------------------------------------------------------ floating-point pieces
+@njit(cache=True, inline="always")
+def linear_row(x, w, m):
+    """``x[:m] @ w[:m]`` added left to right, one term at a time (``agents.linear``)."""
+    acc = x[0] * w[0]
+    for i in range(1, m):
+        acc = acc + x[i] * w[i]
+    return acc
+
+
+@njit(cache=True, inline="always")
+def log_choose(table, n, k):
+    """log C(n, k) from ``LOG_CHOOSE`` (``agents.combinatorics.log_choose`` for one pair)."""
+    if n < 0:
+        return table[0, 0]
+    return table[n, min(max(k + 1, 0), TABLE_N)]
+
+
+@njit(cache=True, inline="always")
+def hypergeom_pmf(table, pool, good, draws, x):
+    """P(X = x), X ~ Hypergeometric(pool, good, draws) (``agents.combinatorics.hypergeom_pmf``)."""
+    return fm.exp(log_choose(table, good, x) + log_choose(table, pool - good, draws - x)
+                  - log_choose(table, pool, draws))
+
+
+@njit(cache=True, inline="always")
+def smooth_pmf(table, pool, good, draws, x):
+    """``hypergeom_pmf`` with a fractional ``good``: linear between its integer neighbours."""
+    lo = math.floor(good)
+    w = good - lo
+    ilo = np.int64(lo)
+    return (1 - w) * hypergeom_pmf(table, pool, ilo, draws, x) + w * hypergeom_pmf(
+        table, pool, ilo + 1, draws, x)
+
+
+@njit(cache=True, inline="always")
+def logit(x):
+    """log(x / (1 - x)), ``x`` clipped to [1e-4, 1 - 1e-4]."""
+    x = min(max(x, 1e-4), 1 - 1e-4)
+    return fm.log(x / (1 - x))
+
+
+@njit(cache=True, inline="always")
+def sigmoid(z):
+    """``1.0 / (1.0 + exp(-z))``."""
+    return 1.0 / (1.0 + fm.exp(-z))
+
+
+# ------------------------------------------------------------------ per-seat behaviour model
+@njit(cache=True, inline="always")
+def honesty_of(o, p):
+    """Seat ``p``'s Beta(1, 1)-smoothed rate of checked claims found true."""
+    f = np.float64(o.claims_checked[p, 0])
+    t = np.float64(o.claims_checked[p, 1])
+    return (t + 1.0) / ((f + t) + 2.0)
+
+
+@njit(cache=True, inline="always")
+def checks_of(o, p):
+    """Seat ``p``'s checks (its four check tallies; exact: small integers as floats)."""
+    c = o.checks
+    return ((np.float64(c[p, 0]) + np.float64(c[p, 1])) + np.float64(c[p, 2])) + np.float64(c[p, 3])
+
+
+@njit(cache=True, inline="always")
+def add_of(o, p):
+    """Seat ``p``'s smoothed rate of responses that added to the claim."""
+    added = np.float64(o.claims[p, 1])
+    return (added + 1.0) / ((added + checks_of(o, p)) + 2.0)
+
+
+@njit(cache=True, inline="always")
+def doubt_of(o, p):
+    """Seat ``p``'s smoothed rate of checks that disbelieved."""
+    return ((np.float64(o.checks[p, 2]) + np.float64(o.checks[p, 3])) + 1.0) / (
+        checks_of(o, p) + 2.0)
+
+
+@njit(cache=True, inline="always")
+def reckless_of(o, p, prm):
+    """Posterior that seat ``p`` claims like ``random`` (claims true ~4% of the time) rather
+    than like a rule-follower (~50%), from its checked claims; prior 1/5."""
+    llr = (np.float64(o.claims_checked[p, 0]) * prm[P_LOG_FALSE]
+           + np.float64(o.claims_checked[p, 1]) * prm[P_LOG_TRUE])
+    return 1.0 / (1.0 + fm.exp(-min(max(llr + prm[P_PRIOR], -30.0), 30.0)))
+
+
+@njit(cache=True, inline="always")
+def bank_total(o):
+    """Cards in the Bank."""
+    bank = 0
+    for p in range(o.bank_sizes.shape[0]):
+        bank += np.int64(o.bank_sizes[p])
+    return bank
+
+
+@njit(cache=True, inline="always")
+def next_seat(o, step):
+    """The first seat after me in turn order that has not finished."""
+    players = o.out.shape[0]
+    me = max(np.int64(o.seat), 0)
+    for j in range(1, players):
+        s = (me + step * j) % players
+        if not o.out[s]:
+            return s
+    return (me + step) % players
+
+
+# ------------------------------------------------------------------ card counting
+@njit(cache=True)
+def hand_pool_row(o, jokers):
+    """(pool, good): the unseen cards that sit in the others' hands and the expected fitting
+    ones among them (module docstring).  The deck minus what I can place, its missing cards
+    spread over the types in proportion; then the others' Bank and the claim on the table
+    (when not mine), claims of this round's rank each fitting with its owner's honesty, are
+    removed."""
+    rank = max(np.int64(o.claim_rank), 0)
+    total = 0
+    rank_left = 0
+    joker_left = 0
+    for t in range(R.NUM_TYPES):
+        deck = jokers if t == R.JOKER else 4   # 4 per rank, before the Jokers replace two
+        known = (np.int64(o.hand[t]) + np.int64(o.my_table[t]) + np.int64(o.my_bank[t])
+                 + np.int64(o.discard_seen[t]))
+        left = max(deck - known, 0)
+        total += left
+        if t == rank:
+            rank_left = left
+        if t == R.JOKER:
+            joker_left = left
+    apparent = max(total, 1)
+    pool = max(apparent - jokers - np.int64(o.discard_hidden), 1)
+    good = np.float64(rank_left + joker_left) * (np.float64(pool) / np.float64(apparent))
+    me = max(np.int64(o.seat), 0)
+    fit = 0.0
+    out_cards = 0
+    for p in range(o.bank_sizes.shape[0]):
+        bank = 0 if p == me else np.int64(o.bank_sizes[p])
+        fit += np.float64(bank) * honesty_of(o, p)
+        out_cards += bank
+    cl_raw = np.int64(o.claimant)
+    table = np.int64(o.claim_count) if (cl_raw >= 0 and cl_raw != me) else 0
+    fit = fit + np.float64(table) * honesty_of(o, max(cl_raw, 0))
+    out_cards += table
+    hp = max(pool - out_cards, 1)
+    hg = min(max(good - fit, 0.0), np.float64(hp))
+    return hp, hg
+
+
+@njit(cache=True, inline="always")
+def holds_fitting_row(o, hp, hg, step, table):
+    """P(the next player in turn holds a card fitting the round's rank), its hand a uniformly
+    random subset of the hands' pool (``hand_pool_row``)."""
+    hand = min(np.int64(o.hand_sizes[next_seat(o, step)]), hp)
+    return 1.0 - smooth_pmf(table, hp, hg, hand, 0)
+
+
+# ------------------------------------------------------------------ the three models
+@njit(cache=True)
+def honesty_x(o, hp, hg, table, prm, x):
+    """The claim model's inputs (``HONESTY_FEATURES``) into ``x``; returns the claimant's
+    reckless posterior and the chance a reckless claim is true (each card a uniform pick,
+    fitting with half the hands' share)."""
+    k = max(np.int64(o.claim_count), 1)
+    cl = max(np.int64(o.claimant), 0)
+    share = hg / hp
+    before = np.int64(o.hand_sizes[cl]) + k
+    hpk = hp + k
+    hgk = hg + k * share
+    draws = min(before, hpk)
+    below = 0.0
+    for v in range(3):
+        if v < k:
+            below += smooth_pmf(table, hpk, hgk, draws, v)
+    held = min(max(1.0 - below, 0.0), 1.0)
+    h = logit(honesty_of(o, cl))
+    n_claims = np.float64(np.int64(o.claims[cl, 0]) + np.int64(o.claims[cl, 1]))
+    per_claim = np.float64(o.cards_claimed[cl]) / max(n_claims, 1.0)
+    a = logit(add_of(o, cl))
+    r = reckless_of(o, cl, prm)
+    fk = np.float64(k)
+    x[0] = 1.0
+    x[1] = 1.0 if k == 2 else 0.0
+    x[2] = 1.0 if k == 3 else 0.0
+    x[3] = 1.0 if bank_total(o) > 0 else 0.0
+    x[4] = np.float64(o.hand_sizes[cl]) / 10.0
+    x[5] = share
+    x[6] = held
+    x[7] = h
+    x[8] = h * held
+    x[9] = a
+    x[10] = per_claim - 1.5
+    x[11] = r
+    x[12] = r * held
+    x[13] = r * fm.pow(share, fk)
+    return r, fm.pow(0.5 * hg / hp, fk)
+
+
+@njit(cache=True, inline="always")
+def claim_probability_row(o, hp, hg, table, hon_w, prm, x):
+    """P(the claim on the table is true): a reckless claimant's chance mixed with the fitted
+    logistic model of a rule-following one."""
+    r, truth = honesty_x(o, hp, hg, table, prm, x)
+    return r * truth + (1 - r) / (1.0 + fm.exp(-linear_row(x, hon_w, NH)))
+
+
+@njit(cache=True)
+def doubt_base_row(o, hp, hg, step, table, fit_w, prm, base, x):
+    """The fitting correction's inputs (``FITTING_FEATURES``) into ``x``, and into ``base`` the
+    doubt model's inputs that do not depend on the claim size: P(next holds a fitting card)
+    (recalibrated), logit add, logit doubt, rank out face up, Bank / 10, P(reckless),
+    logit disbelieves per answer, logit structured doubt."""
+    nxt = next_seat(o, step)
+    x[0] = 1.0
+    x[1] = logit(holds_fitting_row(o, hp, hg, step, table))
+    x[2] = np.float64(o.discard_hidden) / 10.0
+    x[3] = np.float64(o.num_rounds) / 10.0
+    x[4] = np.float64(o.claim_count)
+    q = sigmoid(linear_row(x, fit_w, NF))
+    add = add_of(o, nxt)
+    doubt = doubt_of(o, nxt)
+    r = reckless_of(o, nxt, prm)
+    # a rule-follower checks when it holds no fitting card, a reckless one at its own rate
+    structured = doubt * ((1 - r) * (1 - q) + r * (1 - add))
+    answers = (checks_of(o, nxt) + np.float64(o.claims[nxt, 1])) + 2.0
+    disbelieved = (np.float64(o.checks[nxt, 2]) + np.float64(o.checks[nxt, 3])) + 1.0
+    base[0] = q
+    base[1] = logit(add)
+    base[2] = logit(doubt)
+    base[3] = np.float64(o.discard_seen[max(np.int64(o.claim_rank), 0)])
+    base[4] = np.float64(bank_total(o)) / 10.0
+    base[5] = r
+    base[6] = logit(disbelieved / answers)
+    base[7] = logit(structured)
+
+
+@njit(cache=True)
+def doubt_row(base, k, doubt_w, x):
+    """P(the next player disbelieves my claim of ``k`` cards) from ``base``
+    (``doubt_base_row``); its inputs (``DOUBT_FEATURES``) into ``x``."""
+    q, add, dl, seen, bank, r, per_answer, ls = (base[0], base[1], base[2], base[3], base[4],
+                                                 base[5], base[6], base[7])
+    fk = np.float64(k)
+    km1 = np.float64(k - 1)
+    x[0] = 1.0
+    x[1] = 1.0 if k == 2 else 0.0
+    x[2] = 1.0 if k == 3 else 0.0
+    x[3] = q
+    x[4] = add
+    x[5] = dl
+    x[6] = dl * km1
+    x[7] = (seen + fk) / 4.0
+    x[8] = bank
+    x[9] = r
+    x[10] = r * q
+    x[11] = r * km1
+    x[12] = (1 - q) * dl
+    x[13] = (1 - q) * km1
+    x[14] = per_answer
+    x[15] = r * per_answer
+    x[16] = (1 - q) * km1 * dl
+    x[17] = q * dl
+    x[18] = ls
+    x[19] = ls * (1.0 if k == 1 else 0.0)
+    return sigmoid(linear_row(x, doubt_w, ND))
+
+
+# ------------------------------------------------------------------ decisions
+@njit(cache=True, inline="always")
+def my_lie(o):
+    """The ``put`` action of counting's lie: an ace if I have one, else my most plentiful card."""
+    if o.hand[R.ACE] > 0:
+        return np.int64(R.PUT0 + R.ACE)
+    best = 0
+    for t in range(1, R.NUM_TYPES):
+        if o.hand[t] > o.hand[best]:
+            best = t
+    return np.int64(R.PUT0 + best)
+
+
+@njit(cache=True, inline="always")
+def respond_row(o, p, d1, count, bank, prm):
+    """Believe, disbelieve, add my true cards or add a lie, by expected value in cards with the
+    whole pot (claim + Bank) as the stake."""
+    rank = max(np.int64(o.claim_rank), 0)
+    pot = count + bank
+    fpot = np.float64(pot)
+    ov, rv = prm[P_OPEN], prm[P_RIVAL]
+    ev_believe = p * ov - (1 - p) * fpot
+    ev_doubt = (1 - p) * (ov + rv * fpot) - p * fpot
+    check = R.BELIEVE if ev_believe >= ev_doubt else R.DISBELIEVE
+    ev_check = max(ev_believe, ev_doubt)
+    natural = np.int64(o.hand[rank])
+    true_cards = min(natural + np.int64(o.hand[R.JOKER]), 3)
+    ev_lie = 1.0 - d1 * np.float64(pot + 1)
+    held_cards = 0
+    for t in range(R.NUM_TYPES):
+        held_cards += np.int64(o.hand[t])
+    lie_ok = (ev_lie - prm[P_LIE_MARGIN] > ev_check) and held_cards > 0
+    best_other = ev_lie if lie_ok else ev_check
+    if true_cards > 0 and np.float64(true_cards) + prm[P_ADD_MARGIN] >= best_other:
+        return np.int64(R.PUT0 + rank if natural > 0 else R.PUT0 + R.JOKER)
+    if lie_ok:
+        return my_lie(o)
+    return np.int64(check)
+
+
+@njit(cache=True, inline="always")
+def pad_row(o, d_now, d_pad, count, bank, prm):
+    """Out of true cards mid-claim: add one more lie when the card it sheds outweighs the
+    larger pot a doubt would hand back, else stop."""
+    rank = max(np.int64(o.claim_rank), 0)
+    k = count
+    lies = k - np.int64(o.my_table[rank]) - np.int64(o.my_table[R.JOKER])
+    cost_stop = d_now * np.float64(k + bank) if lies > 0 else 0.0
+    cost_pad = -1.0 + d_pad * np.float64(k + 1 + bank)
+    if cost_pad + prm[P_LIE_MARGIN] < cost_stop and k < 3:
+        return my_lie(o)
+    return np.int64(R.DONE)
+
+
+@njit(cache=True)
+def counting_policy(obs, mask, key, r, params, ctx):
+    """The ``counting`` policy (``agents.policy``; ``params``: ``params_row``, ``ctx``:
+    ``context``): announce and true cards as the heuristic (``bluff=0``: a claim with nothing
+    true opens with its lie card), ``respond`` and ``pad`` by expected value (module
+    docstring).  It draws no random number."""
+    table, hon_w, doubt_w, fit_w, x, base = ctx
+    ph = obs.phase
+    if ph == R.PHASE_ANNOUNCE:
+        return announce(obs)
+    if ph != R.PHASE_PUT and ph != R.PHASE_RESPOND:
+        return np.int64(0)
+    rank = max(np.int64(obs.claim_rank), 0)
+    if ph == R.PHASE_PUT:
+        if obs.hand[rank] > 0:
+            return np.int64(R.PUT0 + rank)
+        if obs.hand[R.JOKER] > 0:
+            return np.int64(R.PUT0 + R.JOKER)
+        if not obs.put_count > 0:
+            return R.PUT0 + lie_card(obs, rank)
+    bank = bank_total(obs)
+    count = np.int64(obs.claim_count)
+    step = np.int64(r.step)
+    hp, hg = hand_pool_row(obs, np.int64(r.jokers))
+    pr = 0.0
+    if ph == R.PHASE_RESPOND:
+        pr = claim_probability_row(obs, hp, hg, table, hon_w, params, x)
+    doubt_base_row(obs, hp, hg, step, table, fit_w, params, base, x)
+    if ph == R.PHASE_RESPOND:
+        return respond_row(obs, pr, doubt_row(base, 1, doubt_w, x), count, bank, params)
+    d_now = doubt_row(base, count, doubt_w, x)
+    d_pad = doubt_row(base, count + 1, doubt_w, x)
+    return pad_row(obs, d_now, d_pad, count, bank, params)
+
+
+@njit(cache=True)
+def act_kernel(records, mask, keys, rules, params, ctx, out):
+    """``counting_policy`` on every row (``agents.policy.act_loop``)."""
+    act_loop(counting_policy, records, mask, keys, rules, params, ctx, out)
+
+
+# ------------------------------------------------------------------ the models on a batch
+@njit(cache=True)
+def models_kernel(records, rules, counts, params, ctx, out, hx, fx, dx):
+    """Row ``b`` of the observation ``records``: ``out[b]`` = (hands' pool, its expected
+    fitting cards, P(next holds a fitting card) for uniform hands, P(claim true), P(the next
+    player doubts my claim of ``counts[b]`` cards), the claimant's reckless posterior, the
+    chance a reckless claim is true); the claim, fitting and doubt models' inputs into
+    ``hx[b]``, ``fx[b]``, ``dx[b]``."""
+    r = rules[0]
+    table, hon_w, doubt_w, fit_w, _, base = ctx
+    step = np.int64(r.step)
+    for b in range(records.shape[0]):
+        o = records[b]
+        hp, hg = hand_pool_row(o, np.int64(r.jokers))
+        out[b, 0], out[b, 1] = hp, hg
+        out[b, 2] = holds_fitting_row(o, hp, hg, step, table)
+        out[b, 3] = claim_probability_row(o, hp, hg, table, hon_w, params, hx[b])
+        out[b, 5], out[b, 6] = honesty_x(o, hp, hg, table, params, hx[b])
+        doubt_base_row(o, hp, hg, step, table, fit_w, params, base, fx[b])
+        out[b, 4] = doubt_row(base, counts[b], doubt_w, dx[b])
+
+
+def model_rows(obs: dict[str, np.ndarray], rules: R.Rules, count: np.ndarray | None = None,
+               step: int | None = None,
+               fitting_weights: np.ndarray | None = None) -> tuple[np.ndarray, ...]:
+    """``models_kernel`` on a batched observation (fields it lacks as zeros): (out float64[B, 7],
+    claim inputs [B, NH], fitting inputs [B, NF], doubt inputs [B, ND]); the doubt model for a
+    claim of ``count`` cards (default: the claim on the table) answered by the next player in
+    turn order ``step`` (default the rules')."""
+    dtype = O.SPEC.record_dtype(rules)
+    full = complete(obs, dtype)
+    b = len(full["seat"])
+    records = np.empty(b, dtype)
+    for name in dtype.names:
+        records[name] = full[name]
+    rec = rules_record(rules)
+    if step is not None:
+        rec["step"] = step
+    counts = np.broadcast_to(np.asarray(full["claim_count"] if count is None else count,
+                                        np.int64), (b,)).copy()
+    out, hx, fx, dx = np.empty((b, 7)), np.empty((b, NH)), np.empty((b, NF)), np.empty((b, ND))
+    models_kernel(kernel_records(records), kernel_records(rec), counts,
+                  np.asarray(params_row(VeruCounting.params)), context(fitting_weights), out, hx,
+                  fx, dx)
+    return out, hx, fx, dx
+
+
+def hand_pool(obs: dict[str, np.ndarray], rules: R.Rules) -> tuple[np.ndarray, np.ndarray]:
+    """(pool int64[B], good float64[B]): the unseen cards in the others' hands and the expected
+    fitting ones among them (``hand_pool_row``)."""
+    out = model_rows(obs, rules)[0]
+    return out[:, 0].astype(np.int64), out[:, 1]
+
+
+def next_holds_fitting(obs: dict[str, np.ndarray], rules: R.Rules, step: int) -> np.ndarray:
+    """float[B]: P(the next player in turn holds a fitting card), uniform hands."""
+    return model_rows(obs, rules, step=step)[0][:, 2]
+
+
+def claim_probability(obs: dict[str, np.ndarray], rules: R.Rules) -> np.ndarray:
+    """float[B]: P(the claim on the table is true)."""
+    return model_rows(obs, rules)[0][:, 3]
+
+
+def doubt_probability(obs: dict[str, np.ndarray], rules: R.Rules, count: np.ndarray,
+                      step: int) -> np.ndarray:
+    """float[B]: P(the next player disbelieves my claim of ``count`` cards)."""
+    return model_rows(obs, rules, count, step)[0][:, 4]
 
 
 @register_agent("veru")
@@ -415,105 +602,12 @@ class VeruCounting(Agent):
         "lie_margin": real(doc="lie (pad or add) only when it saves this many cards more"),
     }
 
+    def params_row(self) -> list[float]:
+        """The policy's ``params`` (``params_row``)."""
+        return params_row(self.config)
+
     def act(self, obs: dict[str, np.ndarray], legal_mask: np.ndarray, rng: AgentRNG) -> np.ndarray:
-        """Responds and pads by expected value; announcing and true cards as the heuristic: all
-        in the compiled ``counting_kernel.decide_kernel``, the same actions as the numpy
-        ``act_reference``."""
-        return self.decide_rows(obs)
-
-    def decide_rows(self, obs: dict[str, np.ndarray], probs: np.ndarray | None = None) -> np.ndarray:
-        """int64[B]: every row's action from the compiled ``counting_kernel.decide_kernel``;
-        with ``probs`` (float64[B, 3]) also its model probabilities (kernel docstring)."""
-        rules = self.game.rules
-        o = {k: np.asarray(obs[k], dtype=O.SPEC.dtypes[k]) for k in KERNEL_FIELDS}
-        out = np.zeros(o["phase"].shape[0], np.int64)
-        K.decide_kernel(
-            o["seat"], o["phase"], o["hand"], o["hand_sizes"], o["out"], o["closed"], o["claimant"],
-            o["claim_rank"], o["claim_count"], o["put_count"], o["my_table"], o["bank_sizes"],
-            o["my_bank"], o["discard_seen"], o["discard_hidden"], o["num_rounds"], o["claims"],
-            o["cards_claimed"], o["claims_checked"], o["checks"], int(rules.jokers), int(rules.step),
-            LOG_CHOOSE, _weights(HONESTY_WEIGHTS, len(HONESTY_FEATURES)),
-            _weights(DOUBT_WEIGHTS, len(DOUBT_FEATURES)),
-            _weights(FITTING_WEIGHTS, len(FITTING_FEATURES)), self.kernel_params(), out,
-            np.empty((0, 3)) if probs is None else probs)
-        return out
-
-    def kernel_params(self) -> np.ndarray:
-        """float64[NUM_PARAMS]: the configuration and model constants ``decide_kernel`` reads."""
-        c = self.config
-        prm = np.zeros(K.NUM_PARAMS)
-        prm[K.P_OPEN], prm[K.P_RIVAL] = c["open_value"], c["rival"]
-        prm[K.P_ADD_MARGIN], prm[K.P_LIE_MARGIN] = c["add_margin"], c["lie_margin"]
-        prm[K.P_LOG_FALSE], prm[K.P_LOG_TRUE] = RECKLESS_LLR_FALSE, RECKLESS_LLR_TRUE
-        prm[K.P_PRIOR] = RECKLESS_PRIOR_LOGIT
-        return prm
-
-    def act_reference(self, obs: dict[str, np.ndarray], legal_mask: np.ndarray,
-                      rng: AgentRNG | None = None) -> np.ndarray:
-        """``act`` in numpy (the heuristic's ``act`` with ``bluff=0``, then ``respond`` and
-        ``pad`` on the rows they decide): the readable reference of the compiled kernel;
-        same actions."""
-        if rng is None:  # the heuristic draws its (unused: bluff=0) uniforms from it
-            b = obs["phase"].shape[0]
-            rng = AgentRNG(np.zeros(b, np.uint64), np.zeros(b, np.int64), np.zeros(b, np.uint64))
-        out = VeruHeuristic(self.game, bluff=0.0).act(obs, legal_mask, rng)
-        resp = np.flatnonzero(obs["phase"] == R.PHASE_RESPOND)
-        if resp.size:
-            out[resp] = self.respond(self.subset(obs, resp))
-        stop = np.flatnonzero((obs["phase"] == R.PHASE_PUT) & (out == R.DONE))
-        if stop.size:
-            out[stop] = self.pad(self.subset(obs, stop))
-        return out
-
-    @staticmethod
-    def subset(obs: dict[str, np.ndarray], rows: np.ndarray) -> dict[str, np.ndarray]:
-        """The rows of the fields the models read, with a fresh per-call memo."""
-        out: dict = {k: v[rows] for k, v in obs.items() if k not in UNUSED}
-        out["_memo"] = {}
-        return out
-
-    def lie_card(self, obs: dict[str, np.ndarray]) -> np.ndarray:
-        """int64[B]: the ``put`` action of my lie: an ace if I have one, else my most plentiful card."""
-        hand = obs["hand"].astype(np.int64)
-        return np.where(hand[:, R.ACE] > 0, R.PUT0 + R.ACE, R.PUT0 + hand.argmax(axis=1))
-
-    def pad(self, obs: dict[str, np.ndarray]) -> np.ndarray:
-        """Out of true cards mid-claim: add a lie when the expected cards it brings back
-        (if the next player doubts) cost less than the card it sheds."""
-        rules = self.game.rules
-        rows = np.arange(obs["hand"].shape[0])
-        k = obs["claim_count"].astype(np.int64)
-        rank = np.maximum(obs["claim_rank"].astype(np.int64), 0)
-        mine = obs["my_table"].astype(np.int64)
-        lies = k - mine[rows, rank] - mine[:, R.JOKER]
-        bank = obs["bank_sizes"].astype(np.int64).sum(axis=1)
-        d_now = doubt_probability(obs, rules, k, rules.step)
-        d_pad = doubt_probability(obs, rules, k + 1, rules.step)
-        cost_stop = np.where(lies > 0, d_now * (k + bank), 0.0)
-        cost_pad = -1.0 + d_pad * (k + 1 + bank)
-        lie = (cost_pad + self.config["lie_margin"] < cost_stop) & (k < 3)
-        return np.where(lie, self.lie_card(obs), R.DONE)
-
-    def respond(self, obs: dict[str, np.ndarray]) -> np.ndarray:
-        """Believe, disbelieve, add true cards or add a lie: the best expected value."""
-        c = self.config
-        rules = self.game.rules
-        p = claim_probability(obs, rules)
-        pot = obs["claim_count"].astype(np.int64) + obs["bank_sizes"].astype(np.int64).sum(axis=1)
-        o, rv = c["open_value"], c["rival"]
-        ev_believe = p * o - (1 - p) * pot
-        ev_doubt = (1 - p) * (o + rv * pot) - p * pot
-        check = np.where(ev_believe >= ev_doubt, R.BELIEVE, R.DISBELIEVE)
-        ev_check = np.maximum(ev_believe, ev_doubt)
-        rows = np.arange(p.size)
-        rank = np.maximum(obs["claim_rank"].astype(np.int64), 0)
-        hand = obs["hand"].astype(np.int64)
-        natural = hand[rows, rank]
-        true_cards = np.minimum(natural + hand[:, R.JOKER], 3)
-        add = np.where(natural > 0, R.PUT0 + rank, R.PUT0 + R.JOKER)
-        d1 = doubt_probability(obs, rules, np.ones_like(pot), rules.step)
-        ev_lie = 1.0 - d1 * (pot + 1)
-        lie_ok = (ev_lie - c["lie_margin"] > ev_check) & (hand.sum(axis=1) > 0)
-        best_other = np.where(lie_ok, ev_lie, ev_check)
-        prefer_add = (true_cards > 0) & (true_cards + c["add_margin"] >= best_other)
-        return np.where(prefer_add, add, np.where(lie_ok, self.lie_card(obs), check))
+        """Responds and pads by expected value; announcing and true cards as the heuristic:
+        ``counting_policy`` on every row."""
+        return act_rows(act_kernel, self.game, complete(obs, self.game.observation_dtype),
+                        legal_mask, rng, self.params_row(), context())

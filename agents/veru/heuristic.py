@@ -38,16 +38,153 @@ instead of 0.52, 0.33); the default went from 6p 0.243 to 0.288.  ``bluff=0`` st
 never puts a lie into a claim that has a true card, so it sheds only true cards (about
 1.4 a claim) and cannot shed an ace until its hand is aces only: against reckless
 random players that is too slow to finish first (docs/strength.md, robustness ladders).
+
+One compiled policy (``heuristic_policy``, ``agents.policy``'s contract) on one observation
+record, which ``act`` and the fused loop both run: the uniform is the decision's first word
+(``AgentRNG.uniform(1)``), the genuine chance sums small integers in float64 (exact in any
+order) and ``t ** count`` is ``fmath.pow``.
 """
 
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 from agents.base import Agent, Traits, integer, probability, register_agent
+from agents.policy import act_loop, act_rows
 from bluffsim import fmath as fm
+from bluffsim import rng_nb as rn
 from bluffsim.games.veru import rules as R
 from bluffsim.rng import AgentRNG
+
+# the agent's parameters in the order of the ``params`` row the policy reads
+PARAMS = ("bluff", "trust", "joker_slack", "record")
+BLUFF, TRUST, JOKER_SLACK, RECORD = range(len(PARAMS))
+
+
+@njit(cache=True)
+def announce(obs):
+    """The ``announce`` action of the open rank I hold most naturals of (first on ties)."""
+    best = 0
+    best_v = np.int64(-1) if obs.closed[0] else np.int64(obs.hand[0])
+    for k in range(1, R.ANNOUNCEABLE):
+        v = np.int64(-1) if obs.closed[k] else np.int64(obs.hand[k])
+        if v > best_v:
+            best, best_v = k, v
+    return np.int64(R.ANNOUNCE0 + best)
+
+
+@njit(cache=True)
+def lie_card(obs, rank):
+    """The card type to lie with: an ace if held, else a card of my thinnest rank other than
+    ``rank`` (lowest type on ties), else my most plentiful card (first on ties)."""
+    hand = obs.hand
+    if hand[R.ACE] > 0:
+        return np.int64(R.ACE)
+    thin = -1
+    thin_n = 99
+    for t in range(R.NUM_TYPES):
+        n = np.int64(hand[t])
+        if t == R.JOKER or t == rank or n <= 0:
+            continue
+        if n < thin_n:
+            thin, thin_n = t, n
+    if thin >= 0:
+        return np.int64(thin)
+    best = 0
+    for t in range(1, R.NUM_TYPES):
+        if hand[t] > hand[best]:
+            best = t
+    return np.int64(best)
+
+
+@njit(cache=True)
+def fitting_left(obs, rank, slack):
+    """Fitting cards of ``rank`` the others' claims could hold: four plus ``slack`` minus the
+    naturals I know are elsewhere (my hand, my Bank, out face up, mine out unseen, known to
+    sit in a hand)."""
+    known = (np.int64(obs.hand[rank]) + np.int64(obs.my_bank[rank])
+             + np.int64(obs.discard_seen[rank]) + np.int64(obs.my_out[rank]))
+    for q in range(obs.known_in_hand.shape[0]):
+        known += obs.known_in_hand[q, rank]
+    return 4 + slack - known
+
+
+@njit(cache=True)
+def genuine_chance(obs, trust, record):
+    """The chance a card of the claim on the table is genuine: ``trust``, updated by the
+    others' checked claims, then by the claimant's (module docstring; sums of small integers
+    in float64: exact in any order)."""
+    if record <= 0:
+        return trust
+    me = max(np.int64(obs.seat), 0)
+    cl = max(np.int64(obs.claimant), 0)
+    checked = obs.claims_checked
+    false_n = 0.0
+    true_n = 0.0
+    for q in range(checked.shape[0]):
+        if q != me:
+            false_n += np.float64(checked[q, 0])
+            true_n += np.float64(checked[q, 1])
+    own_false = 0.0
+    own_true = 0.0
+    if cl != me:
+        own_false = np.float64(checked[cl, 0])
+        own_true = np.float64(checked[cl, 1])
+    rec = np.float64(record)
+    t0 = (trust * rec + true_n) / (rec + (false_n + true_n))
+    return (t0 * rec + own_true) / (rec + (own_false + own_true))
+
+
+@njit(cache=True)
+def heuristic_policy(obs, mask, key, r, params, ctx):
+    """The ``heuristic`` policy (``agents.policy``; ``params`` in ``PARAMS`` order, no ``ctx``):
+    announce, put and respond by the rules of the module docstring."""
+    ph = obs.phase
+    if ph == R.PHASE_ANNOUNCE:
+        return announce(obs)
+    if ph != R.PHASE_PUT and ph != R.PHASE_RESPOND:
+        return np.int64(0)
+    rank = max(np.int64(obs.claim_rank), 0)
+    count = np.int64(obs.claim_count)
+    left = fitting_left(obs, rank, np.int64(params[JOKER_SLACK]))
+    if ph == R.PHASE_RESPOND and count > left:  # impossible: doubt, before adding true cards
+        return np.int64(R.DISBELIEVE)
+    if obs.hand[rank] > 0:  # true cards first: naturals, then Jokers
+        return np.int64(R.PUT0 + rank)
+    if obs.hand[R.JOKER] > 0:
+        return np.int64(R.PUT0 + R.JOKER)
+    if ph == R.PHASE_PUT:
+        if obs.put_count > 0 and not rn.uniform(rn.minor_word(key, 0)) < params[BLUFF]:
+            return np.int64(R.DONE)
+        return R.PUT0 + lie_card(obs, rank)
+    # responding without a true card: believe when t ** count > 1/2, t capped by the round
+    t = genuine_chance(obs, params[TRUST], np.int64(params[RECORD]))
+    others = count
+    for q in range(obs.bank_sizes.shape[0]):
+        others += obs.bank_sizes[q]
+    for k in range(R.NUM_TYPES):
+        others -= obs.my_bank[k]
+    cap = min(max(np.float64(left) / np.float64(max(others, 1)), 0.0), 1.0)
+    if cap < t:
+        t = cap
+    if fm.pow(t, np.float64(max(count, 1))) > 0.5:
+        return np.int64(R.BELIEVE)
+    return np.int64(R.DISBELIEVE)
+
+
+@njit(cache=True)
+def act_kernel(records, mask, keys, rules, params, ctx, out):
+    """``heuristic_policy`` on every row (``agents.policy.act_loop``)."""
+    act_loop(heuristic_policy, records, mask, keys, rules, params, ctx, out)
+
+
+def complete(obs: dict[str, np.ndarray], dtype: np.dtype) -> dict[str, np.ndarray]:
+    """``obs`` with every field of the observation record ``dtype``, those it lacks as zeros:
+    an observation without the memory fields or the tallies is one that remembers nothing."""
+    b = len(next(iter(obs.values())))
+    return {n: obs[n] if n in obs else np.zeros((b, *dtype[n].shape), dtype[n].base)
+            for n in dtype.names}
 
 
 @register_agent("veru")
@@ -68,78 +205,11 @@ class VeruHeuristic(Agent):
                                  "claimant's) weighs as much as trust (0 = ignore records)"),
     }
 
+    def params_row(self) -> list[float]:
+        """The parameters in ``PARAMS`` order (the policy's ``params``)."""
+        return [float(self.config[n]) for n in PARAMS]
+
     def act(self, obs: dict[str, np.ndarray], legal_mask: np.ndarray, rng: AgentRNG) -> np.ndarray:
-        """One action per game, by phase."""
-        c = self.config
-        b = legal_mask.shape[0]
-        rows = np.arange(b)
-        u = rng.uniform(1)
-        hand = obs["hand"].astype(np.int64)
-        phase = obs["phase"]
-        rank = np.maximum(obs["claim_rank"].astype(np.int64), 0)
-        # announce: open rank held most
-        held = np.where(obs["closed"], -1, hand[:, :R.ANNOUNCEABLE])
-        announce = R.ANNOUNCE0 + held.argmax(axis=1)
-        # putting: truth first, then maybe a lie (an ace, else my thinnest rank), else done
-        match = hand[rows, rank] > 0
-        joker = hand[:, R.JOKER] > 0
-        started = obs["put_count"] > 0
-        put_true = np.where(match, R.PUT0 + rank, R.PUT0 + R.JOKER)
-        first_lie = R.PUT0 + lie_card(hand, rank)
-        slip = started & (u[:, 0] < c["bluff"])
-        putting = np.where(match | joker, put_true,
-                           np.where(started, np.where(slip, first_lie, R.DONE), first_lie))
-        # responding
-        count = obs["claim_count"].astype(np.int64)
-        left = fitting_left(obs, rank, c["joker_slack"])
-        impossible = count > left
-        t = genuine_chance(obs, c["trust"], c["record"])
-        others = (obs["bank_sizes"].astype(np.int64).sum(axis=1)
-                  - obs["my_bank"].astype(np.int64).sum(axis=1) + count)
-        t = np.minimum(t, np.clip(left / np.maximum(others, 1), 0.0, 1.0))
-        p_true = fm.pow_u(t, np.maximum(count, 1))
-        check = np.where(p_true > 0.5, R.BELIEVE, R.DISBELIEVE)
-        respond = np.where(impossible, R.DISBELIEVE,
-                           np.where(match | joker, put_true, check))
-        out = np.select([phase == R.PHASE_ANNOUNCE, phase == R.PHASE_PUT,
-                         phase == R.PHASE_RESPOND], [announce, putting, respond], 0)
-        return out
-
-
-def lie_card(hand: np.ndarray, rank: np.ndarray) -> np.ndarray:
-    """int64[B]: the card type to lie with: an ace if held, else a card of my thinnest rank
-    other than ``rank`` (lowest type on ties), else my most plentiful card."""
-    rows = np.arange(hand.shape[0])
-    copies = np.where(hand > 0, hand, 99)
-    copies[:, R.JOKER] = 99
-    copies[rows, rank] = 99
-    thin = copies.argmin(axis=1)
-    thin = np.where(copies[rows, thin] == 99, hand.argmax(axis=1), thin)
-    return np.where(hand[:, R.ACE] > 0, R.ACE, thin)
-
-
-def fitting_left(obs: dict[str, np.ndarray], rank: np.ndarray, slack: int) -> np.ndarray:
-    """int64[B]: fitting cards of ``rank`` the others' claims could hold: four plus ``slack``
-    minus the naturals I know are elsewhere (my hand, my Bank, out face up, mine out unseen,
-    known to sit in a hand — the last two from the memory fields, none without them)."""
-    rows = np.arange(rank.size)
-    known = (obs["hand"][rows, rank].astype(np.int64) + obs["my_bank"][rows, rank]
-             + obs["discard_seen"][rows, rank])
-    if "my_out" in obs:   # memory fields; an observation without them knows none
-        known = known + obs["my_out"][rows, rank] + obs["known_in_hand"][rows, :, rank].sum(axis=1)
-    return 4 + slack - known
-
-
-def genuine_chance(obs: dict[str, np.ndarray], trust: float, record: int) -> np.ndarray:
-    """float64[B]: the chance a card of the claim on the table is genuine: ``trust``, updated
-    by the others' checked claims, then by the claimant's (module docstring)."""
-    b = obs["hand"].shape[0]
-    if record <= 0 or "claims_checked" not in obs:
-        return np.full(b, float(trust))
-    rows = np.arange(b)
-    checked = obs["claims_checked"].astype(np.float64).copy()   # [B, P, (false, true)]
-    checked[rows, np.maximum(obs["seat"].astype(np.int64), 0)] = 0.0   # not my own claims
-    own = checked[rows, np.maximum(obs["claimant"].astype(np.int64), 0)]
-    table = checked.sum(axis=1)
-    t0 = (trust * record + table[:, 1]) / (record + table.sum(axis=1))
-    return (t0 * record + own[:, 1]) / (record + own.sum(axis=1))
+        """One action per game: ``heuristic_policy`` on every row."""
+        return act_rows(act_kernel, self.game, complete(obs, self.game.observation_dtype),
+                        legal_mask, rng, self.params_row(), ())

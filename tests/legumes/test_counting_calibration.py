@@ -25,7 +25,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.legumes.counting import truth_probability  # noqa: F401  (the old single term)
 from tests.scripts import load_script
 
 F = load_script("fit_legumes_counting.py")

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 import agents
-from agents.legumes.counting import claim_beliefs
+from agents.legumes.counting import claim_model
 from bluffsim.games.legumes import rules as R
 from bluffsim.games.legumes.reference import scenario
 from bluffsim.games.legumes.vec import LegumesGame
@@ -43,6 +43,12 @@ def decide(name, hands, actions, discard=(), tallies=None, **params) -> str:
     return game.action_names[int(a[0])]
 
 
+def beliefs(hands, actions, tallies=None) -> np.ndarray:
+    """P(true), P(lie), P(Bomb) of the last face-down card, as the next seat sees it."""
+    game, _, obs = observe(hands, actions, tallies=tallies)
+    return claim_model(game, obs)[1][0]
+
+
 LIAR = {"accused_tally": [[0, 6, 0], [0, 0, 0]], "accuser_tally": [[4, 4, 0], [0, 0, 0]],
         "num_rounds": 10}
 HONEST = {"accused_tally": [[6, 0, 0], [0, 0, 0]], "accuser_tally": [[0, 0, 0], [0, 0, 0]],
@@ -53,9 +59,8 @@ def test_a_seat_caught_lying_is_believed_less_than_an_honest_one():
     # two players; the opener (6 accusations against it: all lies, or all true) is down to two
     # cards, so its claim matters: accuse the liar (doubled), play on the honest one
     hands = (["carrot-2", "tomato-1", "leek-2"], ME)
-    rules = scenario(hands, DRAW)[0].rules
-    p_liar = claim_beliefs(observe(hands, ["open leek-2 carrot"], tallies=LIAR)[2], rules)[0]
-    p_honest = claim_beliefs(observe(hands, ["open leek-2 carrot"], tallies=HONEST)[2], rules)[0]
+    p_liar = beliefs(hands, ["open leek-2 carrot"], tallies=LIAR)
+    p_honest = beliefs(hands, ["open leek-2 carrot"], tallies=HONEST)
     assert p_liar[0] < 0.6 < 0.75 < p_honest[0]
     assert decide("counting", hands, ["open leek-2 carrot"], tallies=LIAR) == "accuse double"
     assert not decide("counting", hands, ["open leek-2 carrot"], tallies=HONEST).startswith("accuse")

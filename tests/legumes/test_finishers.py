@@ -68,19 +68,21 @@ def test_counting_doubles_the_last_accusation_with_the_double_as_its_last_card()
 def test_keeps_is_always_at_two_players_and_at_three_only_with_a_margin():
     """``keeps``: every game at 2 players; at 3+ never by default (``KEEP_MARGIN = None``), and
     with a margin only when my hand is at most the smallest other hand plus that margin."""
+    import math
+
     import numpy as np
 
-    from agents.legumes.heuristic import LegumesHeuristic
+    from agents.legumes.heuristic import LegumesHeuristic, keeps, params_row
 
-    ref, _ = scenario([OPENER, OPENER], DRAW)
-    two = LegumesHeuristic(LegumesGame(ref.rules))
-    obs2 = {"hand_sizes": np.array([[5, 9], [9, 2]]), "seat": np.array([0, 0])}
-    assert two.keeps(obs2, np.array([5, 9])).tolist() == [True, True]
-    ref3, _ = scenario([OPENER, OPENER, THIRD], DRAW)
-    three = LegumesHeuristic(LegumesGame(ref3.rules))
-    obs3 = {"hand_sizes": np.array([[4, 6, 8], [4, 6, 8], [7, 3, 9]]), "seat": np.array([0, 1, 0])}
-    size = np.array([4, 6, 7])
-    assert not three.keeps(obs3, size).any()
-    three.KEEP_MARGIN = 1
+    def kept(hands, sizes, seats, size, margin):
+        game = LegumesGame(scenario(hands, DRAW)[0].rules)
+        rec = np.zeros(len(seats), game.observation_dtype)
+        rec["hand_sizes"], rec["seat"] = sizes, seats
+        return [bool(keeps(rec[i], game._rec[0], size[i], margin)) for i in range(len(seats))]
+
+    assert kept([OPENER, OPENER], [[5, 9], [9, 2]], [0, 0], [5, 9], math.nan) == [True, True]
+    three = ([OPENER, OPENER, THIRD], [[4, 6, 8], [4, 6, 8], [7, 3, 9]], [0, 1, 0], [4, 6, 7])
+    assert math.isnan(params_row(LegumesHeuristic(LegumesGame(scenario(three[0], DRAW)[0].rules)))[-1])
+    assert kept(*three, math.nan) == [False, False, False]
     # seat 0 with 4 vs others (6, 8): 4 <= 7; seat 1 with 6 vs (4, 8): 6 > 5; seat 0 with 7 vs (3, 9): 7 > 4
-    assert three.keeps(obs3, size).tolist() == [True, False, False]
+    assert kept(*three, 1.0) == [True, False, False]

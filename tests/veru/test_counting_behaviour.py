@@ -13,6 +13,7 @@ import agents
 from agents.veru.counting import claim_probability, doubt_probability, hand_pool, next_holds_fitting
 from bluffsim.games.veru import rules as R
 from bluffsim.games.veru.reference import scenario
+from bluffsim.games.veru.vec import VeruGame
 from bluffsim.rng import AgentRNG
 
 NINE = R.RANKS.index("9")
@@ -30,7 +31,7 @@ def position(actions: list[str], hands=HANDS, **options):
     obs = {k: np.asarray(v)[None] for k, v in ref.observe(s).items()}
     mask = np.zeros((1, R.NUM_ACTIONS), bool)
     mask[0, list(ref.legal_actions(s))] = True
-    return agents.make("counting", ref), obs, mask
+    return agents.make("counting", VeruGame(ref.rules)), obs, mask
 
 
 def decide(agent, obs, mask) -> str:
@@ -113,7 +114,7 @@ def test_heuristic_doubts_a_claimant_with_a_bad_record_and_trust_one_without_rec
     caught lying on every checked claim is doubted even by a fully trusting heuristic,
     unless ``record=0`` (then ``trust = 1`` believes every possible claim)."""
     _, obs, mask = position(["announce 9", "put K", "done"])
-    ref_game = agents.make("counting", scenario(HANDS, opener=0, jokers=0)[0]).game
+    ref_game = VeruGame(scenario(HANDS, opener=0, jokers=0)[0].rules)
     rng = AgentRNG(np.zeros(1, np.uint64), obs["seat"].astype(np.int64), np.zeros(1, np.int64))
     names = ref_game.rules.action_names
     fresh = agents.make("heuristic", ref_game, trust=1.0)

@@ -1,6 +1,7 @@
-"""veru ``counting``: the compiled decisions (``counting_kernel.decide_kernel``) equal the numpy
-reference (``VeruCounting.act_reference``) action for action, its probabilities equal the
-numpy models' bit for bit, and its floating-point building blocks equal numpy's."""
+"""veru ``counting``: the one compiled policy decides the same wherever it runs — as the fused
+loop calls it on the record it fills from the engine, and as ``act`` on the batched observation,
+on the whole batch or on any subset of its rows — and its floating-point building blocks equal
+numpy's (``agents.linear``, ``agents.combinatorics``) bit for bit."""
 
 from __future__ import annotations
 
@@ -9,12 +10,12 @@ import pytest
 
 import agents
 import bluffsim
+from agents.combinatorics import LOG_CHOOSE, hypergeom_pmf
 from agents.linear import linear
 from agents.veru import counting as C
-from agents.veru import counting_kernel as K
-from agents.veru.heuristic import VeruHeuristic
 from bluffsim.games.veru import rules as R
 from bluffsim.rng import AgentRNG
+from tests.fused import policy_on_states
 from tests.games import decision_steps
 
 LINEUPS = {
@@ -26,61 +27,37 @@ LINEUPS = {
 }
 
 
-def model_probabilities(agent: C.VeruCounting, obs: dict[str, np.ndarray],
-                        mask: np.ndarray) -> np.ndarray:
-    """float64[B, 3]: the numpy models' probabilities laid out as ``decide_rows`` writes them
-    (respond rows: claim true, next doubts one card; pad rows: next doubts now, padded)."""
-    rules = agent.game.rules
-    b = obs["phase"].shape[0]
-    probs = np.full((b, 3), np.nan)
-    resp = np.flatnonzero(obs["phase"] == R.PHASE_RESPOND)
-    if resp.size:
-        sub = agent.subset(obs, resp)
-        probs[resp, 0] = C.claim_probability(sub, rules)
-        probs[resp, 1] = C.doubt_probability(sub, rules, np.ones(resp.size, np.int64), rules.step)
-    heur = VeruHeuristic(agent.game, bluff=0.0).act(
-        obs, mask, AgentRNG(np.zeros(b, np.uint64), np.zeros(b, np.int64), np.zeros(b, np.uint64)))
-    stop = np.flatnonzero((obs["phase"] == R.PHASE_PUT) & (heur == R.DONE))
-    if stop.size:
-        sub = agent.subset(obs, stop)
-        k = sub["claim_count"].astype(np.int64)
-        probs[stop, 1] = C.doubt_probability(sub, rules, k, rules.step)
-        probs[stop, 2] = C.doubt_probability(sub, rules, k + 1, rules.step)
-    return probs
-
-
-def assert_same(agent: C.VeruCounting, obs: dict[str, np.ndarray], mask: np.ndarray,
-                rng: AgentRNG | None = None) -> tuple[int, int]:
-    """Compiled and numpy actions equal on every row, and the probabilities bit for bit;
-    returns (respond rows, pad rows) compared."""
-    probs = np.full((obs["phase"].shape[0], 3), np.nan)
-    got = agent.decide_rows(obs, probs)
-    np.testing.assert_array_equal(got, agent.act_reference(obs, mask, rng))
-    np.testing.assert_array_equal(agent.act(obs, mask, rng), got)
-    want = model_probabilities(agent, obs, mask)
-    np.testing.assert_array_equal(probs, want)   # NaN where no model ran, in both
-    return (int((obs["phase"] == R.PHASE_RESPOND).sum()),
-            int((~np.isnan(want[:, 2])).sum()))
+def model_rows(obs: dict[str, np.ndarray], live: np.ndarray) -> tuple[int, int]:
+    """(respond rows, pad rows) among the running games: the rows the expected-value rules
+    decide (a putting turn with a claim started and no true card left pads or stops)."""
+    rows = np.arange(obs["phase"].shape[0])
+    rank = np.maximum(obs["claim_rank"].astype(np.int64), 0)
+    no_true = (obs["hand"][rows, rank] == 0) & (obs["hand"][:, R.JOKER] == 0)
+    pad = live & (obs["phase"] == R.PHASE_PUT) & no_true & (obs["put_count"] > 0)
+    return int((live & (obs["phase"] == R.PHASE_RESPOND)).sum()), int(pad.sum())
 
 
 @pytest.mark.parametrize("players, lineup, options", [
     (3, "counting", {"jokers": 0}), (3, "mixed", {}), (4, "counting", {}), (4, "mixed", {"jokers": 0}),
     (5, "mixed", {"turn_order": "counterclockwise"}), (6, "counting", {}), (6, "mixed", {}),
 ])
-def test_compiled_actions_equal_the_numpy_reference_on_played_games(players, lineup, options):
-    """Every counting seat's compiled action equals its numpy reference's on every row of played
-    games (whoever moves; 800 steps, most games to the end), and its claim and doubt
-    probabilities bit for bit."""
+def test_the_fused_policy_decides_as_act_on_played_games(players, lineup, options):
+    """Every counting seat's policy, on the record the fused loop fills from the engine, makes
+    the action ``act`` makes from the batched observation, a legal one, on every running row of
+    played games (whoever moves; 800 steps, most games to the end)."""
     game = bluffsim.make("veru", num_players=players, **options)
     seats = [agents.make(name, game, **params) for name, params in LINEUPS[lineup](players)]
-    counting = [s for s in seats if isinstance(s, C.VeruCounting)]
+    counting = [(s, policy_on_states(game, C.counting_policy, s.params_row(), C.context()))
+                for s in seats if isinstance(s, C.VeruCounting)]
     st_ = game.init(np.arange(48, dtype=np.uint64) + 101 * players)
     responds = pads = rows = 0
     for obs, mask, rng, live in decision_steps(game, st_, 800):
-        for agent in counting:
-            r, p = assert_same(agent, obs, mask, rng)
-            responds, pads = responds + r, pads + p
-        rows += int(live.sum())
+        for agent, fused in counting:
+            got = agent.act(obs, mask, rng)
+            np.testing.assert_array_equal(fused(st_)[live], got[live])
+            assert mask[np.flatnonzero(live), got[live]].all()
+        r, p = model_rows(obs, live)
+        responds, pads, rows = responds + r, pads + p, rows + int(live.sum())
         acts = np.zeros(st_.batch_size, np.int64)
         for s, agent in enumerate(seats):
             acts = np.where(st_.current_player == s, agent.act(obs, mask, rng), acts)
@@ -90,11 +67,11 @@ def test_compiled_actions_equal_the_numpy_reference_on_played_games(players, lin
 
 
 @pytest.mark.parametrize("players", [3, 4, 6])
-def test_compiled_actions_equal_the_reference_on_random_tallies_and_subsets(players):
+def test_a_row_decides_the_same_in_any_batch_on_random_tallies(players):
     """On observations whose public tallies, Banks, hand sizes and hidden discards are redrawn
-    at random (so every model input takes many values), taken whole and as random row subsets
-    of 1-9 rows (a row's bits must not depend on the batch around it), the actions and probabilities
-    agree."""
+    at random (so every model input takes many values), every row decides the same taken with
+    the whole batch and within random row subsets of 1-9 rows (a row's bits must not depend on
+    the batch around it), and the model probabilities of a row are those of the batch."""
     game = bluffsim.make("veru", num_players=players)
     agent = agents.make("counting", game)
     heuristic = agents.make("heuristic", game)
@@ -113,11 +90,16 @@ def test_compiled_actions_equal_the_reference_on_random_tallies_and_subsets(play
                                         0).astype(np.int8)
         fake["discard_hidden"] = gen.integers(0, 12, size=b).astype(np.int8)
         fake["num_rounds"] = gen.integers(0, 60, size=b).astype(np.int32)
-        r, q = assert_same(agent, fake, mask)
+        whole = agent.act(fake, mask, rng)
+        probs = C.model_rows(fake, game.rules)[0]
+        r, q = model_rows(fake, live)
         responds, pads = responds + r, pads + q
         for size in range(1, 10):
             rows = np.sort(gen.choice(b, size=size, replace=False))
-            assert_same(agent, {k: v[rows] for k, v in fake.items()}, mask[rows])
+            sub = {k: v[rows] for k, v in fake.items()}
+            sub_rng = AgentRNG(st_.seed[rows], st_.current_player[rows], st_.num_decisions[rows])
+            np.testing.assert_array_equal(agent.act(sub, mask[rows], sub_rng), whole[rows])
+            np.testing.assert_array_equal(C.model_rows(sub, game.rules)[0], probs[rows])
         acts = np.where(st_.current_player % 2 == 0, agent.act(obs, mask, rng),
                         heuristic.act(obs, mask, rng))
         game.step(st_, np.where(live, acts, -1))
@@ -129,7 +111,7 @@ def test_compiled_actions_equal_the_reference_on_random_tallies_and_subsets(play
 def test_linear_is_a_dot_product_whose_rows_do_not_depend_on_the_batch(m, n):
     """``agents.linear`` (the models' weighted sums) is ``features @ weights`` to rounding,
     gives every row the same bits alone as in a batch of ``n`` (BLAS does not), and the
-    kernel's ``linear_row`` equals it bit for bit, for the three models' sizes."""
+    policy's ``linear_row`` equals it bit for bit, for the three models' sizes."""
     gen = np.random.default_rng(1000 * m + n)
     x = gen.normal(size=(n, m)) * gen.choice([1e-3, 1.0, 1e3], size=(n, m))
     w = gen.normal(size=m) * gen.choice([1e-2, 1.0, 10.0], size=m)
@@ -137,12 +119,13 @@ def test_linear_is_a_dot_product_whose_rows_do_not_depend_on_the_batch(m, n):
     assert np.allclose(got, x @ w, rtol=1e-12, atol=1e-9)
     rows = np.unique(gen.integers(0, n, size=min(n, 40)))
     assert np.array_equal(np.concatenate([linear(x[i:i + 1], w) for i in rows]), got[rows])
-    assert np.array_equal(np.array([K.linear_row(x[i], w, m) for i in rows]), got[rows])
+    assert np.array_equal(np.array([C.linear_row(x[i], w, m) for i in rows]), got[rows])
 
 
 def test_compiled_smooth_pmf_equals_numpy():
-    """The per-row ``smooth_pmf`` (exp of log-binomials) equals numpy's on a grid of pools,
-    fractional fitting counts, draws and values, bit for bit."""
+    """The policy's ``smooth_pmf`` (exp of log-binomials, linear between a fractional fitting
+    count's integer neighbours) equals numpy's ``hypergeom_pmf`` so interpolated, on a grid of
+    pools, fractional fitting counts, draws and values, bit for bit."""
     pools, goods, draws, xs = [], [], [], []
     gen = np.random.default_rng(3)
     for pool in range(1, 60):
@@ -154,7 +137,11 @@ def test_compiled_smooth_pmf_equals_numpy():
     pools, goods, draws = np.array(pools), np.array(goods), np.array(draws)
     for x in range(3):
         sel = np.array(xs) == x
-        want = C.smooth_pmf(pools[sel], goods[sel], draws[sel], x)
-        got = np.array([K.smooth_pmf(C.LOG_CHOOSE, int(pl), g, int(d), x)
+        lo = np.floor(goods[sel])
+        w = goods[sel] - lo
+        lo = lo.astype(np.int64)
+        want = ((1 - w) * hypergeom_pmf(pools[sel], lo, draws[sel], x)
+                + w * hypergeom_pmf(pools[sel], lo + 1, draws[sel], x))
+        got = np.array([C.smooth_pmf(LOG_CHOOSE, int(pl), g, int(d), x)
                         for pl, g, d in zip(pools[sel], goods[sel], draws[sel], strict=True)])
         assert np.array_equal(got, want) and sel.sum() > 300

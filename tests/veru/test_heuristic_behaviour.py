@@ -14,6 +14,7 @@ import pytest
 import agents
 from bluffsim.games.veru import rules as R
 from bluffsim.games.veru.reference import scenario
+from bluffsim.games.veru.vec import VeruGame
 from bluffsim.rng import AgentRNG
 
 NINE = R.RANKS.index("9")
@@ -36,7 +37,7 @@ def position(actions: list[str], hands=HANDS):
 
 def decide(ref, obs, mask, **params) -> str:
     """The heuristic's action name (``params`` its parameters)."""
-    agent = agents.make("heuristic", ref, **params)
+    agent = agents.make("heuristic", VeruGame(ref.rules), **params)
     rng = AgentRNG(np.zeros(1, np.uint64), obs["seat"].astype(np.int64), np.zeros(1, np.int64))
     action = int(agent.act(obs, mask, rng)[0])
     assert mask[0, action]
