@@ -24,14 +24,15 @@ def _import_agent_modules() -> None:
 
 
 _import_agent_modules()
+from agents.policy import CompiledAgent  # noqa: E402  (re-exported)
 from agents.random import RandomAgent  # noqa: E402  (re-exported)
 from agents.text import register_text_counting  # noqa: E402
 
 register_text_counting()  # text-counting for every game counting plays (all modules imported now)
 
-__all__ = ["REGISTRY", "Agent", "AgentContractError", "AgentError", "AgentParamError", "Param",
-           "RandomAgent", "Traits", "check_name", "describe", "list_agents", "make", "register",
-           "register_agent"]
+__all__ = ["REGISTRY", "Agent", "AgentContractError", "AgentError", "AgentParamError",
+           "CompiledAgent", "Param", "RandomAgent", "Traits", "check_name", "describe",
+           "list_agents", "make", "register", "register_agent"]
 
 
 def list_agents() -> list[str]:

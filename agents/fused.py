@@ -12,7 +12,7 @@ with
 - ``contexts(game)``: ``(hctx, cctx)``, the ``ctx`` tuples of the heuristic and counting policies
   (tables and scratch), fetched at each call (memo tables grow);
 - ``grow(game)``: make room in the memo tables (counting returned ``MEMO_FULL``);
-- ``play_seats_kernel(data, hot, rules, obs, decisions, counts, seat_agent, kinds, params,
+- ``play_seats_kernel(data, hot, rules, obs, num_actions, decisions, counts, seat_agent, kinds, params,
   round_stop, first_game, resume, pending, net, net_table, obs_size, hctx, cctx)``: a cached
   one-line kernel that calls ``play_seats_loop`` with the game's heuristic and counting
   policies (``agents.policy``'s contract), ``kernels.observe_row``, ``kernels.tensor_row`` and
@@ -52,18 +52,19 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
 from numba import njit
 
 from agents.learned import LearnedAgent, forward_row, pack_layers, policy_action, policy_probs
-from agents.policy import MEMO_FULL
-from agents.random import random_policy
+from agents.policy import MEMO_FULL, CompiledAgent
+from agents.random import RandomAgent, random_policy
 from bluffsim import rng_nb as rn
 
 # policy kinds, shared by every game's fused loop
-RANDOM, HEURISTIC, COUNTING, LEARNED, EXTERNAL = 0, 1, 2, 3, 4
+RANDOM, HEURISTIC, COUNTING, LEARNED, EXTERNAL, USER = 0, 1, 2, 3, 4, 5
 
 
 def observation_rows(game: Any, keys: tuple[str, ...]) -> tuple[np.ndarray, ...]:
@@ -103,9 +104,10 @@ def learned_action(obs, mask, key, r, tensor_row, prow, net, net_table, x, hbuf,
 
 
 @njit(inline="always")
-def play_seats_loop(heuristic_policy, counting_policy, observe_row, tensor_row, apply, data,
-                    hot, rules, obs, decisions, counts, seat_agent, kinds, params, round_stop,
-                    first_game, resume, pending, net, net_table, obs_size, hctx, cctx):
+def play_seats_loop(heuristic_policy, counting_policy, user_policy, observe_row, tensor_row,
+                    apply, data, hot, rules, obs, num_actions, decisions, counts, seat_agent,
+                    kinds, params, round_stop, first_game, resume, pending, net, net_table,
+                    obs_size, hctx, cctx, uctx):
     """Each running game from ``first_game`` on advances up to ``decisions`` decisions in a row
     (stopping when it is over, when a round ends if ``round_stop``, and where an ``EXTERNAL``
     member is to move without a ``pending`` action), each decision by the policy of ``kinds[j]``
@@ -117,7 +119,8 @@ def play_seats_loop(heuristic_policy, counting_policy, observe_row, tensor_row, 
     Returns -1; ``b`` when game ``b``'s policy chose an illegal action; ``-2 - b`` when the
     counting policy returned ``MEMO_FULL`` at game ``b`` (nothing applied there) — module doc.
 
-    Each policy's arrays (``hctx``, ``cctx``) reach it only in its own branch: numba counts
+    ``user_policy`` (with ``uctx``) is a user's ``CompiledAgent`` policy, of kind ``USER``.
+    Each policy's arrays (``hctx``, ``cctx``, ``uctx``) reach it only in its own branch: numba counts
     references to every array passed to a call, and doing so on every decision for arrays
     only counting reads made random play 4x slower (measured)."""
     r = rules[0]
@@ -150,20 +153,24 @@ def play_seats_loop(heuristic_policy, counting_policy, observe_row, tensor_row, 
             j = seat_agent[b, me]
             kind = kinds[j]
             key = rn.major_key(keys[me], np.int64(h.num_decisions))
+            mask = h.mask[:num_actions]  # the engine's mask is padded past the actions
             if kind == RANDOM:
-                a = random_policy(None, h.mask, key, None, None, None)
+                a = random_policy(None, mask, key, None, None, None)
             elif kind == HEURISTIC:
                 observe_row(g, h, r, o)
-                a = np.int64(heuristic_policy(o, h.mask, key, r, params[j], hctx))
+                a = np.int64(heuristic_policy(o, mask, key, r, params[j], hctx))
             elif kind == COUNTING:
                 observe_row(g, h, r, o)
-                a = np.int64(counting_policy(o, h.mask, key, r, params[j], cctx))
+                a = np.int64(counting_policy(o, mask, key, r, params[j], cctx))
                 if a == MEMO_FULL:
                     code = -2 - b
                     break
+            elif kind == USER:
+                observe_row(g, h, r, o)
+                a = np.int64(user_policy(o, mask, key, r, params[j], uctx))
             elif kind == LEARNED:
                 observe_row(g, h, r, o)
-                a = learned_action(o, h.mask, key, r, tensor_row, params[j], net, net_table, x,
+                a = learned_action(o, mask, key, r, tensor_row, params[j], net, net_table, x,
                                    hbuf, nbuf, probs)
             elif kind == EXTERNAL:
                 a = pending[b]
@@ -172,7 +179,7 @@ def play_seats_loop(heuristic_policy, counting_policy, observe_row, tensor_row, 
                 pending[b] = -1
             else:
                 a = np.int64(-1)
-            if a < 0 or a >= h.mask.shape[0] or not h.mask[a]:
+            if a < 0 or a >= mask.shape[0] or not mask[a]:
                 code = b
                 break
             apply(g, h, r, a)
@@ -191,14 +198,53 @@ def play_seats_loop(heuristic_policy, counting_policy, observe_row, tensor_row, 
     return code
 
 
+@njit(cache=True)
+def no_policy(obs, mask, key, r, params, ctx):
+    """The policy of a kind a kernel does not compile: an illegal action (the loop stops)."""
+    return -1
+
+
+# a game's built-in policies when it ships no ``agents.<game>.fused`` module
+NO_BUILTINS = SimpleNamespace(POLICIES={RandomAgent: (RANDOM, lambda agent: [], RandomAgent.act)},
+                              HEURISTIC_POLICY=no_policy, COUNTING_POLICY=no_policy,
+                              contexts=lambda game: ((), ()), grow=lambda game: None)
+_USER_KERNELS: dict = {}
+
+
+def user_kernel(game: Any, module: Any, policy: Any) -> Any:
+    """The fused kernel of ``game`` whose ``USER`` kind is ``policy`` (a ``CompiledAgent``'s),
+    beside the game's built-in policies (none for ``NO_BUILTINS``): compiled once per process
+    and policy (numba caches no kernel that closes over a function)."""
+    key = (type(game).kernels.__name__, module.HEURISTIC_POLICY, module.COUNTING_POLICY, policy)
+    if key not in _USER_KERNELS:
+        heuristic, counting, kn = module.HEURISTIC_POLICY, module.COUNTING_POLICY, game.kernels
+        observe_row, tensor_row, apply = kn.observe_row, kn.tensor_row, kn.apply
+
+        @njit
+        def kernel(data, hot, rules, obs, num_actions, decisions, counts, seat_agent, kinds,
+                   params, round_stop, first_game, resume, pending, net, net_table, obs_size,
+                   hctx, cctx, uctx):
+            return play_seats_loop(heuristic, counting, policy, observe_row, tensor_row, apply,
+                                   data, hot, rules, obs, num_actions, decisions, counts,
+                                   seat_agent, kinds, params, round_stop, first_game, resume,
+                                   pending, net, net_table, obs_size, hctx, cctx, uctx)
+
+        _USER_KERNELS[key] = kernel
+    return _USER_KERNELS[key]
+
+
 class FusedLineup:
     """A lineup whose members have compiled policies for the game (or are ``EXTERNAL``):
     ``play`` advances a batch with all of them in one compiled call."""
 
     def __init__(self, game: Any, module: Any, kinds: np.ndarray, params: np.ndarray,
-                 net: np.ndarray, net_table: np.ndarray):
+                 net: np.ndarray, net_table: np.ndarray, user: Any = None):
         self.game, self.module, self.kinds, self.params = game, module, kinds, params
         self.net, self.net_table = net, net_table
+        # the lineup's ``CompiledAgent`` (its policy runs as kind ``USER``), if any
+        self.kernel = (module.play_seats_kernel if user is None
+                       else user_kernel(game, module, type(user).policy))
+        self.uctx = () if user is None else user.context()
         self.external = kinds == EXTERNAL
         self.obs = game.observation_record()  # the record every policy reads
         self.obs_size = int(game.observation_size) if (kinds == LEARNED).any() else 1
@@ -219,19 +265,25 @@ class FusedLineup:
             pending = np.full(seats.shape[0], -1, np.int64)
         first, resume = 0, False
         while True:
-            code = self.module.play_seats_kernel(
-                st.data, st.hot, self.game._rec, self.obs, int(decisions), counts, seats, self.kinds,
-                self.params, bool(round_stop), first, resume, pending, self.net,
-                self.net_table, self.obs_size, *self.module.contexts(self.game))
+            code = self.kernel(
+                st.data, st.hot, self.game._rec, self.obs, self.game.num_actions, int(decisions),
+                counts, seats, self.kinds, self.params, bool(round_stop), first, resume, pending,
+                self.net, self.net_table, self.obs_size, *self.module.contexts(self.game),
+                self.uctx)
             if code > -2:
                 return int(counts[0]), int(counts[1]), int(counts[2]), int(code)
             first, resume = -2 - code, True  # a memo table ran full there: grow, resume
             self.module.grow(self.game)
 
 
-def _policy_row(module: Any, agent: Any, nets: list) -> tuple[int, list[float]] | None:
+def _policy_row(module: Any, agent: Any, nets: list, user: Any) -> tuple[int, list[float]] | None:
     """(kind, parameter row) of ``agent``'s compiled policy, or None when it has none; a
-    ``learned`` agent's layers are appended to ``nets`` (its row points at them)."""
+    ``learned`` agent's layers are appended to ``nets`` (its row points at them); a
+    ``CompiledAgent`` is ``USER`` when its policy is ``user``'s (one user policy per kernel)."""
+    if (user is not None and isinstance(agent, CompiledAgent)
+            and type(agent).act is CompiledAgent.act and "act" not in vars(agent)
+            and type(agent).policy is type(user).policy):
+        return USER, list(agent.params_row())
     if type(agent) is LearnedAgent and "act" not in vars(agent):
         first = sum(len(layers) for layers in nets)
         nets.append(agent.layers)
@@ -246,14 +298,20 @@ def fused_lineup(game: Any, lineup: list[Any], external: bool = False) -> FusedL
     """A ``FusedLineup`` for the agents of ``lineup`` (built for ``game``), or None when the
     game has no fused loop or some agent has no compiled policy for it (with ``external``,
     such agents become ``EXTERNAL`` members instead; None when none has one)."""
-    module = fused_module(getattr(game, "game_id", ""))
-    if module is None or not hasattr(game, "_rec"):
+    if not hasattr(game, "_rec"):
         return None
+    user = next((a for a in lineup if isinstance(a, CompiledAgent)
+                 and type(a).act is CompiledAgent.act and "act" not in vars(a)), None)
+    module = fused_module(getattr(game, "game_id", ""))
+    if module is None:  # no built-in compiled policies: fused only for a user's compiled agent
+        if user is None:
+            return None
+        module = NO_BUILTINS
     kinds = np.zeros(len(lineup), np.int64)
     rows: list[list[float]] = []
     nets: list = []
     for j, agent in enumerate(lineup):
-        policy = _policy_row(module, agent, nets)
+        policy = _policy_row(module, agent, nets, user)
         if policy is None and not external:
             return None
         kinds[j], row = policy if policy is not None else (EXTERNAL, [])
@@ -263,7 +321,7 @@ def fused_lineup(game: Any, lineup: list[Any], external: bool = False) -> FusedL
     params = np.zeros((len(lineup), max(1, max(len(r) for r in rows))), np.float64)
     for j, row in enumerate(rows):
         params[j, :len(row)] = row
-    return FusedLineup(game, module, kinds, params, *_pack_nets(nets))
+    return FusedLineup(game, module, kinds, params, *_pack_nets(nets), user=user)
 
 
 def _pack_nets(nets: list) -> tuple[np.ndarray, np.ndarray]:

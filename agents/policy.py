@@ -21,16 +21,24 @@ for each decision, so "agents see observations only" holds by construction: a po
 nothing else.
 
 numba caches a kernel that calls a policy by name, not one that receives it as a value, so each
-agent module writes a two-line cached ``act_kernel`` around ``act_loop`` with its policy.
+built-in agent module writes a two-line cached ``act_kernel`` around ``act_loop`` with its
+policy.
+
+Your own compiled agent subclasses ``CompiledAgent`` and sets ``policy``: its ``act`` runs the
+policy on every row, and the fused loop runs it beside the engine and the built-in policies
+(``docs/writing_an_agent.md``).  Those kernels close over the policy, so numba compiles them
+once per process (a few seconds), not from its cache.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from functools import cache
+from typing import Any, ClassVar
 
 import numpy as np
 from numba import njit
 
+from agents.base import Agent
 from bluffsim import rng_nb as rn
 from bluffsim.games.records import kernel_records
 from bluffsim.rng import AgentRNG
@@ -87,3 +95,36 @@ def act_rows(kernel: Any, game: Any, obs: dict[str, np.ndarray], legal_mask: np.
     kernel(records, np.ascontiguousarray(legal_mask), keys, game._rec,
            np.asarray(params, np.float64), ctx, out)
     return out
+
+
+@cache
+def act_kernel_for(policy: Any) -> Any:
+    """A compiled ``act_loop`` over ``policy`` (a ``CompiledAgent``'s), made once per policy."""
+
+    @njit
+    def act_kernel(records, mask, keys, rules, params, ctx, out):
+        act_loop(policy, records, mask, keys, rules, params, ctx, out)
+
+    return act_kernel
+
+
+class CompiledAgent(Agent):
+    """An agent that is one compiled policy (module docstring): set ``policy`` to an ``@njit``
+    function ``policy(obs, mask, key, r, params, ctx)``; ``params`` (all numbers or bools, in the
+    order declared) are its ``params`` row and ``context()`` its ``ctx``.  It plays in the fused
+    loop at engine speed, and through ``act`` anywhere else."""
+
+    policy: ClassVar[Any] = None
+
+    def params_row(self) -> list[float]:
+        """The parameters as float64, in the order ``params`` declares them."""
+        return [float(self.config[name]) for name in self.params]
+
+    def context(self) -> tuple:
+        """The arrays the policy reads besides its row (``ctx``); none by default."""
+        return ()
+
+    def act(self, obs: dict[str, np.ndarray], legal_mask: np.ndarray, rng: AgentRNG) -> np.ndarray:
+        """One action per game: ``policy`` on every row."""
+        return act_rows(act_kernel_for(type(self).policy), self.game, obs, legal_mask, rng,
+                        self.params_row(), self.context())

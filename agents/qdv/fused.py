@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from agents.fused import COUNTING, HEURISTIC, RANDOM, play_seats_loop
+from agents.fused import COUNTING, HEURISTIC, RANDOM, no_policy, play_seats_loop
 from agents.qdv import counting_kernel as CK
 from agents.qdv import heuristic as H
 from agents.qdv.counting import QdvCounting, memo_tables
@@ -41,11 +41,11 @@ def grow(game) -> None:
 
 
 @njit(cache=True)
-def play_seats_kernel(data, hot, rules, obs, decisions, counts, seat_agent, kinds, params,
-                      round_stop, first_game, resume, pending, net, net_table, obs_size, hctx,
-                      cctx):
+def play_seats_kernel(data, hot, rules, obs, num_actions, decisions, counts, seat_agent, kinds,
+                      params, round_stop, first_game, resume, pending, net, net_table, obs_size,
+                      hctx, cctx, uctx):
     """``agents.fused.play_seats_loop`` with qdv's policies, tensor and rules."""
-    return play_seats_loop(HEURISTIC_POLICY, COUNTING_POLICY, KN.observe_row, KN.tensor_row,
-                           KN.apply, data, hot, rules, obs, decisions, counts, seat_agent, kinds,
-                           params, round_stop, first_game, resume, pending, net, net_table,
-                           obs_size, hctx, cctx)
+    return play_seats_loop(HEURISTIC_POLICY, COUNTING_POLICY, no_policy, KN.observe_row,
+                           KN.tensor_row, KN.apply, data, hot, rules, obs, num_actions,
+                           decisions, counts, seat_agent, kinds, params, round_stop, first_game,
+                           resume, pending, net, net_table, obs_size, hctx, cctx, uctx)
