@@ -388,3 +388,34 @@ def calibration(table: pd.DataFrame, title: str = "", order: list[str] | None = 
     _titled(ax, "Call calibration", title)
     fig.tight_layout()
     return fig
+
+
+def alpharank(masses: pd.DataFrame, title: str = "", highlight: str | None = None) -> Figure:
+    """α-Rank's stationary distribution (rows: game, population, agent, mass): one panel per
+    game, a bar per agent of each population (``pool`` and, when present, ``pool+subject``),
+    largest mass first; ``highlight`` (the agent evaluated) in its own colour."""
+    games = list(dict.fromkeys(masses["game"]))
+    pops = list(dict.fromkeys(masses["population"]))
+    sizes = [masses.loc[masses["game"] == g, "agent"].nunique() for g in games]
+    fig, axes = plt.subplots(1, len(games), figsize=(5.5 * len(games), _bar_height(max(sizes))),
+                             squeeze=False)
+    for ax, game in zip(axes[0], games, strict=True):
+        g = masses[masses["game"] == game]
+        wide = g.pivot_table(index="agent", columns="population", values="mass", aggfunc="first")
+        wide = wide.reindex(columns=[p for p in pops if p in wide.columns])
+        wide = wide.sort_values(wide.columns[-1], ascending=True)
+        y = np.arange(len(wide))
+        h = 0.8 / len(wide.columns)
+        for i, pop in enumerate(wide.columns):
+            colour = [("C3" if a == highlight else f"C{i}") for a in wide.index]
+            ax.barh(y + (i - (len(wide.columns) - 1) / 2) * h, wide[pop].fillna(0), height=h,
+                    color=colour, alpha=0.55 + 0.45 * i / max(len(wide.columns) - 1, 1),
+                    label=pop)
+        ax.set_yticks(y, [str(a) for a in wide.index], fontsize=7)
+        ax.set_xlim(0, 1)
+        ax.set_xlabel("stationary mass (α-Rank)")
+        ax.set_title(game, fontsize=9)
+        ax.legend(fontsize=7, loc="lower right")
+    fig.suptitle("α-Rank over head-to-head rates" + (f": {title}" if title else ""), fontsize=10)
+    fig.tight_layout()
+    return fig

@@ -110,9 +110,11 @@ class FinishOrders:
             self.patterns[key] = len(self.patterns)
         return self.patterns[key]
 
-    def ratings(self) -> pd.DataFrame:
+    def ratings(self, anchor: str | None = None) -> pd.DataFrame:
         """Per agent: Bradley–Terry and Plackett–Luce ratings, each with its 95% bootstrap
-        interval over deals (columns bt_low, bt_high, pl_rating, pl_low, pl_high)."""
+        interval over deals (columns bt_low, bt_high, pl_rating, pl_low, pl_high); mean 0, or
+        ``anchor``'s rating 0 (in the data and in each replicate, so the intervals are those of
+        the difference to the anchor)."""
         k = len(self.agents)
         out = pd.DataFrame(index=pd.Index(self.agents, name="agent"))
         counts = self.replicate_counts() if k >= 2 and self.patterns else None
@@ -132,9 +134,73 @@ class FinishOrders:
         bt_reps = np.stack([_bt_fit(np.tensordot(counts[:, r], pair_w, 1) + prior,
                                     np.tensordot(counts[:, r], pair_n, 1) + 2 * prior)[0]
                             for r in range(1, self.reps + 1)], axis=1)
+        if anchor is not None:
+            a = self.agents.index(anchor)
+            pl_data, pl_reps, bt_reps = pl_data - pl_data[a], pl_reps - pl_reps[a], bt_reps - bt_reps[a]
         out["bt_low"], out["bt_high"] = np.percentile(bt_reps, [2.5, 97.5], axis=1) * BT_SCALE
         out["pl_rating"] = pl_data * BT_SCALE
         out["pl_low"], out["pl_high"] = np.percentile(pl_reps, [2.5, 97.5], axis=1) * BT_SCALE
+        return out
+
+    def head_to_head(self) -> pd.DataFrame:
+        """Per ordered pair of different agents that met: the rate at which ``agent`` finished
+        ahead of ``opponent`` (ties half) with its 95% bootstrap interval over deals (columns
+        agent, opponent, ahead, low, high, pairs)."""
+        k = len(self.agents)
+        cols = ["agent", "opponent", "ahead", "low", "high", "pairs"]
+        if k < 2 or not self.patterns:
+            return pd.DataFrame(columns=cols)
+        pair_w, pair_n = self._pairs(k)
+        counts = self.replicate_counts()
+        w = np.tensordot(counts.T, pair_w, 1)          # [1 + reps, k, k]
+        n = np.tensordot(counts.T, pair_n, 1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            rate = w / n
+        rows = []
+        for i, j in itertools.permutations(range(k), 2):
+            if n[0, i, j] > 0:
+                reps = rate[1:, i, j]
+                lo, hi = np.percentile(reps[np.isfinite(reps)], [2.5, 97.5])
+                rows.append((self.agents[i], self.agents[j], rate[0, i, j], lo, hi, n[0, i, j]))
+        return pd.DataFrame(rows, columns=cols)
+
+    def rate_against(self, subject: str, bt: pd.Series, pl: pd.Series) -> dict[str, float]:
+        """``subject``'s ratings on a fixed scale: the other agents' Bradley–Terry ratings ``bt``
+        and Plackett–Luce ratings ``pl`` (400·log10 scale, by agent) held fixed, only the
+        subject's fitted (``stats.rate_against`` for Bradley–Terry; the MM fit of its one
+        strength for Plackett–Luce; an agent without a fixed rating is fitted too), in the data
+        and in each bootstrap replicate over deals: rating, se (Bradley–Terry's, from its
+        information), bt_low, bt_high, pl_rating, pl_low, pl_high."""
+        from bluffsim.analysis.stats import rate_against
+
+        nan = float("nan")
+        out = dict.fromkeys(("rating", "se", "bt_low", "bt_high", "pl_rating", "pl_low",
+                             "pl_high"), nan)
+        if subject not in self.agents or len(self.agents) < 2 or not self.patterns:
+            return out
+        k, s = len(self.agents), self.agents.index(subject)
+        counts = self.replicate_counts()
+        pair_w, pair_n = self._pairs(k)
+        w, n = np.tensordot(counts.T, pair_w, 1)[:, s], np.tensordot(counts.T, pair_n, 1)[:, s]
+        names = pd.Index(self.agents)
+        bt_fits = [rate_against(bt, pd.Series(w[r], names), pd.Series(n[r], names))
+                   for r in range(self.reps + 1)]
+        out["rating"], out["se"] = bt_fits[0]
+        out["bt_low"], out["bt_high"] = _interval([f[0] for f in bt_fits[1:]])
+        fixed = pl.reindex(self.agents).to_numpy(float) / BT_SCALE
+        fixed[s] = np.nan
+        orders, owner, omega = self._expanded()
+        weights = omega[:, None] * counts[owner]
+        known = np.flatnonzero(np.isfinite(fixed))
+        pseudo = np.array([o for j in known for o in ((s, j), (j, s))], np.int64).reshape(-1, 2)
+        wins = (w[0].sum() > 0, w[0].sum() < n[0].sum())
+        prior = 0.0 if all(wins) else PSEUDO     # the data's own estimate is finite: no prior
+        theta = plackett_luce([*orders, pseudo], np.concatenate(
+            [weights, np.column_stack([np.full(len(pseudo), prior),
+                                       np.full((len(pseudo), self.reps), PSEUDO)])]), k,
+            fixed=fixed)[s] * BT_SCALE
+        out["pl_rating"] = float(theta[0])
+        out["pl_low"], out["pl_high"] = _interval(theta[1:])
         return out
 
     def replicate_counts(self) -> np.ndarray:
@@ -183,11 +249,25 @@ class FinishOrders:
         return w, n
 
 
+def _interval(values: np.ndarray | list[float]) -> tuple[float, float]:
+    """The 2.5–97.5% percentiles of the finite ``values`` (NaN if none)."""
+    v = np.asarray(values, float)
+    v = v[np.isfinite(v)]
+    if not v.size:
+        return float("nan"), float("nan")
+    lo, hi = np.percentile(v, [2.5, 97.5])
+    return float(lo), float(hi)
+
+
 def plackett_luce(orders: list[np.ndarray], weights: np.ndarray, k: int,
-                  iters: int = MM_ITERS, tol: float = MM_TOL) -> np.ndarray:
+                  iters: int = MM_ITERS, tol: float = MM_TOL,
+                  fixed: np.ndarray | None = None) -> np.ndarray:
     """Plackett–Luce log strengths (mean 0), float[k, R], fitted by MM on finishing orders
     (``orders``: int64[m, size] arrays of agent codes, best first, grouped by size) with
-    ``weights[order, r]`` for each of R data sets at once."""
+    ``weights[order, r]`` for each of R data sets at once.  ``fixed`` (float[k], natural-log
+    strengths, NaN where free): those strengths are held and only the free ones fitted (the MM
+    step of a block of coordinates still raises the likelihood); the result is then on the
+    fixed strengths' scale, not centred."""
     reps = weights.shape[1]
     parts, start = [], 0
     for o in orders:
@@ -197,7 +277,10 @@ def plackett_luce(orders: list[np.ndarray], weights: np.ndarray, k: int,
     for o, wt in parts:
         for t in range(o.shape[1] - 1):          # the last place is not a choice
             np.add.at(wins, o[:, t], wt)
+    hold = np.zeros(k, bool) if fixed is None else np.isfinite(fixed)
     gamma = np.ones((k, reps))
+    if hold.any():
+        gamma[hold] = np.exp(fixed[hold])[:, None]
     for _ in range(iters):
         denom = np.zeros((k, reps))
         for o, wt in parts:
@@ -207,10 +290,13 @@ def plackett_luce(orders: list[np.ndarray], weights: np.ndarray, k: int,
             reach = np.concatenate([inv, inv[:, -1:]], axis=1)  # the last seat sits all stages
             np.add.at(denom, o, wt[:, None, :] * reach)
         new = np.where(denom > 0, np.maximum(wins, 1e-12) / np.where(denom > 0, denom, 1), gamma)
-        new /= np.exp(np.log(new).mean(axis=0))
+        if hold.any():
+            new[hold] = gamma[hold]
+        else:
+            new /= np.exp(np.log(new).mean(axis=0))
         done = np.max(np.abs(np.log(new) - np.log(gamma))) < tol
         gamma = new
         if done:
             break
     theta = np.log(gamma)
-    return theta - theta.mean(axis=0)
+    return theta if hold.any() else theta - theta.mean(axis=0)

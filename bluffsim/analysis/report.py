@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from bluffsim.analysis import seats, stats
+from bluffsim.analysis import alpharank, seats, stats
 from bluffsim.analysis.ratings import FinishOrders
 
 GAME_COLUMNS = ["game", "seed", "seat", "agent", "placement", "score", "decisions", "rounds",
@@ -69,12 +69,25 @@ def report_tables(games: pd.DataFrame | Iterable[pd.DataFrame],
         one = chunk if isinstance(games, pd.DataFrame) else None
     bluff = seats.bluff_table(rounds, one, game=game) if isinstance(rounds, pd.DataFrame) else \
         seats.BluffTotals.of(rounds, game).table()
+    ratings = totals.bradley_terry().join(orders.ratings(), how="left")
     return {"summary": totals.summary(), "head_to_head": totals.head_to_head(),
             "head_to_head_ci": seats.head_to_head_ci(*totals.pair_arrays()),
-            "ratings": totals.bradley_terry().join(orders.ratings(), how="left"),
+            "ratings": ratings, **evolutionary_tables(orders, ratings["rating"]),
             "bluff": bluff, "seats": shape.seat_table(),
             "lengths": shape.length_table(), "lineups": shape.lineup_table(),
             "placements": totals.placement_distribution(), "convergence": totals.convergence()}
+
+
+def evolutionary_tables(orders: FinishOrders, bt: pd.Series) -> dict[str, pd.DataFrame]:
+    """``alpharank`` (agent, mass: α-Rank's stationary distribution over the run's agents, on
+    their head-to-head rates) and ``cycles`` (the cycles of the "beats" graph, each as
+    ``A > B > C > A``): ``bluffsim.analysis.alpharank``; empty with fewer than two agents."""
+    h2h = orders.head_to_head()
+    if h2h.empty:
+        return {"alpharank": pd.DataFrame(), "cycles": pd.DataFrame()}
+    mass = alpharank.ranking(alpharank.meta_game(h2h, ratings=bt)).to_frame()
+    found = [alpharank.cycle_text(c) for c in alpharank.cycles(alpharank.beats(h2h))]
+    return {"alpharank": mass, "cycles": pd.DataFrame({"cycle": found}).set_index("cycle")}
 
 
 def run_title(out: Path, tables: dict[str, pd.DataFrame] | pd.DataFrame) -> str:
@@ -111,6 +124,9 @@ def write_plots(out: Path, tables: dict[str, pd.DataFrame], title: str) -> None:
                                                        chance),
         "seats": lambda: plots.seat_advantage(tables["seats"], title),
     }
+    if not tables["alpharank"].empty:
+        masses = tables["alpharank"].reset_index().assign(game="", population="run")
+        figures["alpharank"] = lambda: plots.alpharank(masses, title)
     bluff = tables["bluff"]
     if not bluff.empty and bluff["calls_right"].notna().any():
         figures["call_accuracy"] = lambda: plots.call_accuracy(bluff, title, order)
