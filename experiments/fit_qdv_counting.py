@@ -15,14 +15,16 @@ seat's own bid.  Then
   over the bidder types random and heuristic (the Brier score is printed too;
   minimising it instead trades calibration against one type for the other);
 * fits the next seat's call model (``CALL_WEIGHTS``) by logistic regression
-  (Newton's method) of "the next seat called menteur" on the features of
-  ``agents.qdv.counting.p_call``;
+  (Newton's method) of "the next seat called menteur" on the call model's features;
 * prints both to paste into ``agents/qdv/counting.py`` and a calibration table
   (belief bins against the truth per opponent type).
 
     python experiments/fit_qdv_counting.py [--games 600] [--seed 4242]
 
-``logged`` is also what the calibration tests use (tests/qdv/test_counting_calibration.py).
+The beliefs and features are the compiled policy's own (``agents.qdv.counting.model_rows``
+runs the functions ``counting_policy`` decides with), so what is fitted and checked here is
+what the agent uses.  ``logged`` is also what the calibration tests use
+(tests/qdv/test_counting_calibration.py).
 """
 
 from __future__ import annotations
@@ -41,7 +43,7 @@ if str(ROOT) not in sys.path:
 import agents  # noqa: E402
 import bluffsim  # noqa: E402
 from agents.qdv import counting as C  # noqa: E402
-from agents.qdv.common import VALUE, centre_values  # noqa: E402
+from agents.qdv.common import VALUE  # noqa: E402
 from bluffsim.games.qdv import rules as R  # noqa: E402
 from bluffsim.rng import AgentRNG  # noqa: E402
 
@@ -68,13 +70,28 @@ def opponent_type(name: str, params: dict[str, Any]) -> str:
     return name
 
 
+def true_counts(st: Any, idx: np.ndarray) -> np.ndarray:
+    """int64[N, F]: the true card count of every fruit in games ``idx`` of state ``st`` (every
+    hand with multipliers and the centre card, a centre salad counting for the start fruit;
+    no salads declared), read from the state, which the agent never sees."""
+    out = st.hands[idx].sum(axis=1).astype(np.int64) @ VALUE
+    centre = st.centre[idx].astype(np.int64)
+    start = st.start[idx].astype(np.int64)
+    out += VALUE[np.clip(centre, 0, R.NUM_KINDS - 1)] * (centre != R.SALAD)[:, None]
+    rows = np.flatnonzero((centre == R.SALAD) & (start >= 0))
+    out[rows, start[rows]] += 1
+    return out
+
+
 def logged(players: int, lineup: list[tuple[str, dict[str, Any]]], games: int,
            seed: int) -> dict[str, Any]:
     """Play ``games`` games of ``lineup`` (random seatings) and log every counting decision.
 
     Returns lists of per-decision arrays: ``obs`` (the counting seat's observation dicts),
     ``truth`` (true card count per fruit, int[N, F]), ``bidder_type`` (of the standing
-    bid), and for bids the counting seat made: ``features`` (``call_features``) and ``called``.
+    bid), for every decision ``features`` (the call model's features of the bid the seat
+    made, ``model_rows``) and ``called`` (whether the next seat called menteur on it; -1 for
+    decisions that were no bid or never answered), ``menteur_belief`` and ``menteur_right``.
     """
     game = bluffsim.make("qdv", num_players=players)
     objs = [agents.make(n, game, **p) for n, p in lineup]
@@ -112,30 +129,22 @@ def logged(players: int, lineup: list[tuple[str, dict[str, Any]]], games: int,
         cidx = np.flatnonzero(live & (who == 0) & (st.phase == R.PHASE_BID))
         if cidx.size:
             sub = {k: v[cidx] for k, v in obs.items()}
-            truth = (st.hands[cidx].sum(axis=1).astype(np.int64) @ VALUE) + centre_values(sub)
             log["obs"].append(sub)
-            log["truth"].append(truth)
+            log["truth"].append(true_counts(st, cidx))
             bidder = sub["bidder"].astype(np.int64)
             log["bidder_type"].append(types[np.where(bidder >= 0, seat_agent[cidx, np.maximum(
                 bidder, 0)], players)])
-            post = C.posterior(sub, game.rules, 0.0)
+            model = C.model_rows(game, sub, st.legal_action_mask[cidx])
             a = actions[cidx]
             is_bid = a < R.VRAI
-            fb = a % R.NUM_FRUITS
-            b_new = sub["bid_count"].astype(np.int64) + a // R.NUM_FRUITS + 1
-            m = sub["hand"][:, R.SALAD].astype(np.int64)
-            p_false = post.prob_less((b_new - m)[:, None])[np.arange(cidx.size), fb]
-            rate = C.call_rates(sub)[np.arange(cidx.size), C.next_seat(sub)]
-            surprise = b_new - C.next_view_means(sub, post, game.rules)[np.arange(cidx.size), fb]
-            log["features"].append(C.call_features(p_false, rate, surprise))
+            # the call model's features of the bid made (rows without a bid: never fitted)
+            log["features"].append(model["features"][np.arange(cidx.size),
+                                                     np.where(is_bid, a, 0)])
             pending[cidx[is_bid]] = n_bids + np.flatnonzero(is_bid)
             n_bids += cidx.size
-            # menteur calls: belief that menteur wins = P(T < b) under the agent's posterior
+            # menteur calls: belief that menteur wins = P(T < b) under the called posterior
             ment = a == R.MENTEUR
-            pf, tv = C.called_posterior(sub, game.rules, np.maximum(sub["bid_fruit"].astype(
-                np.int64), 0), C.hidden_share(sub, bidder), post.tilt)
-            belief = (pf * (tv < sub["bid_count"].astype(np.int64)[:, None])).sum(axis=1)
-            log["menteur_belief"].append(np.where(ment, belief, np.nan))
+            log["menteur_belief"].append(np.where(ment, called_below(model, sub), np.nan))
             pending_m[cidx[ment]] = n_menteur + np.flatnonzero(ment)
             n_menteur += cidx.size
         game.step(st, np.where(live, actions, -1))
@@ -156,19 +165,39 @@ def logged(players: int, lineup: list[tuple[str, dict[str, Any]]], games: int,
     return {"obs": log["obs"], "truth": log["truth"], "bidder_type": log["bidder_type"],
             "features": np.concatenate(log["features"]),
             "called": called, "menteur_belief": np.concatenate(log["menteur_belief"]),
-            "menteur_right": right, "rules": game.rules}
+            "menteur_right": right, "rules": game.rules, "game": game}
+
+
+def bid_fruit_counts(model: dict[str, np.ndarray], obs: dict[str, np.ndarray]
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    """(pmf float64[N, W], counts int64[N, W]): the posterior of the standing bid's fruit
+    (``model_rows``): ``P(T = counts[:, u]) = pmf[:, u]``."""
+    fruit = np.maximum(obs["bid_fruit"].astype(np.int64), 0)
+    rows = np.arange(fruit.size)
+    pmf = model["pmf"][rows, fruit]
+    return pmf, model["known"][rows, fruit][:, None] + np.arange(pmf.shape[1])
+
+
+def called_below(model: dict[str, np.ndarray], obs: dict[str, np.ndarray]) -> np.ndarray:
+    """float64[N]: P(T < the standing bid) of its fruit under the called posterior (the
+    belief that ``menteur`` wins)."""
+    _, counts = bid_fruit_counts(model, obs)
+    bid = obs["bid_count"].astype(np.int64)[:, None]
+    return (model["called"] * (counts < bid)).sum(axis=1)
 
 
 def true_beliefs(data: dict[str, Any], evidence: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """(belief, truth) of "the standing bid's fruit has card count >= the bid" per logged
-    decision (salads left out, so the truth is exact); a posterior with ``salad_p = 0``."""
+    decision (salads left out, so the truth is exact): the policy's posterior
+    (``model_rows``, no salad of the others counted), read at each call (the grid search
+    sets the module constants)."""
     beliefs, truths = [], []
+    game = data["game"]
     for sub, truth in zip(data["obs"], data["truth"], strict=True):
-        post = C.posterior(sub, data["rules"], 0.0, evidence)
+        pmf, counts = bid_fruit_counts(C.model_rows(game, sub, evidence=evidence), sub)
         fruit = np.maximum(sub["bid_fruit"].astype(np.int64), 0)
         bid = sub["bid_count"].astype(np.int64)
-        pmf, tv = post.of_fruit(fruit)
-        beliefs.append((pmf * (tv >= bid[:, None])).sum(axis=1))
+        beliefs.append((pmf * (counts >= bid[:, None])).sum(axis=1))
         truths.append(truth[np.arange(len(fruit)), fruit] >= bid)
     return np.concatenate(beliefs), np.concatenate(truths)
 

@@ -38,6 +38,9 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 # notebooks, training and the browser are left to the full suite).  Chosen from
 # ``pytest -m "not slow" --durations=250`` (docs/architecture.md, "The test suite").
 SLOW_TESTS = (
+    "tests/test_evaluate_ratings.py::test_ratings_csv_has_both_models_with_bootstrap_intervals",
+    "tests/test_evaluate_ratings.py::test_alpharank_of_the_pool_and_of_the_pool_with_the_subject",
+    "tests/test_evaluate_ratings.py::test_the_leaderboard_keeps_the_old_row_and_adds_the_new",
     "tests/test_compiled.py::test_a_batch_of_4096_agrees_with_the_reference",
     "tests/test_conformance.py::test_reference_and_vectorised_agree[257",
     "tests/test_sweeps.py::test_the_example_sweeps_run_end_to_end",
@@ -49,7 +52,7 @@ SLOW_TESTS = (
     "tests/test_bench.py::test_chunked_prange_plays_the_same_games_as_the_serial_fused_loop",
     "tests/test_bench.py::test_bench_cores_two_reports_the_ratio_to_one_core",
     "tests/test_adapters.py::test_openspiel_random_sim_test_passes",
-    "tests/qdv/test_counting_kernel.py::test_compiled_actions_equal_the_numpy_reference_on_played_games",
+    "tests/qdv/test_counting_kernel.py::test_decisions_are_the_best_expected_values_on_played_games",
     "tests/veru/test_counting_kernel.py::test_the_fused_policy_decides_as_act_on_played_games",
     "tests/test_learn.py::test_bluffsim_train_tiny_config_writes_loadable_weights_and_resumes",
     "tests/test_learn.py::test_anneal_iterations_makes_a_run_the_prefix_of_a_longer_one",

@@ -1,21 +1,23 @@
-"""The qdv ``counting`` decisions compiled with numba: one loop over the rows of the batch.
+"""The qdv ``counting`` policy compiled with numba: the agent's one implementation.
 
-``decide_kernel`` computes, for every row in the start-choice or bidding phase, exactly
-what the numpy reference (``QdvCounting.act_reference``: ``posterior`` ->
-``called_posterior`` -> ``QdvCounting.values``) computes, in the same floating-point
-operation order, so the decisions are bit-identical: the visible pool and class tuples
-(``fruit_classes``), the bid-evidence tilts (``seat_betas``, ``fruit_tilts``), the tilted
-posterior (``Posterior``), the called posterior (``called_posterior``) and the expected
-value of every legal action (``values``), then the first best action.  Sums that numpy
-reduces pairwise (``ndarray.sum``) use numpy's pairwise order (``pairwise_sum``); the
-call model's dot product adds its terms in pairs, as the reference's ``call_logit``.
+``counting_policy`` (``agents.policy``'s contract) copies the observation record into a scratch
+record (``load_row``) and decides there (``decide_row``): salads and the exact-call reward by
+rule; in the start-choice and bidding phases, from the beliefs (``beliefs_row``: the visible
+pool and class tuples, the bid-evidence tilts, each fruit's tilted count posterior), the called
+posterior of the bid fruit (``called_row``) and the expected value of every legal action
+(``action_values``), the first best action.  ``model_kernel`` runs those same functions on a
+batch of observations and hands back what they computed (``counting.model_rows``: the fitting
+script and the tests).
 
-The memo tables (``CountTable``) are filled here too: a class tuple met for the first
-time is computed by ``hidden_value_row`` (the per-tuple form of
-``hidden_value_distribution``, same order of operations) and stored in the next free row.
-When a table is full the kernel stops and returns the row it stopped at; the caller grows
-the tables and resumes there.  ``tests/qdv/test_counting_kernel.py`` checks both paths
-agree on played games and on random observations.
+Floating-point order: sums over a posterior use numpy's pairwise order (``pairwise_sum``) and
+the call model's dot product adds its terms in pairs (``call_logit``), the order of the numpy
+implementation the agent was first written as: kept, so the decisions keep their pinned bits.
+
+The memo tables (``counting.CountTable``) are filled here: a class tuple met for the first time
+is computed by ``hidden_value_row`` (exact, checked against enumeration in
+``tests/qdv/test_counting.py``) and stored in the next free row.  When a table is full the
+policy returns ``MEMO_FULL`` (``model_kernel`` the row it stopped at); the caller grows the
+tables and asks again.
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ MENTEUR_RIGHT, MENTEUR_WRONG = 2, 3
 PW_BLOCKSIZE = 128  # numpy's pairwise-summation block
 BID_TALLY, CALL_TALLY = R.BID_TALLY, R.CALL_TALLY
 
-# indices of the float parameters handed to ``decide_kernel`` (``QdvCounting.kernel_params``)
+# indices of the float parameters of the policy (``QdvCounting.kernel_params``)
 (P_SPITE, P_ELIM, P_RISK, P_M1, P_V1, P_FIRST, P_BETA_SCALE, P_BETA_PRIOR_MASS, P_BETA_BIDS,
  P_W0, P_W1, P_W2, P_W3, P_RATE_MASS, P_RATE_WEIGHT, P_EVIDENCE, P_SALAD_STEPS) = range(17)
 NUM_PARAMS = 17
@@ -119,10 +121,13 @@ def pairwise_sum(a, lo, n):
 def hidden_value_row(lc, n1, n2, n3, ns, n_total, h, face_up, salad_p, out, comp_p, comp_base,
                      comp_s, partial):
     """Fill ``out`` (float64[W]) with the value distribution of one class tuple: the
-    per-tuple form of ``hidden_value_distribution`` (same operation order; compositions
-    in lexicographic (k1, k2, k3, ks) order, one partial sum per declared-salad count j).
-    Terms numpy adds as exact zeros (impossible compositions, zero salad weights) are
-    skipped: adding 0.0 leaves a sum of non-negative terms unchanged."""
+    multivariate hypergeometric probability of each composition (k1, k2, k3, ks) of the
+    ``h`` cards drawn from the pool (fruit cards ×1, ×2, ×3, salads, the rest), each drawn or
+    face-up salad of the others counted with probability ``salad_p``; values ``>= W - 1`` fold
+    into the last bin.  Order of operations (kept for the bits): compositions in lexicographic
+    (k1, k2, k3, ks) order, one partial sum per declared-salad count j; exact-zero terms
+    (impossible compositions, zero salad weights) are skipped, which leaves a sum of
+    non-negative terms unchanged."""
     w = out.size
     n_other = n_total - n1 - n2 - n3 - ns
     top = log_choose(lc, n_total, h)
@@ -141,7 +146,7 @@ def hidden_value_row(lc, n1, n2, n3, ns, n_total, h, face_up, salad_p, out, comp
                     comp_s[c] = ks + face_up
                     c += 1
     smax = ns + face_up
-    # salad weights C(s, j) q^j (1 - q)^(s - j), as numpy computes them element by element
+    # salad weights C(s, j) q^j (1 - q)^(s - j)
     weight = np.zeros((smax + 1, smax + 1))
     for sal in range(smax + 1):
         for j in range(sal + 1):
@@ -177,28 +182,6 @@ def group_slot(gkeys, g):
 
 
 @njit(cache=True)
-def memo_lookup(gkeys, buckets, keys, out):
-    """``out[i]``: the memo row of ``keys[i]`` (-1 when not stored)."""
-    inner = buckets.shape[1]
-    for i in range(keys.size):
-        s = group_slot(gkeys, keys[i] // inner)
-        out[i] = buckets[s, keys[i] % inner] if s >= 0 else -1
-
-
-@njit(cache=True)
-def memo_assign(gkeys, buckets, fill, keys, rows):
-    """Store ``rows[i]`` as the memo row of ``keys[i]`` (the table has room for new groups)."""
-    inner = buckets.shape[1]
-    for i in range(keys.size):
-        s = group_slot(gkeys, keys[i] // inner)
-        if s < 0:
-            s = -s - 1
-            gkeys[s] = keys[i] // inner
-            fill[1] += 1
-        buckets[s, keys[i] % inner] = rows[i]
-
-
-@njit(cache=True)
 def memo_rehash(gkeys, buckets, new_gkeys, new_buckets):
     """Move every group of (``gkeys``, ``buckets``) into the larger empty table ``new_*``."""
     for i in range(gkeys.size):
@@ -212,11 +195,11 @@ def memo_rehash(gkeys, buckets, new_gkeys, new_buckets):
 def memo_row(gkeys, buckets, cdf, below, fill, key, cls, f, salad_p, lc, comp_p, comp_int, pmf,
              partial):
     """The memo row of class tuple ``cls[f]`` (``cls`` int64[F, 7]) under ``key``, computing and storing it
-    when new (``CountTable.add``); -1 when the table is full (the caller grows it).  Keys
+    when new; -1 when the table is full (the caller grows it).  Keys
     are grouped by all but the fruit's own classes (``CountTable``): one hash probe finds
     the group, ``buckets[slot, key % inner]`` the row.  ``comp_p`` (float64[C]),
     ``comp_int`` (int64[2, C]), ``pmf`` and ``partial`` (float64[W]) are scratch.
-    ``decide_kernel`` probes for a stored row itself (the same hash and probing) and calls
+    ``beliefs_row`` probes for a stored row itself (the same hash and probing) and calls
     this only when the row is missing: a call's array arguments cost atomic reference counts."""
     inner = buckets.shape[1]
     g = key // inner
@@ -265,7 +248,7 @@ def tilt_max(tilt, w):
 @njit(cache=True, inline="always")
 def tilt_exps(tilt, w, expw):
     """``expw[u] = exp(tilt · u − max_u tilt · u)`` for ``u < w``: the tilt's weights as
-    ``Posterior`` computes them."""
+    ``tilt_row`` uses them."""
     tmax = tilt_max(tilt, w)
     for u in range(w):
         expw[u] = fm.exp(tilt * np.float64(u) - tmax)
@@ -275,7 +258,7 @@ def tilt_exps(tilt, w, expw):
 def tilt_row(src, srow, tilt, want_below, cdf_out, crow, below_out, brow, expw, have_exps, pmf):
     """Tilt one memo row (``src[srow]``, its cdf, float64[W+1]) by ``exp(tilt · u)``, normalise,
     and write its cdf to ``cdf_out[crow]`` (and ``below`` to ``below_out[brow]`` if
-    ``want_below``), as ``Posterior`` does for tilted fruits.  ``expw`` holds the weights
+    ``want_below``): a tilted fruit's posterior.  ``expw`` holds the weights
     (``tilt_exps``) when ``have_exps``; otherwise each is computed where the untilted mass is
     not zero (a zero mass stays 0.0 whatever its weight).  Rows are passed as (2-D array, row)
     rather than as views: a view costs two atomic reference-count updates."""
@@ -308,7 +291,7 @@ def tilt_row(src, srow, tilt, want_below, cdf_out, crow, below_out, brow, expw, 
 
 @njit(cache=True, inline="always")
 def gather(arr, row, known, t):
-    """``arr[row, clip(t − known, 0, W)]`` (``Posterior._at`` for one row; ``t`` int or float)."""
+    """``arr[row, clip(t − known, 0, W)]``: a cumulative table at count ``t`` (int or float)."""
     w = arr.shape[1] - 1
     u = min(max(t - known, 0), w)
     return arr[row, np.int64(u)]
@@ -316,13 +299,14 @@ def gather(arr, row, known, t):
 
 @njit(cache=True, inline="always")
 def shortfall(cdf, below, row, known, t):
-    """E[(t − T + 1) · 1(T < t)] (``Posterior.shortfall``)."""
+    """E[(t − T + 1) · 1(T < t)]: the loss when ``T`` falls short of ``t``."""
     return (t + 1 - known) * gather(cdf, row, known, t) - gather(below, row, known, t)
 
 
 @njit(cache=True, inline="always")
 def short_cost(cdf, below, row, known, t, tokens, elim_cost):
-    """E[stake(t − T + 1, tokens) · 1(T < t)] (``Posterior.short_cost``)."""
+    """E[stake(t − T + 1, tokens) · 1(T < t)]: the cost of falling short of ``t`` (exact, by
+    gathers: the part above ``tokens`` is cut, elimination added)."""
     x = t + 1 - tokens
     return (shortfall(cdf, below, row, known, t) - shortfall(cdf, below, row, known, x)
             + gather(cdf, row, known, x) + elim_cost * gather(cdf, row, known, min(x + 1, t)))
@@ -330,21 +314,23 @@ def short_cost(cdf, below, row, known, t, tokens, elim_cost):
 
 @njit(cache=True, inline="always")
 def stake(loss, tokens, elim_cost):
-    """Cost of losing ``loss`` tokens with ``tokens`` left (``counting.stake``)."""
+    """Cost of losing ``loss`` tokens (>= 0) with ``tokens`` left: ``min(loss, tokens)`` plus
+    ``elim_cost`` if it eliminates."""
     elim = 1.0 if (loss >= tokens and loss > 0) else 0.0
     return min(np.float64(loss), tokens) + elim_cost * elim
 
 
 @njit(cache=True, inline="always")
 def logit(p):
-    """log(p / (1 − p)), clipped away from 0 and 1 (``counting.logit``)."""
+    """log(p / (1 − p)), clipped away from 0 and 1."""
     p = min(max(p, 1e-4), 1 - 1e-4)
     return fm.log(p / (1 - p))
 
 
 @njit(cache=True, inline="always")
 def call_logit(x0, x1, x2, x3, w0, w1, w2, w3):
-    """``features @ CALL_WEIGHTS`` with the four terms added in pairs (``counting.call_logit``)."""
+    """``features @ weights`` of the call model, its four terms added in pairs,
+    ``(x0 w0 + x2 w2) + (x1 w1 + x3 w3)`` (module docstring)."""
     return (x0 * w0 + x2 * w2) + (x1 * w1 + x3 * w3)
 
 
@@ -352,7 +338,9 @@ def call_logit(x0, x1, x2, x3, w0, w1, w2, w3):
 def visible_row(b, seat, hand, hand_sizes, revealed, discarded, centre, start, deck, value,
                 others_revealed, unseen, known):
     """Fill ``others_revealed`` and ``unseen`` (int64[K]) and ``known`` (int64[F]) for row ``b``
-    and return the number of hidden cards in the other hands (``common.visible``)."""
+    and return the number of hidden cards in the other hands: the cards I see (my hand, the
+    others' face-up cards, the discards, the centre) leave ``unseen`` of the deck; ``known`` is
+    the value of each fruit I see (a centre salad counts for the start fruit)."""
     nk = deck.size
     nf = known.size
     players = hand_sizes.shape[1]
@@ -395,7 +383,7 @@ def visible_row(b, seat, hand, hand_sizes, revealed, discarded, centre, start, d
 @njit(cache=True, inline="always")
 def seat_hidden(b, seat, hand_sizes, revealed, hidden):
     """Fill ``hidden`` (float64[P]): each other seat's cards hidden from me (0 for me); return
-    their sum (``fruit_tilts`` / ``hidden_share``)."""
+    their sum."""
     players = hand_sizes.shape[1]
     for p in range(players):
         rev = 0.0
@@ -412,7 +400,9 @@ def seat_hidden(b, seat, hand_sizes, revealed, hidden):
 @njit(cache=True, inline="always")
 def fruit_tilts_row(b, seat_raw, seat, hand_sizes, revealed, bid_history, bid_tally, prm, hidden,
                     bid_on, tilt):
-    """Fill ``tilt`` (float64[F]) for row ``b`` (``seat_betas`` then ``fruit_tilts``), and
+    """Fill ``tilt`` (float64[F]) for row ``b``: each seat's ``beta_j`` from its bid tally
+    (moment matching, shrunk to the prior), then ``Σ_j log(1 − q_j + q_j e^{beta_j})`` over
+    the seats other than me that bid the fruit this round (``counting``'s docstring); and
     ``hidden`` as ``seat_hidden``; return their sum."""
     players = hand_sizes.shape[1]
     nf = tilt.size
@@ -432,7 +422,7 @@ def fruit_tilts_row(b, seat_raw, seat, hand_sizes, revealed, bid_history, bid_ta
         for f in range(nf):
             any_bid |= bid_on[p, f] != 0
         if not any_bid:
-            continue  # numpy adds 0.0 · (a finite term) = ±0.0: no change
+            continue  # its term would be 0.0 · (a finite term) = ±0.0: no change
         bids = np.float64(bid_tally[b, p, 0])
         support = np.float64(bid_tally[b, p, 4])
         h = max((np.float64(hand_sizes[b, p]) + prm[P_FIRST]) / 2, 1.0)
@@ -450,7 +440,7 @@ def fruit_tilts_row(b, seat_raw, seat, hand_sizes, revealed, bid_history, bid_ta
 
 @njit(cache=True, inline="always")
 def next_seat_row(b, seat, in_round, direction):
-    """The seat that answers my bid (``counting.next_seat``)."""
+    """The seat that answers my bid (next in turn order still in the round)."""
     players = in_round.shape[1]
     d = np.int64(direction[b])
     for k in range(1, players):
@@ -478,7 +468,7 @@ def declare_salads_row(b, seat, hand, bid_count, showdown_count, call, caller, b
 
 @njit(cache=True, inline="always")
 def reward_row(b, seat, tokens, legal, gain_id, punish0):
-    """The exact-call reward (``QdvCounting.reward``): punish the nearest opponent (in seat
+    """The exact-call reward: punish the nearest opponent (in seat
     order after me) left with 1 token, else gain 1."""
     players = tokens.shape[1]
     for k in range(1, players):
@@ -498,7 +488,7 @@ def scratch_dtype(kinds: int, width: int, players: int, history: int, actions: i
     those and the allocations took more than half the time of a decision."""
     f, w, p = NUM_FRUITS, width, players
     return np.dtype([
-        # the observation row (``decide_kernel`` copies it from the batch, the fused loop from
+        # the observation row (``load_row`` copies it from the observation record)
         # the game's records)
         ("seat", np.int8, (1,)), ("phase", np.int8, (1,)), ("hand", np.int8, (1, kinds)),
         ("hand_sizes", np.int8, (1, p)), ("tokens", np.int32, (1, p)),
@@ -520,7 +510,8 @@ def scratch_dtype(kinds: int, width: int, players: int, history: int, actions: i
         ("tilt", np.float64, (f,)), ("hidden", np.float64, (p,)), ("bid_on", np.uint8, (p, f)),
         ("expw", np.float64, (w,)), ("tmp", np.float64, (w,)), ("pmf_b", np.float64, (w,)),
         ("pm", np.float64, (w,)), ("cdf_k", np.float64, (1, w + 1)), ("mean", np.float64, (f,)),
-        ("values", np.float64, (actions,)), ("comp_p", np.float64, (max_comp,)),
+        ("values", np.float64, (actions,)), ("feats", np.float64, (2 * f, 4)),
+        ("comp_p", np.float64, (max_comp,)),
         ("comp_int", np.int64, (2, max_comp)), ("partial", np.float64, (w,)),
         ("fresh", np.float64, (w,))], align=True)
 
@@ -594,33 +585,27 @@ def act_kernel(records, mask, keys, rules, params, ctx, out):
     act_loop(counting_policy, records, mask, keys, rules, params, ctx, out)
 
 
-@njit(cache=True)
-def decide_row(sc, lc, prm, gkeys_t, buckets_t, cdfs, belows, fills, gain_id, punish0):
-    """The action on the observation row held in record ``sc`` (``scratch_dtype``): -1 when a
-    memo table ran full (nothing decided; the caller grows the tables and asks again), -2 in a
-    phase this agent does not decide.  The memo tables' arrays come in typed lists (index =
-    salad step): a list is one reference-counted object where a tuple counts every array."""
+@njit(cache=True, inline="always")
+def beliefs_row(sc, lc, prm, gkeys_t, buckets_t, cdfs, belows, fills):
+    """The beliefs of the observation row held in record ``sc``: the visible pool, each fruit's
+    class tuple and memo key (``cls``, ``keys``, ``known``), the bid-evidence tilts (``tilt``,
+    ``hidden``) and the posterior of every fruit's count (``pcdf``, ``pbelow``, ``mean``; no salad
+    of the others counted: table 0).  Returns (-1 when a memo table ran full, else 0; the hidden
+    cards of the other seats; whether the bid fruit's tilt weights are shared with its called
+    posterior, ``called_row``)."""
     b = 0
     nk = sc.deck.size
     nf = NUM_FRUITS
-    players = sc.hand_sizes.shape[1]
-    na = sc.legal.shape[1]
     evidence = prm[P_EVIDENCE] != 0.0
-    steps = prm[P_SALAD_STEPS]
-    seat_a, phase, hand, hand_sizes, tokens, in_round = (sc.seat, sc.phase, sc.hand,
-                                                         sc.hand_sizes, sc.tokens, sc.in_round)
-    direction, centre, start, bid_count, bid_fruit, bidder = (sc.direction, sc.centre, sc.start,
-                                                              sc.bid_count, sc.bid_fruit, sc.bidder)
-    bid_history, revealed, discarded, bid_tally, call_tally, legal = (
-        sc.bid_history, sc.revealed, sc.discarded, sc.bid_tally, sc.call_tally, sc.legal)
-    showdown_count, call, caller = sc.showdown_count, sc.call, sc.caller
+    seat_a, phase, hand, hand_sizes = sc.seat, sc.phase, sc.hand, sc.hand_sizes
+    centre, start, bid_fruit = sc.centre, sc.start, sc.bid_fruit
+    bid_history, revealed, discarded, bid_tally, legal = (sc.bid_history, sc.revealed,
+                                                          sc.discarded, sc.bid_tally, sc.legal)
     deck, value, strides = sc.deck, sc.value, sc.strides
-    logit_lo, logit_hi = sc.logit_lo, sc.logit_hi
     others_revealed, unseen, known, cls, keys = (sc.others_revealed, sc.unseen, sc.known, sc.cls,
                                                  sc.keys)
     pcdf, pbelow, tilt, hidden, bid_on = sc.pcdf, sc.pbelow, sc.tilt, sc.hidden, sc.bid_on
-    expw, tmp, pmf_b, pm, cdf_k, mean, values = (sc.expw, sc.tmp, sc.pmf_b, sc.pm, sc.cdf_k,
-                                                 sc.mean, sc.values)
+    expw, tmp, mean = sc.expw, sc.tmp, sc.mean
     # memo-fill scratch: composition probabilities, bases and salads, the pmf and a partial
     comp_p, comp_int, partial, fresh = sc.comp_p, sc.comp_int, sc.partial, sc.fresh
     for f in range(nf):
@@ -632,13 +617,6 @@ def decide_row(sc, lc, prm, gkeys_t, buckets_t, cdfs, belows, fills, gain_id, pu
     ph = np.int64(phase[b])
     seat_raw = np.int64(seat_a[b])
     seat = max(seat_raw, 0)
-    if ph == PHASE_SALADS:
-        return np.int64(declare_salads_row(b, seat_raw, hand, bid_count, showdown_count, call,
-                                           caller, bidder))
-    if ph == PHASE_REWARD:
-        return np.int64(reward_row(b, seat, tokens, legal, gain_id, punish0))
-    if ph != PHASE_BID and ph != PHASE_START:
-        return np.int64(-2)
     hidden_cards = visible_row(b, seat, hand, hand_sizes, revealed, discarded, centre, start,
                                deck, value, others_revealed, unseen, known)
     pool_total = 0
@@ -667,7 +645,6 @@ def decide_row(sc, lc, prm, gkeys_t, buckets_t, cdfs, belows, fills, gain_id, pu
     if shared:
         tilt_exps(tilt[fruit], w, expw)
     # the posterior of every fruit: memo rows, tilted where the bids are evidence
-    full = False
     for f in range(nf):
         # the memo probe (``memo_row``'s first step), written out: no call on a hit
         key = keys[f]
@@ -687,8 +664,7 @@ def decide_row(sc, lc, prm, gkeys_t, buckets_t, cdfs, belows, fills, gain_id, pu
             r = memo_row(gkeys0, buckets0, cdf0, below0, fills[0], key, cls, f, 0.0, lc,
                          comp_p, comp_int, fresh, partial)
         if r < 0:
-            full = True
-            break
+            return np.int64(-1), hidden_total, shared
         if evidence and tilt[f] != 0.0:
             tilt_row(cdf0, r, tilt[f], True, pcdf, f, pbelow, f, expw,
                      shared and f == fruit, tmp)
@@ -697,15 +673,88 @@ def decide_row(sc, lc, prm, gkeys_t, buckets_t, cdfs, belows, fills, gain_id, pu
                 pcdf[f, u] = cdf0[r, u]
                 pbelow[f, u] = below0[r, u]
         mean[f] = pbelow[f, w] + known[f]
-    if full:
+    return np.int64(0), hidden_total, shared
+
+
+@njit(cache=True, inline="always")
+def called_row(sc, lc, prm, gkeys_t, buckets_t, cdfs, belows, fills, hidden_total, shared):
+    """The called posterior of the bid fruit into ``pm`` (its pmf over ``T = known + u``): the
+    bidder declares their salads, each salad hidden from me is theirs with probability = their
+    share of the hidden cards (rounded to 1/steps: memo table ``k``), tilted as the posterior.
+    -1 when a memo table ran full, else 0."""
+    b = 0
+    evidence = prm[P_EVIDENCE] != 0.0
+    steps = prm[P_SALAD_STEPS]
+    inner = buckets_t[0].shape[1]
+    keys, cls, tilt, hidden, expw, tmp, pm, cdf_k = (sc.keys, sc.cls, sc.tilt, sc.hidden, sc.expw,
+                                                     sc.tmp, sc.pm, sc.cdf_k)
+    comp_p, comp_int, partial, fresh = sc.comp_p, sc.comp_int, sc.partial, sc.fresh
+    fruit = max(np.int64(sc.bid_fruit[b]), 0)
+    who = np.int64(sc.bidder[b])
+    share = hidden[max(who, 0)] / max(hidden_total, 1.0) if who >= 0 else 0.0
+    k = np.int64(np.rint(min(max(share, 0.0), 1.0) * steps))
+    cdf_called = cdfs[k]
+    w = cdf_called.shape[1] - 1
+    gk = gkeys_t[k]
+    bk = buckets_t[k]
+    key = keys[fruit]
+    mask = gk.size - 1
+    i = (np.int64((np.uint64(key // inner) * np.uint64(0x9E3779B97F4A7C15))
+                  >> np.uint64(40)) & mask)
+    r = -1
+    while True:
+        kg = gk[i]
+        if kg == key // inner:
+            r = np.int64(bk[i, key % inner])
+            break
+        if kg < 0:
+            break
+        i = (i + 1) & mask
+    if r < 0:
+        r = memo_row(gk, bk, cdf_called, belows[k], fills[k], key, cls, fruit,
+                     np.float64(k) / steps, lc, comp_p, comp_int, fresh, partial)
+    if r < 0:
         return np.int64(-1)
-    if ph == PHASE_START:
-        best = 0
-        for f in range(1, nf):
-            if mean[f] > mean[best]:
-                best = f
-        return np.int64(START0 + best)
-    # ---- bidding: the expected value of every action
+    if evidence and tilt[fruit] != 0.0:
+        tilt_row(cdf_called, r, tilt[fruit], False, cdf_k, 0, cdf_k, 0, expw, shared, tmp)
+        for u in range(w):
+            pm[u] = cdf_k[0, u + 1] - cdf_k[0, u]
+    else:
+        for u in range(w):
+            pm[u] = cdf_called[r, u + 1] - cdf_called[r, u]
+    return np.int64(0)
+
+
+@njit(cache=True, inline="always")
+def p_call(x0, x1, x2, x3, w0, w1, w2, w3):
+    """Probability the next seat calls ``menteur`` on my bid: the logistic call model of the
+    features (1, logit P(bid false), logit of its call rate, the bid's surprise)."""
+    z = call_logit(x0, x1, x2, x3, w0, w1, w2, w3)
+    return 1.0 / (1.0 + fm.exp(-z))
+
+
+@njit(cache=True, inline="always")
+def action_values(sc, lc, prm, gkeys_t, buckets_t, cdfs, belows, fills, hidden_total, shared,
+                  want_features):
+    """The expected value of every legal bidding action into ``values`` (-inf elsewhere), from
+    the beliefs ``beliefs_row`` left in ``sc``; with ``want_features`` the call model's features
+    of every bid (legal or not) into ``feats`` (the fit, the tests).  -1 when a memo table ran
+    full, else 0."""
+    b = 0
+    nk = sc.deck.size
+    nf = NUM_FRUITS
+    players = sc.hand_sizes.shape[1]
+    na = sc.legal.shape[1]
+    seat = max(np.int64(sc.seat[b]), 0)
+    hand, hand_sizes, tokens, in_round = sc.hand, sc.hand_sizes, sc.tokens, sc.in_round
+    direction, start, bid_count, bid_fruit, bidder = (sc.direction, sc.start, sc.bid_count,
+                                                      sc.bid_fruit, sc.bidder)
+    bid_tally, call_tally, legal = sc.bid_tally, sc.call_tally, sc.legal
+    value = sc.value
+    logit_lo, logit_hi = sc.logit_lo, sc.logit_hi
+    known, pcdf, pbelow, tmp, pmf_b, pm, mean, values, feats = (
+        sc.known, sc.pcdf, sc.pbelow, sc.tmp, sc.pmf_b, sc.pm, sc.mean, sc.values, sc.feats)
+    w = pcdf.shape[1] - 1
     mine = np.float64(tokens[b, seat])
     m = np.int64(hand[b, SALAD])
     n_in = 0
@@ -714,6 +763,7 @@ def decide_row(sc, lc, prm, gkeys_t, buckets_t, cdfs, belows, fills, gain_id, pu
     spite = prm[P_SPITE] / max(n_in - 1, 1)
     ec = prm[P_ELIM]
     bid = np.int64(bid_count[b])
+    fruit = max(np.int64(bid_fruit[b]), 0)
     who = np.int64(bidder[b])
     theirs = np.float64(tokens[b, max(who, 0)])
     kf = known[fruit]
@@ -722,38 +772,11 @@ def decide_row(sc, lc, prm, gkeys_t, buckets_t, cdfs, belows, fills, gain_id, pu
     for a in range(na):
         values[a] = -np.inf
     if legal[b, MENTEUR]:
-        # the called posterior: the bidder declares their salads, each hidden salad is theirs
-        # with probability = their share of the hidden cards (rounded to 1/steps)
-        share = hidden[max(who, 0)] / max(hidden_total, 1.0) if who >= 0 else 0.0
-        k = np.int64(np.rint(min(max(share, 0.0), 1.0) * steps))
-        cdf_called = cdfs[k]
-        gk = gkeys_t[k]
-        bk = buckets_t[k]
-        key = keys[fruit]
-        mask = gk.size - 1
-        i = (np.int64((np.uint64(key // inner) * np.uint64(0x9E3779B97F4A7C15))
-                      >> np.uint64(40)) & mask)
-        r = -1
-        while True:
-            kg = gk[i]
-            if kg == key // inner:
-                r = np.int64(bk[i, key % inner])
-                break
-            if kg < 0:
-                break
-            i = (i + 1) & mask
-        if r < 0:
-            r = memo_row(gk, bk, cdf_called, belows[k], fills[k], key, cls, fruit,
-                         np.float64(k) / steps, lc, comp_p, comp_int, fresh, partial)
-        if r < 0:
+        # menteur: I declare no salads, the bidder all of theirs (the called posterior); I lose
+        # T-b+1 if T >= b, else the bidder loses b-T+1
+        if called_row(sc, lc, prm, gkeys_t, buckets_t, cdfs, belows, fills, hidden_total,
+                      shared) < 0:
             return np.int64(-1)
-        if evidence and tilt[fruit] != 0.0:
-            tilt_row(cdf_called, r, tilt[fruit], False, cdf_k, 0, cdf_k, 0, expw, shared, tmp)
-            for u in range(w):
-                pm[u] = cdf_k[0, u + 1] - cdf_k[0, u]
-        else:
-            for u in range(w):
-                pm[u] = cdf_called[r, u + 1] - cdf_called[r, u]
         for u in range(w):
             t = kf + u
             if t >= bid:
@@ -763,6 +786,7 @@ def decide_row(sc, lc, prm, gkeys_t, buckets_t, cdfs, belows, fills, gain_id, pu
             tmp[u] = pm[u] * v
         values[MENTEUR] = pairwise_sum(tmp, 0, w)
     if legal[b, VRAI]:
+        # vrai: exact when b-m <= T <= b (my salads close the gap), else I lose the distance + 1
         for u in range(w):
             t = kf + u
             if t <= bid and t >= bid - m:
@@ -787,6 +811,8 @@ def decide_row(sc, lc, prm, gkeys_t, buckets_t, cdfs, belows, fills, gain_id, pu
     st = np.int64(start[b])
     to_start = (st - fruit) % nf
     for f in range(nf):
+        # the next seat's view of the fruit: my posterior mean with my own cards replaced by
+        # their fair share (it cannot see them)
         mine_f = 0.0
         for k in range(nk):
             mine_f += np.float64(np.int64(hand[b, k]) * value[k, f])
@@ -796,11 +822,11 @@ def decide_row(sc, lc, prm, gkeys_t, buckets_t, cdfs, belows, fills, gain_id, pu
         risk = prm[P_RISK] * crosses * one_stake
         for raise_by in range(1, 3):
             a = (raise_by - 1) * nf + f
-            if not legal[b, a]:
+            if not want_features and not legal[b, a]:
                 continue
             target = bid + raise_by - m
             loss = short_cost(pcdf, pbelow, f, known[f], target, mine, ec)
-            if loss == 0.0:
+            if loss == 0.0 and not want_features:
                 # -p_call · loss is then a zero of sign -sign(loss) for any p_call in [0, 1]
                 # (finite inputs): the same bits without the call model's log and exp
                 values[a] = -1.0 * loss - risk
@@ -812,13 +838,119 @@ def decide_row(sc, lc, prm, gkeys_t, buckets_t, cdfs, belows, fills, gain_id, pu
                 lp = logit_hi
             else:
                 lp = logit(p_false)
-            z = call_logit(1.0, lp, lrate,
-                           np.float64(bid + raise_by) - seen_next,
-                           prm[P_W0], prm[P_W1], prm[P_W2], prm[P_W3])
-            pc = 1.0 / (1.0 + fm.exp(-z))
+            surprise = np.float64(bid + raise_by) - seen_next
+            if want_features:
+                feats[a, 0], feats[a, 1], feats[a, 2], feats[a, 3] = 1.0, lp, lrate, surprise
+                if not legal[b, a]:
+                    continue
+                if loss == 0.0:
+                    values[a] = -1.0 * loss - risk
+                    continue
+            pc = p_call(1.0, lp, lrate, surprise, prm[P_W0], prm[P_W1], prm[P_W2], prm[P_W3])
             values[a] = -pc * loss - risk
+    return np.int64(0)
+
+
+@njit(cache=True)
+def decide_row(sc, lc, prm, gkeys_t, buckets_t, cdfs, belows, fills, gain_id, punish0):
+    """The action on the observation row held in record ``sc`` (``scratch_dtype``): -1 when a
+    memo table ran full (nothing decided; the caller grows the tables and asks again), -2 in a
+    phase this agent does not decide.  The memo tables' arrays come in typed lists (index =
+    salad step): a list is one reference-counted object where a tuple counts every array."""
+    b = 0
+    nf = NUM_FRUITS
+    na = sc.legal.shape[1]
+    ph = np.int64(sc.phase[b])
+    seat_raw = np.int64(sc.seat[b])
+    seat = max(seat_raw, 0)
+    if ph == PHASE_SALADS:
+        return np.int64(declare_salads_row(b, seat_raw, sc.hand, sc.bid_count, sc.showdown_count,
+                                           sc.call, sc.caller, sc.bidder))
+    if ph == PHASE_REWARD:
+        return np.int64(reward_row(b, seat, sc.tokens, sc.legal, gain_id, punish0))
+    if ph != PHASE_BID and ph != PHASE_START:
+        return np.int64(-2)
+    status, hidden_total, shared = beliefs_row(sc, lc, prm, gkeys_t, buckets_t, cdfs, belows,
+                                               fills)
+    if status < 0:
+        return np.int64(-1)
+    mean = sc.mean
+    if ph == PHASE_START:
+        # the start: the fruit with the largest expected count
+        best = 0
+        for f in range(1, nf):
+            if mean[f] > mean[best]:
+                best = f
+        return np.int64(START0 + best)
+    if action_values(sc, lc, prm, gkeys_t, buckets_t, cdfs, belows, fills, hidden_total, shared,
+                     False) < 0:
+        return np.int64(-1)
+    values = sc.values
     best = 0
     for a in range(1, na):
         if values[a] > values[best]:
             best = a
     return np.int64(best)
+
+
+@njit(cache=True)
+def model_kernel(records, masks, rules, params, ctx, step, first, known, tilt, cdf, below, prior,
+                 called, feats, values):
+    """The model of ``counting_policy`` on rows ``first, first + 1, …`` of the observation
+    ``records`` (legal masks ``masks``): the very functions the policy runs (``beliefs_row``,
+    ``called_row``, ``action_values``), whatever the phase, for the fitting script and the
+    tests.  Row ``b``: ``known[b]`` and ``tilt[b]`` (int64/float64[F]), the posterior's ``cdf[b]``
+    and ``below[b]`` (float64[F, W+1]: ``P(H < u)``, ``E[H · 1(H < u)]`` of ``T = known + H``),
+    ``prior[b]`` (the untilted cdf of memo table ``step``: salads of the others counted with
+    probability ``step / SALAD_STEPS``), ``called[b]`` (float64[W]: the bid fruit's called
+    posterior), ``feats[b]`` (float64[12, 4]: the call model's features of each bid) and
+    ``values[b]`` (float64[A]: each legal action's expected value, -inf elsewhere).  Returns
+    the row where a memo table ran full (grow the tables, call again from there), else -1."""
+    scratch, lc, gkeys_t, buckets_t, cdfs, belows, fills = ctx
+    sc = scratch[0]
+    nf = NUM_FRUITS
+    w = cdfs[0].shape[1] - 1
+    for b in range(first, records.shape[0]):
+        load_row(sc, records[b], masks[b])
+        status, hidden_total, shared = beliefs_row(sc, lc, params, gkeys_t, buckets_t, cdfs,
+                                                   belows, fills)
+        if status < 0:
+            return b
+        for f in range(nf):
+            r = memo_row(gkeys_t[step], buckets_t[step], cdfs[step], belows[step], fills[step],
+                         sc.keys[f], sc.cls, f, np.float64(step) / params[P_SALAD_STEPS], lc,
+                         sc.comp_p, sc.comp_int, sc.fresh, sc.partial)
+            if r < 0:
+                return b
+            for u in range(w + 1):
+                prior[b, f, u] = cdfs[step][r, u]
+        if called_row(sc, lc, params, gkeys_t, buckets_t, cdfs, belows, fills, hidden_total,
+                      shared) < 0:
+            return b
+        if action_values(sc, lc, params, gkeys_t, buckets_t, cdfs, belows, fills, hidden_total,
+                         shared, True) < 0:
+            return b
+        for f in range(nf):
+            known[b, f] = sc.known[f]
+            tilt[b, f] = sc.tilt[f]
+            for u in range(w + 1):
+                cdf[b, f, u] = sc.pcdf[f, u]
+                below[b, f, u] = sc.pbelow[f, u]
+        for u in range(w):
+            called[b, u] = sc.pm[u]
+        for a in range(feats.shape[1]):
+            for c in range(4):
+                feats[b, a, c] = sc.feats[a, c]
+        for a in range(values.shape[1]):
+            values[b, a] = sc.values[a]
+    return np.int64(-1)
+
+
+@njit(cache=True)
+def p_call_kernel(features, weights, out):
+    """``out[i]``: ``p_call`` of the features ``features[i]`` (float64[N, 4]) with the call model
+    ``weights`` (the fitting script's calibration table of the fitted weights)."""
+    w0, w1, w2, w3 = weights[0], weights[1], weights[2], weights[3]
+    for i in range(features.shape[0]):
+        x = features[i]
+        out[i] = p_call(x[0], x[1], x[2], x[3], w0, w1, w2, w3)

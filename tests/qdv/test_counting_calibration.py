@@ -14,6 +14,9 @@ the counting seat, its belief that the standing bid's card count holds
 (``P(T >= b)``) against the truth read from the state, grouped by the type of
 the seat that made the standing bid.
 
+The beliefs are the compiled policy's own (``counting.model_rows`` runs the functions it
+decides with).
+
 Tolerances: every belief bin with at least ``MIN_BIN`` samples must have its mean
 belief within ``TOL`` of the observed frequency (the binomial standard error of
 a bin of 100 is at most 0.05).
@@ -26,7 +29,7 @@ import pytest
 
 import agents
 from agents.qdv import counting as C
-from agents.qdv.common import VALUE, centre_values
+from agents.qdv.common import VALUE
 from bluffsim.games.qdv import rules as R
 from bluffsim.games.qdv.reference import scenario
 from bluffsim.games.qdv.vec import QdvGame
@@ -37,8 +40,6 @@ TOL = 0.10
 MIN_BIN = 100
 
 F = load_script("fit_qdv_counting.py")
-
-
 
 def bins_ok(belief: np.ndarray, truth: np.ndarray) -> list[tuple]:
     """Calibration rows that break the tolerance (empty when calibrated)."""
@@ -76,14 +77,13 @@ def scripted(opponent: str, deals: int = 600, seed: int = 3):
     tally[:, 0, 0] = 40
     tally[:, 0, 4] = int(round(40 * own.mean()))
     me["bid_tally"] = tally
-    truth = (st.hands[keep].sum(axis=1).astype(np.int64) @ VALUE + centre_values(me))
-    truth = truth[np.arange(n), fruit]
-    post = C.posterior(me, rules, 0.0)
-    pmf, values = post.of_fruit(fruit)
+    truth = F.true_counts(st, keep)[np.arange(n), fruit]
+    model = C.model_rows(game, me)
+    pmf, values = F.bid_fruit_counts(model, me)
     ks = np.arange(1, 15)
     belief = np.stack([(pmf * (values >= k)).sum(axis=1) for k in ks], axis=1)
-    return belief.ravel(), (truth[:, None] >= ks[None, :]).ravel(), post.mean()[np.arange(n),
-                                                                               fruit], truth
+    return belief.ravel(), (truth[:, None] >= ks[None, :]).ravel(), model["mean"][np.arange(n),
+                                                                                 fruit], truth
 
 
 @pytest.mark.parametrize("opponent", ["random", "heuristic"])
