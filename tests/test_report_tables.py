@@ -62,8 +62,12 @@ def test_every_results_dir_has_seats_lengths_bluff_and_h2h_cis(tmp_path, game):
     matrix = pd.read_csv(out / "head_to_head.csv", index_col="agent")
     for r in h2h.itertuples():
         assert matrix.loc[r.agent, r.opponent] == pytest.approx(r.share)
-    for name in ("win_rates", "head_to_head", "placements", "convergence", "seats", "call_accuracy"):
+    for name in ("win_rates", "head_to_head", "placements", "convergence", "seats", "call_accuracy",
+                 "alpharank"):
         assert (out / "plots" / f"{name}.png").stat().st_size > 5000
+    mass = pd.read_csv(out / "alpharank.csv", index_col="agent")["mass"]
+    assert set(mass.index) == set(LINEUPS[game]) and mass.sum() == pytest.approx(1.0)
+    assert mass.is_monotonic_decreasing and (mass >= 0).all()
 
 
 def test_shared_first_places_are_counted_apart_on_a_toy_table():
