@@ -18,7 +18,8 @@ each: ``small`` 40 iterations (163,840 decisions), ``full`` 200 (819,200).  A nu
 of a name is a number of PPO iterations (``--budget 25``).  The step size decays linearly to 0
 over the budget, so a budget is a complete schedule, not a prefix of a longer one.
 
-Evaluation.  A tournament (``bluffsim.tournament``) of ``eval_games`` games, the lineup
+Evaluation.  Two tables of ``eval_games`` games (``evaluate_policies``, played together by
+``tournament.tables.play_tables``, in this process), the lineup
 ``subject`` (the trained ``learned`` policy) + (P-1) x ``A``, seats rotated, a game seed derived
 from ``seed`` through a stream training never uses (``EVAL_STREAM``), so the deals differ from
 training's.  The policy is evaluated twice: **sampling** (the stochastic policy PPO optimised;
@@ -209,22 +210,57 @@ def eval_seed(seed: int) -> int:
     return int(brng.word(seed, EVAL_STREAM, 0)) >> 1
 
 
-def evaluate_policy(game: str, players: int, rules: dict[str, Any], target: Target,
-                    weights: str, greedy: bool, games: int, seed: int) -> dict[str, Any]:
-    """Win rate and mean placement (95% CIs, module docstring) of the trained policy against
-    (P-1) x ``A`` in a rotated tournament of ``games`` games."""
-    from bluffsim.evaluate import SUBJECT, score_row, unique_seats
+POLICIES = ("sampling", "greedy")
+
+
+def policy_table(game: str, players: int, rules: dict[str, Any], target: Target, weights: str,
+                 greedy: bool, games: int, seed: int) -> Any:
+    """The evaluation table (``tournament.tables.Table``) of the trained policy: ``subject`` +
+    (P-1) x ``A``, rotated, ``games`` games from ``eval_seed(seed)``, one shard."""
+    from bluffsim.evaluate import SUBJECT, unique_seats
     from bluffsim.tournament.config import Experiment
-    from bluffsim.tournament.runner import play_shard
+    from bluffsim.tournament.tables import Table
 
     seats = unique_seats([("learned", SUBJECT, {"weights": weights, "greedy": greedy})]
                          + [(target.agent, target.agent, dict(target.params))] * (players - 1))
     exp = Experiment(name="abr_eval", game=game, players=players, games=games,
                      seed=eval_seed(seed), rules=dict(rules), seats=seats, batch=1024, workers=1,
                      seating="rotate", duplicate=False, shard_games=games, plots=False)
-    played, _ = play_shard(exp, 0)
-    row = score_row(game, players, target.text, ", ".join(s.label for s in seats), played,
-                    1 / players)
+    return Table(exp, key=f"abr_eval_{'greedy' if greedy else 'sampling'}")
+
+
+def evaluate_policies(game: str, players: int, rules: dict[str, Any], target: Target,
+                      weights: str, games: int, seed: int, executor: Any = None
+                      ) -> dict[str, dict[str, Any]]:
+    """``{"sampling": ..., "greedy": ...}``: both evaluation tables played together
+    (``tournament.tables.play_tables``, in this process unless ``executor`` says otherwise),
+    each scored by ``policy_score``."""
+    from bluffsim.tournament.tables import Executor, play_tables
+
+    tables = [policy_table(game, players, rules, target, weights, kind == "greedy", games, seed)
+              for kind in POLICIES]
+    played = play_tables(tables, executor or Executor())
+    return {kind: policy_score(t, r.games, target)
+            for kind, t, r in zip(POLICIES, tables, played, strict=True)}
+
+
+def evaluate_policy(game: str, players: int, rules: dict[str, Any], target: Target,
+                    weights: str, greedy: bool, games: int, seed: int) -> dict[str, Any]:
+    """Win rate and mean placement (95% CIs, module docstring) of the trained policy against
+    (P-1) x ``A`` in a rotated tournament of ``games`` games."""
+    from bluffsim.tournament.tables import Executor, play_tables
+
+    table = policy_table(game, players, rules, target, weights, greedy, games, seed)
+    return policy_score(table, play_tables([table], Executor())[0].games, target)
+
+
+def policy_score(table: Any, played: pd.DataFrame, target: Target) -> dict[str, Any]:
+    """The ABR record's numbers of a played evaluation table (module docstring)."""
+    from bluffsim.evaluate import SUBJECT, score_row
+
+    seats, players = table.exp.seats, table.exp.players
+    row = score_row(table.exp.game, players, target.text, ", ".join(s.label for s in seats),
+                    played, 1 / players)
     place = played.loc[played["agent"] == SUBJECT, "placement"].to_numpy(float)
     half = float(Z95 * place.std(ddof=1) / math.sqrt(place.size)) if place.size > 1 else float("nan")
     return {"games": row["games"], "wins": row["wins"], "shared_wins": row["shared_wins"],
@@ -280,8 +316,7 @@ def approximate_best_response(game: str, agent: str | Target, players: int | Non
     cpu, wall = time.process_time() - start_cpu, time.perf_counter() - start
     curve = read_curve(out / "train" / "log.csv")
     t0 = time.perf_counter()
-    evals = {kind: evaluate_policy(game, players, rules, target, str(weights), kind == "greedy",
-                                   eval_games, seed) for kind in ("sampling", "greedy")}
+    evals = evaluate_policies(game, players, rules, target, str(weights), eval_games, seed)
     record = {
         "game": game, "players": players, "preset": preset, "rules": rules,
         "agent": target.text, "agent_name": target.agent, "agent_params": target.params,

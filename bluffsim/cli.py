@@ -180,7 +180,9 @@ def build_parser() -> argparse.ArgumentParser:
                          "for paid calls, docs/llm.md)")
     ev.add_argument("--out", help="output dir (default results/evaluate/<agent>-<hash>-<budget>)")
     ev.add_argument("--workers", type=int, default=None,
-                    help="processes; tables run in parallel (default: the machine's cores)")
+                    help="processes or dask workers; tables run in parallel (default: the "
+                         "machine's cores)")
+    add_run_flags(ev, only=("executor", "address"))   # as `bluffsim run`: local | dask
     ev.add_argument("--game", action="append", dest="games", help="restrict to this game "
                                                                   "(repeatable)")
     ev.add_argument("--players", type=int, action="append", help="restrict to this player "
@@ -605,9 +607,10 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     """``bluffsim evaluate AGENT``: see ``bluffsim.evaluate``."""
     from bluffsim import evaluate
 
+    run = run_overrides(args)
     p = evaluate.plan(args.agent, args.budget, args.out, args.workers, args.games, args.players,
                       args.table_games, args.leaderboard, args.reference_dir, args.append,
-                      args.resume, args.force)
+                      args.resume, args.force, run["executor"], run["address"])
     try:
         result = evaluate.run(p, log=(lambda _m: None) if args.quiet
                               else (lambda m: print(m, flush=True)))

@@ -34,14 +34,24 @@ fit of its pairs (better placement wins, ties split) against those fixed ratings
 all its battery games of that game (``stats.rate_against``), so ratings of different
 evaluations share one scale: random = 0, and the reference agents where the reference
 table puts them.  Its standard error ignores the reference ratings' own (printed in
-``reference.csv``).
+``reference.csv``).  Beside it (``ratings.csv``, the scorecard, the leaderboard): a 95%
+bootstrap interval over deals (``bt_low``, ``bt_high``) and a Plackett–Luce rating over whole
+finishing orders against the pool's fixed Plackett–Luce ratings (``pl_rating``, ``pl_low``,
+``pl_high``; ``analysis.ratings``).  The cache (format ``REFERENCE_FORMAT``, part of its hash)
+holds the pool's ratings with their intervals and, beside it (``PAIRS_SUFFIX``), the pool's
+head-to-head rates with intervals over deals.  **α-Rank** (``analysis.alpharank``): per game,
+the stationary distribution over the meta-game of those rates, for the pool and for the pool
+with the subject (``alpharank.csv``, ``plots/alpharank.png``, the subject's mass in the
+leaderboard), and the cycles of the "beats" graph (``cycles.csv``, named in the scorecard).
 
 **Outputs** (``--out``, default ``results/evaluate/<agent>-<budget>``): ``tables/``
-(one parquet of games per table; a rerun with ``--resume`` plays only missing tables),
+(one parquet of games per table, with ``<table>.json``, its identity; a rerun with ``--resume``
+plays only the tables not there with the same identity: ``tournament.tables.TableDir``),
 ``scorecard.csv`` (one row per table, then one ``overall`` row per game and one for all),
-``scorecard.md``, ``ratings.csv``, ``reference.csv``, ``plots/ratings.png`` and
-``plots/win_rates.png``; one row in the leaderboard (``results/leaderboard.csv`` and
-``.md``; the same agent, config hash, budget and scope replaces its row unless ``--append``).
+``scorecard.md``, ``ratings.csv``, ``reference.csv``, ``alpharank.csv``, ``cycles.csv``,
+``plots/ratings.png``, ``plots/win_rates.png`` and ``plots/alpharank.png``; one row in the
+leaderboard (``results/leaderboard.csv`` and ``.md``; the same agent, config hash, budget and
+scope replaces its row unless ``--append``).
 With text seats (``llm``, ``text:...``): ``transcripts/<table>/<game>.jsonl`` and
 ``llm_calls.parquet`` (as a run writes them, with a ``table`` column; per table in
 ``tables/<table>.llm_calls.parquet`` until merged) and a cost line; an ``llm`` subject's
@@ -66,9 +76,11 @@ the envelope of a deal-cluster bootstrap (``analysis.stats.cluster_bootstrap_int
 2,000 resamples of whole deals, fixed seed) and the Wilson interval over games (which keeps
 the interval from collapsing at 0% or 100%); ``deals`` counts the clusters.
 
-Tables run in local processes (``--workers``, default the machine's cores); a finished table
-prints one progress line.  Ctrl-C stops every process and prints one line: finished tables
-are kept and ``--resume`` plays the rest.
+Tables, and the reference pools, play through ``tournament.tables.play_tables``: in local
+processes (``--workers``, default the machine's cores) or, with ``--executor dask``, on a Dask
+``LocalCluster`` of ``--workers`` workers or the scheduler at ``--address`` (the same games,
+hence the same ratings); a finished table prints one progress line.  Ctrl-C stops every
+process and prints one line: finished tables are kept and ``--resume`` plays the rest.
 """
 
 from __future__ import annotations
@@ -95,7 +107,7 @@ import pandas as pd
 import agents as agent_registry
 import bluffsim
 from bluffsim.api import BluffsimError
-from bluffsim.results import write_table, write_transcripts
+from bluffsim.results import write_table
 
 
 def battery_players() -> dict[str, tuple[int, ...]]:
@@ -355,35 +367,19 @@ def table_experiment(table: Table, games: int, batch: int = 1024, out: str = "")
                       shard_games=games, plots=False, out=out)
 
 
-Played = tuple[pd.DataFrame, dict[str, Any] | None]   # games, and the text agents' records
+def battery_table(table: Table, games: int, out: str = "", context: str = "") -> Any:
+    """A battery table as ``tournament.tables.Table`` (its file name the table's key; ``context``
+    the subject's digest, so its identity covers the weights' content and a class's source)."""
+    from bluffsim.tournament.tables import Table as Played
+
+    return Played(table_experiment(table, games, out=out), key=table.key, context=context)
 
 
-def _play(exp: Any) -> Played:
-    from bluffsim.tournament.runner import play_shard_records
+def executor_of(executor: Any = 1) -> Any:
+    """A ``tournament.tables.Executor`` from one, or from a number of local workers."""
+    from bluffsim.tournament.tables import Executor
 
-    games, _, records = play_shard_records(exp, 0)
-    return games, records
-
-
-def _play_indexed(args: tuple[int, Any]) -> tuple[int, Played]:
-    return args[0], _play(args[1])
-
-
-def _play_many(exps: list[Any], workers: int, done: Callable[[int, Played], None]) -> None:
-    """Play ``exps`` (in ``workers`` processes), calling ``done(i, (games, records))`` as each
-    finishes.
-
-    Pool workers ignore SIGINT (the executors' initializer), so Ctrl-C stops the parent
-    alone, which terminates the pool: one "interrupted" line instead of a traceback per
-    worker."""
-    from bluffsim.tournament.executors import imap_in_pool
-
-    if workers <= 1 or len(exps) <= 1:
-        for i, e in enumerate(exps):
-            done(i, _play(e))
-        return
-    for i, played in imap_in_pool(_play_indexed, list(enumerate(exps)), min(workers, len(exps))):
-        done(i, played)
+    return executor if isinstance(executor, Executor) else Executor("local", int(executor))
 
 
 # ---------------------------------------------------------------- reference ratings
@@ -411,8 +407,8 @@ def reference_hash(game: str) -> str:
 
     weights = [hashlib.sha256(shipped_weights(game, p).read_bytes()).hexdigest()
                for p in battery_players()[game] if shipped_weights(game, p).is_file()]
-    blob = json.dumps([e.identity() for e in reference_pool(game)] + [bluffsim.__version__, weights],
-                      sort_keys=True, default=str)
+    blob = json.dumps([e.identity() for e in reference_pool(game)] +
+                      [bluffsim.__version__, weights, REFERENCE_FORMAT], sort_keys=True, default=str)
     return hashlib.sha256(blob.encode()).hexdigest()[:12]
 
 
@@ -430,9 +426,11 @@ def pair_frame(games: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     return pd.DataFrame(w, index=names, columns=names), pd.DataFrame(n, index=names, columns=names)
 
 
-def reference_ratings(game: str, cache: Path, workers: int = 1,
+def reference_ratings(game: str, cache: Path, workers: Any = 1,
                       log: Callable[[str], None] = print) -> pd.DataFrame:
-    """Anchored (random = 0) Bradley–Terry ratings of ``game``'s reference pool, cached."""
+    """Anchored (random = 0) Bradley–Terry ratings of ``game``'s reference pool, cached; the pool
+    plays on ``workers`` (a ``tournament.tables.Executor``, or a number of local processes)."""
+    from bluffsim.analysis.ratings import FinishOrders
     from bluffsim.analysis.stats import bradley_terry_anchored
 
     path = cache / f"{game}-{reference_hash(game)}.csv"
@@ -442,24 +440,52 @@ def reference_ratings(game: str, cache: Path, workers: int = 1,
             return table
         aside = path.with_suffix(".corrupt")
         os.replace(path, aside)
+        if pairs_path(path).is_file():
+            os.replace(pairs_path(path), pairs_path(aside))
         log(f"reference cache {str(path)!r} is unreadable ({problem}): moved to {aside.name}, "
             "playing the reference pool again")
     log(f"reference pool of {game}: playing it once (cached in {path})")
-    exps = reference_pool(game)
-    parts: list[pd.DataFrame] = []
-    _play_many(exps, workers, lambda i, g: parts.append(g[0].assign(game=g[0]["game"] + i * 10**9)))
-    w, n = pair_frame(pd.concat(parts, ignore_index=True))
+    from bluffsim.tournament.tables import Table as Played
+    from bluffsim.tournament.tables import play_tables
+
+    played = play_tables([Played(e) for e in reference_pool(game)], executor_of(workers))
+    pool = pd.concat([r.games.assign(game=r.games["game"] + i * 10**9)
+                      for i, r in enumerate(played)], ignore_index=True)
+    w, n = pair_frame(pool)
     names = w.index.tolist()
     table = bradley_terry_anchored(names, w.to_numpy(), n.to_numpy(), anchor="random")
+    orders = FinishOrders().add(pool.assign(agent=pool["agent"].map(identity_of)))
+    table = table.join(orders.ratings(anchor="random"), how="left")
     table["game"] = game
     cache.mkdir(parents=True, exist_ok=True)
+    pairs = pairs_path(path)
+    orders.head_to_head().to_csv(pairs.with_suffix(".tmp"), index=False)
+    os.replace(pairs.with_suffix(".tmp"), pairs)   # the pairs first: the ratings file says done
     tmp = path.with_suffix(".tmp")
     table.to_csv(tmp)
     os.replace(tmp, path)
     return table
 
 
+def pairs_path(cache_file: Path) -> Path:
+    """The reference pool's head-to-head rates beside its ratings cache file."""
+    return cache_file.with_name(cache_file.stem + PAIRS_SUFFIX)
+
+
+def reference_head_to_head(game: str, cache: Path) -> pd.DataFrame:
+    """The reference pool's head-to-head rates of ``game`` (``FinishOrders.head_to_head``:
+    agent, opponent, ahead, low, high, pairs), cached by ``reference_ratings`` (call it first)."""
+    return pd.read_csv(pairs_path(cache / f"{game}-{reference_hash(game)}.csv"))
+
+
 REFERENCE_COLUMNS = ("rating", "se")
+# the cache's format: 2 added the Plackett–Luce ratings, the bootstrap intervals over deals
+# (REFERENCE_INTERVALS) and the pool's head-to-head rates (PAIRS_SUFFIX) that α-Rank reads.
+# It is part of reference_hash, so a cache of an older format has another name and is not read
+REFERENCE_FORMAT = 2
+REFERENCE_INTERVALS = ("bt_low", "bt_high", "pl_rating", "pl_low", "pl_high")
+PAIRS_SUFFIX = ".pairs.csv"
+PAIRS_COLUMNS = ("agent", "opponent", "ahead", "low", "high", "pairs")
 
 
 def reference_agents(game: str) -> set[str]:
@@ -492,6 +518,15 @@ def read_reference_cache(path: Path, agents: set[str] | None = None
         lost = sorted(agents - set(table.index.astype(str)))
         return None, (f"no rating of {', '.join(lost)}" if lost else "agents the pool does not "
                       "rate")
+    missing = [c for c in REFERENCE_INTERVALS if c not in table.columns]
+    if missing:
+        return None, f"no {', '.join(missing)} column (an older cache format)"
+    try:
+        pairs = pd.read_csv(pairs_path(path))
+    except (OSError, ValueError, UnicodeDecodeError, pd.errors.ParserError):
+        return None, f"no readable {pairs_path(path).name}"
+    if [c for c in PAIRS_COLUMNS if c not in pairs.columns]:
+        return None, f"{pairs_path(path).name} lacks a column of {', '.join(PAIRS_COLUMNS)}"
     return table, ""
 
 
@@ -540,9 +575,17 @@ def scorecard(tables: list[Table], played: dict[str, pd.DataFrame]) -> pd.DataFr
     return pd.DataFrame(rows, columns=SCORE_COLUMNS)
 
 
+RATING_COLUMNS = ["game", "rating", "se", "ci_low", "ci_high", "pairs", "bt_low", "bt_high",
+                  "pl_rating", "pl_low", "pl_high"]
+
+
 def subject_ratings(tables: list[Table], played: dict[str, pd.DataFrame],
                     reference: dict[str, pd.DataFrame]) -> pd.DataFrame:
-    """Per game: the subject's rating and se on the fixed reference scale."""
+    """Per game: the subject's rating and se on the fixed reference scale (ci_low, ci_high:
+    ± 1.96 se), its 95% bootstrap interval over deals (bt_low, bt_high), and its Plackett–Luce
+    rating over whole finishing orders against the pool's fixed Plackett–Luce ratings (random
+    = 0) with its interval over deals (pl_rating, pl_low, pl_high; ``ratings.FinishOrders``)."""
+    from bluffsim.analysis.ratings import FinishOrders
     from bluffsim.analysis.stats import rate_against
 
     rows = []
@@ -552,10 +595,105 @@ def subject_ratings(tables: list[Table], played: dict[str, pd.DataFrame],
                            for i, t in enumerate(mine)], ignore_index=True)
         w, n = pair_frame(games)
         rating, se = rate_against(ref["rating"], w.loc[SUBJECT], n.loc[SUBJECT])
+        orders = FinishOrders().add(games.assign(agent=games["agent"].map(identity_of)))
+        boot = orders.rate_against(SUBJECT, ref["rating"], ref["pl_rating"]) \
+            if "pl_rating" in ref else {}
         rows.append({"game": game, "rating": rating, "se": se,
                      "ci_low": rating - 1.96 * se, "ci_high": rating + 1.96 * se,
-                     "pairs": int(n.loc[SUBJECT].sum())})
-    return pd.DataFrame(rows)
+                     "pairs": int(n.loc[SUBJECT].sum()),
+                     **{c: boot.get(c, np.nan) for c in RATING_COLUMNS[6:]}})
+    return pd.DataFrame(rows, columns=RATING_COLUMNS)
+
+
+# ---------------------------------------------------------------- α-Rank
+def alpharank_tables(reference: dict[str, pd.DataFrame], pool_pairs: dict[str, pd.DataFrame],
+                     versus: pd.DataFrame, ratings: pd.DataFrame
+                     ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Per game, α-Rank's stationary distribution (``analysis.alpharank``) over the meta-game
+    of the reference pool's head-to-head rates (population ``pool``) and over the pool with the
+    subject (``pool+subject``; its rates against each pool agent from the battery, a pool agent
+    it never met filled with the Bradley–Terry prediction), and the cycles of the "beats" graph
+    of the pool with the subject.  Returns (game, population, agent, mass) and (game, cycle,
+    length, subject)."""
+    from bluffsim.analysis import alpharank as A
+
+    masses, named = [], []
+    for game, ref in reference.items():
+        pool = pool_pairs[game]
+        pool = pool[pool["agent"].isin(ref.index) & pool["opponent"].isin(ref.index)]
+        agents = [a for a in ref.index if a in set(pool["agent"]) | set(pool["opponent"])]
+        mine = versus[versus["game"] == game]
+        mine = mine[mine["opponent"].isin(agents)]
+        sub = pd.DataFrame({"agent": SUBJECT, "opponent": mine["opponent"], "ahead": mine["ahead"],
+                            "low": mine["ahead_low"], "high": mine["ahead_high"]})
+        back = pd.DataFrame({"agent": mine["opponent"], "opponent": SUBJECT,
+                             "ahead": 1 - mine["ahead"], "low": 1 - mine["ahead_high"],
+                             "high": 1 - mine["ahead_low"]})
+        both = pd.concat([pool, sub, back], ignore_index=True)
+        mine_rating = ratings.loc[ratings["game"] == game, "rating"]
+        scale = pd.concat([ref["rating"], pd.Series(
+            {SUBJECT: float(mine_rating.iloc[0]) if len(mine_rating) else np.nan})])
+        for population, rows, names in (("pool", pool, agents),
+                                        ("pool+subject", both, [SUBJECT, *agents])):
+            if not names:
+                continue
+            mass = A.ranking(A.meta_game(rows, names, scale))
+            masses.append(pd.DataFrame({"game": game, "population": population,
+                                        "agent": mass.index, "mass": mass.to_numpy()}))
+        for cyc in A.cycles(A.beats(both)):
+            named.append({"game": game, "cycle": A.cycle_text(cyc), "length": len(cyc),
+                          "subject": SUBJECT in cyc})
+    cols = ["game", "population", "agent", "mass"]
+    return (pd.concat(masses, ignore_index=True) if masses else pd.DataFrame(columns=cols),
+            pd.DataFrame(named, columns=["game", "cycle", "length", "subject"]))
+
+
+def alpharank_markdown(masses: pd.DataFrame, cycles: pd.DataFrame, top: int = 6) -> str:
+    """The α-Rank section of ``scorecard.md``."""
+    from bluffsim.analysis import alpharank as A
+
+    lines = ["", "## α-Rank and cycles", "",
+             f"α-Rank (single population, α = {A.ALPHA:g}, m = {A.POPULATION}) over the meta-game "
+             "of head-to-head rates (how often one agent finished ahead of another, ties half): "
+             "the stationary mass of the reference pool alone and of the pool with the subject "
+             "(`alpharank.csv`, `plots/alpharank.png`). A cycle is a ring of agents each beating "
+             "the next (ahead more than half the time, 95% interval over deals above 0.5; "
+             "`cycles.csv`).", "",
+             "| game | population | largest masses (≥ 0.001) | subject |", "|---|---|---|---:|"]
+    for (game, population), g in masses.groupby(["game", "population"], sort=False):
+        me = g.loc[g["agent"] == SUBJECT, "mass"]
+        g = g.sort_values("mass", ascending=False)
+        g = pd.concat([g.head(1), g.iloc[1:][g["mass"].iloc[1:] >= 0.001]]).head(top)
+        best = ", ".join(f"{a} {m:.3f}" for a, m in zip(g["agent"], g["mass"], strict=True))
+        lines.append(f"| {game} | {population} | {best} | "
+                     f"{f'{me.iloc[0]:.3f}' if len(me) else ''} |")
+    lines.append("")
+    for game in dict.fromkeys(masses["game"]):
+        found = cycles[cycles["game"] == game]
+        lines.append(f"Cycles in {game}: " + ("; ".join(f"`{c}`" for c in found["cycle"])
+                                              if len(found) else "none (the beats graph is "
+                                              "acyclic at this sample size)") + ".")
+    return "\n".join(lines) + "\n"
+
+
+def write_alpharank(p: Plan, reference: dict[str, pd.DataFrame], versus: pd.DataFrame,
+                    ratings: pd.DataFrame) -> tuple[pd.DataFrame, str]:
+    """``alpharank.csv``, ``cycles.csv`` and ``plots/alpharank.png``; returns the masses and
+    the scorecard's section."""
+    import matplotlib.pyplot as plt
+
+    from bluffsim.analysis import plots
+
+    pairs = {g: reference_head_to_head(g, p.reference_dir) for g in reference}
+    masses, cycles = alpharank_tables(reference, pairs, versus, ratings)
+    masses.to_csv(p.out / "alpharank.csv", index=False)
+    cycles.to_csv(p.out / "cycles.csv", index=False)
+    if len(masses):
+        (p.out / "plots").mkdir(exist_ok=True)
+        fig = plots.alpharank(masses, f"{p.subject.text} ({p.budget})", highlight=SUBJECT)
+        fig.savefig(p.out / "plots" / "alpharank.png", dpi=110)
+        plt.close(fig)
+    return masses, alpharank_markdown(masses, cycles)
 
 
 OPPONENT_COLUMNS = ["game", "opponent", "reference_rating", "games", "win_rate", "win_low",
@@ -666,9 +804,21 @@ def markdown_card(subject: Subject, budget: str, card: pd.DataFrame, ratings: pd
              "Win rate = outright first place; *+shared* adds shared first places; 95% CIs over "
              "deals (cluster bootstrap, at least Wilson's width); chance = 1/P; excess = win rate − 1/P.", "",
              "## Rating (Bradley–Terry, fixed reference pool, random = 0)", "",
-             "| game | rating | 95% CI | pairs |", "|---|---:|---:|---:|"]
-    for r in ratings.itertuples():
-        lines.append(f"| {r.game} | {r.rating:.0f} | {r.ci_low:.0f} – {r.ci_high:.0f} | {r.pairs} |")
+             "Bradley–Terry over pairs (95% CI ± 1.96 se, and a bootstrap over deals) and "
+             "Plackett–Luce over whole finishing orders against the pool's Plackett–Luce ratings "
+             "(bootstrap over deals); both on the 400·log10 scale, random = 0.", "",
+             "| game | rating | 95% CI | bootstrap CI | Plackett–Luce | bootstrap CI | pairs |",
+             "|---|---:|---:|---:|---:|---:|---:|"]
+
+    def num(v: float) -> str:
+        return "–" if pd.isna(v) else f"{v:.0f}"
+
+    # intervals a caller did not compute (an older ratings table) print as "–"
+    for r in ratings.reindex(columns=list(dict.fromkeys([*ratings.columns, *RATING_COLUMNS]))
+                             ).itertuples():
+        lines.append(f"| {r.game} | {r.rating:.0f} | {r.ci_low:.0f} – {r.ci_high:.0f} | "
+                     f"{num(r.bt_low)} – {num(r.bt_high)} | {num(r.pl_rating)} | "
+                     f"{num(r.pl_low)} – {num(r.pl_high)} | {r.pairs} |")
     lines += ["", "Reference ratings (same scale): " + "; ".join(
         f"{g}: " + ", ".join(f"{a} {v:.0f}" for a, v in ref["rating"].items())
         for g, ref in reference.items()), ""]
@@ -696,6 +846,27 @@ LEADERBOARD_FRONT = ["agent", "hash", "date", "budget", "scope", "bluffsim"]
 FULL_SCOPE = "full"          # the scope of an evaluation of the whole battery
 LOCK_SUFFIX = ".lock"        # beside the CSV: held (flock) while the leaderboard is rewritten
 LEADERBOARD_REQUIRED = ["agent", "hash", "date", "budget"]   # what the printed table needs
+# per game ``<game>_<stat>``: the Bradley–Terry rating and se, its bootstrap interval over deals,
+# the Plackett–Luce rating and interval, and the subject's α-Rank mass among the pool.  A
+# leaderboard written before a stat existed reads it as empty (NaN); only rating and se are
+# required of a game's columns
+LEADERBOARD_STATS = ("rating", "se", "bt_low", "bt_high", "pl_rating", "pl_low", "pl_high",
+                     "alpharank")
+
+
+def leaderboard_games(columns: Any) -> list[str]:
+    """The games of a leaderboard's columns: every ``<game>_rating`` (``<game>_pl_rating`` is
+    the Plackett–Luce column of ``<game>`` when ``<game>_rating`` is there too)."""
+    names = [str(c) for c in columns]
+    found = [c[: -len("_rating")] for c in names if c.endswith("_rating")]
+    return [g for g in found if not (g.endswith("_pl") and g[: -len("_pl")] in found)]
+
+
+def leaderboard_stat_columns(columns: Any) -> list[str]:
+    """The per-game columns present among ``columns``, game by game in LEADERBOARD_STATS order."""
+    names = {str(c) for c in columns}
+    return [f"{g}_{s}" for g in sorted(leaderboard_games(columns)) for s in LEADERBOARD_STATS
+            if f"{g}_{s}" in names]
 
 
 def scope_of(games: list[str] | None, players: list[int] | None, table_games: int | None,
@@ -713,14 +884,22 @@ def scope_of(games: list[str] | None, players: list[int] | None, table_games: in
 
 
 def leaderboard_row(subject: Subject, budget: str, scope: str, ratings: pd.DataFrame,
-                    reference: dict[str, str], out: Path) -> dict[str, Any]:
-    """The leaderboard row of an evaluation."""
+                    reference: dict[str, str], out: Path,
+                    alpharank: pd.DataFrame | None = None) -> dict[str, Any]:
+    """The leaderboard row of an evaluation (``alpharank``: ``alpharank_tables``' masses)."""
     row: dict[str, Any] = {"agent": subject.text, "hash": subject.digest,
                            "date": dt.date.today().isoformat(), "budget": budget,
                            "scope": scope, "bluffsim": bluffsim.__version__}
-    for r in ratings.itertuples():
-        row[f"{r.game}_rating"] = round(float(r.rating), 1)
-        row[f"{r.game}_se"] = round(float(r.se), 1)
+    for r in ratings.to_dict("records"):
+        for stat in LEADERBOARD_STATS[:-1]:
+            value = float(r.get(stat, np.nan))
+            row[f"{r['game']}_{stat}"] = round(value, 1) if np.isfinite(value) else np.nan
+        mass = np.nan
+        if alpharank is not None and len(alpharank):
+            me = alpharank[(alpharank["game"] == r["game"]) & (alpharank["agent"] == SUBJECT) &
+                           (alpharank["population"] == "pool+subject")]["mass"]
+            mass = round(float(me.iloc[0]), 4) if len(me) else np.nan
+        row[f"{r['game']}_alpharank"] = mass
     row["reference"] = ";".join(f"{g}:{h}" for g, h in reference.items())
     row["scorecard"] = str(out / "scorecard.md")
     return row
@@ -740,13 +919,13 @@ def read_leaderboard(path: Path) -> pd.DataFrame:
         what = str(e).splitlines()[0][:80] if str(e) else type(e).__name__
         raise EvaluateError(f"leaderboard {str(path)!r} is not a readable CSV ({what}); "
                             f"{fix}") from None
+    games = leaderboard_games(table.columns)
     missing = [c for c in LEADERBOARD_REQUIRED if c not in table.columns]
-    missing += [f"{c[:-len('_rating')]}_se" for c in table.columns if c.endswith("_rating")
-                and f"{c[:-len('_rating')]}_se" not in table.columns]
+    missing += [f"{g}_se" for g in games if f"{g}_se" not in table.columns]
     if missing:
         raise EvaluateError(f"leaderboard {str(path)!r} has no {', '.join(missing)} column (not "
                             f"written by bluffsim evaluate); {fix}")
-    for c in (c for c in table.columns if c.endswith("_rating") or c.endswith("_se")):
+    for c in leaderboard_stat_columns(table.columns):
         number = pd.to_numeric(table[c], errors="coerce")
         bad = table[c].notna() & ~np.isfinite(number.astype(float))
         if bad.any():
@@ -756,6 +935,10 @@ def read_leaderboard(path: Path) -> pd.DataFrame:
     if "scope" not in table.columns:       # written before scopes: every row was the battery
         table.insert(min(4, len(table.columns)), "scope", FULL_SCOPE)
     table["scope"] = table["scope"].fillna(FULL_SCOPE).astype(str)
+    for g in games:              # written before a stat existed: that stat is empty
+        for stat in LEADERBOARD_STATS:
+            if f"{g}_{stat}" not in table.columns:
+                table[f"{g}_{stat}"] = np.nan
     return table
 
 
@@ -784,7 +967,7 @@ def update_leaderboard(path: Path, row: dict[str, Any], append: bool = False) ->
             old = old[~same]
         table = pd.concat([old, pd.DataFrame([row])], ignore_index=True) if len(old) else \
             pd.DataFrame([row])
-        rating_cols = sorted(c for c in table.columns if c.endswith("_rating") or c.endswith("_se"))
+        rating_cols = leaderboard_stat_columns(table.columns)
         front = [c for c in LEADERBOARD_FRONT if c in table.columns]
         table = table[front + rating_cols + [c for c in table.columns
                                              if c not in front and c not in rating_cols]]
@@ -797,19 +980,43 @@ def update_leaderboard(path: Path, row: dict[str, Any], append: bool = False) ->
     return table
 
 
+def _leaderboard_cell(r: pd.Series, g: str) -> str:
+    """One game's cell: ``rating ± se [bootstrap CI] · PL rating [CI] · α mass`` (parts
+    without a value left out)."""
+    def get(stat: str) -> float:
+        v = r.get(f"{g}_{stat}", np.nan)
+        return float(v) if not pd.isna(v) else np.nan
+
+    if np.isnan(get("rating")):
+        return ""
+    cell = f"{get('rating'):.0f} ± {get('se'):.0f}"
+    if np.isfinite(get("bt_low")) and np.isfinite(get("bt_high")):
+        cell += f" [{get('bt_low'):.0f}, {get('bt_high'):.0f}]"
+    if np.isfinite(get("pl_rating")):
+        cell += f" · PL {get('pl_rating'):.0f}"
+        if np.isfinite(get("pl_low")) and np.isfinite(get("pl_high")):
+            cell += f" [{get('pl_low'):.0f}, {get('pl_high'):.0f}]"
+    if np.isfinite(get("alpharank")):
+        cell += f" · α {get('alpharank'):.3f}"
+    return cell
+
+
 def leaderboard_markdown(table: pd.DataFrame) -> str:
-    """The leaderboard as a markdown table: rating ± se per game."""
-    games = [c[: -len("_rating")] for c in table.columns if c.endswith("_rating")]
+    """The leaderboard as a markdown table: per game rating ± se, its bootstrap interval over
+    deals, the Plackett–Luce rating and interval, and the α-Rank mass."""
+    games = leaderboard_games(table.columns)
     lines = ["| agent | hash | date | budget | scope | " + " | ".join(games) + " |",
              "|---|---|---|---|---|" + "---:|" * len(games)]
     for _, r in table.iterrows():
-        cells = [("" if pd.isna(r[f"{g}_rating"]) else f"{r[f'{g}_rating']:.0f} ± {r[f'{g}_se']:.0f}")
-                 for g in games]
+        cells = [_leaderboard_cell(r, g) for g in games]
         scope = r["scope"] if "scope" in r.index else FULL_SCOPE
         lines.append(f"| `{r['agent']}` | {r['hash']} | {r['date']} | {r['budget']} | {scope} | "
                      + " | ".join(cells) + " |")
-    return ("Bradley–Terry ratings on the fixed reference pool (random = 0) ± standard error "
-            "(`bluffsim evaluate`).\n\n" + "\n".join(lines) + "\n")
+    return ("Bradley–Terry ratings on the fixed reference pool (random = 0) ± standard error, "
+            "[95% bootstrap interval over deals]; PL: the Plackett–Luce rating over whole "
+            "finishing orders on the pool's Plackett–Luce scale (random = 0) [its interval]; "
+            "α: the agent's α-Rank mass among the reference pool (`bluffsim evaluate`; "
+            "docs/strength.md).\n\n" + "\n".join(lines) + "\n")
 
 
 # ---------------------------------------------------------------- the whole evaluation
@@ -829,6 +1036,15 @@ class Plan:
     resume: bool
     force: bool
     scope: str = FULL_SCOPE
+    executor: str = "local"    # where tables play: local | dask (tournament.tables.Executor)
+    address: str = ""          # a dask scheduler; empty: a LocalCluster of ``workers`` workers
+
+    @property
+    def runs_on(self) -> Any:
+        """The ``tournament.tables.Executor`` the tables play on."""
+        from bluffsim.tournament.tables import Executor
+
+        return Executor(self.executor, self.workers, self.address)
 
 
 def default_workers(tables: int) -> int:
@@ -840,8 +1056,21 @@ def plan(agent: str, budget: str = "quick", out: str | None = None, workers: int
          games: list[str] | None = None, players: list[int] | None = None,
          table_games: int | None = None, leaderboard: str = "results/leaderboard.csv",
          reference_dir: str | None = None, append: bool = False, resume: bool = False,
-         force: bool = False) -> Plan:
-    """Validate every input and build every table's agents once (writes nothing)."""
+         force: bool = False, executor: str | None = None, address: str | None = None) -> Plan:
+    """Validate every input and build every table's agents once (writes nothing); ``executor``
+    and ``address`` are ``bluffsim run``'s (``--address`` implies ``--executor dask``)."""
+    from bluffsim.tournament.config import ConfigError, check_run_key
+
+    executor = executor or ("dask" if address else "local")
+    address = address or ""
+    try:
+        check_run_key("executor", executor)
+        check_run_key("address", address)
+    except ConfigError as e:
+        raise EvaluateError(str(e)) from None
+    if address and executor != "dask":
+        raise EvaluateError(f"--address {address!r} is a dask scheduler: it needs --executor "
+                            "dask (or no --executor)")
     if budget not in BUDGETS:
         raise EvaluateError(f"--budget {budget!r}: allowed: {' | '.join(BUDGETS)}")
     if resume and force:
@@ -897,7 +1126,7 @@ def plan(agent: str, budget: str = "quick", out: str | None = None, workers: int
     ref_dir = Path(reference_dir) if reference_dir else out_dir.parent / "reference"
     workers = default_workers(len(tables)) if workers is None else workers
     return Plan(subject, budget, tuple(tables), n, out_dir, lb, ref_dir, workers, append,
-                resume, force, scope)
+                resume, force, scope, executor, address)
 
 
 def _identity(subject: Subject, budget: str, tables: list[Table] | tuple[Table, ...],
@@ -918,38 +1147,28 @@ def run(p: Plan, log: Callable[[str], None] = print) -> dict[str, Any]:
     (p.out / "evaluation.json").write_text(json.dumps(
         {"identity": _identity(p.subject, p.budget, p.tables, p.games),
          "params": p.subject.params}, indent=1, default=str))
-    played: dict[str, pd.DataFrame] = {}
-    todo = []
-    for t in p.tables:
-        f = p.out / "tables" / f"{t.key}.parquet"
-        if p.resume and f.is_file():
-            played[t.key] = pd.read_parquet(f)
-        else:
-            todo.append(t)
+    from bluffsim.tournament.tables import TableDir, play_tables
+
+    store = TableDir(p.out / "tables", p.out / "transcripts")
+    tables = [battery_table(t, p.games, out=str(p.out), context=p.subject.digest)
+              for t in p.tables]
+    todo = [t for t in tables if not store.finished(t)]
     log(f"{p.subject.text}: {len(p.tables)} tables × {p.games} games ({len(todo)} to play, "
-        f"{min(p.workers, max(len(todo), 1))} process{'es' if min(p.workers, len(todo)) > 1 else ''})")
-    exps = [table_experiment(t, p.games, out=str(p.out)) for t in todo]
-    _log_llm_estimate(exps, p.out, log)
+        f"{p.runs_on.describe(len(todo))})")
+    _log_llm_estimate([t.exp for t in todo], p.out, log)
     finished = [0]
 
-    def done(i: int, result: Played) -> None:
-        t = todo[i]
-        games, records = result
-        f = p.out / "tables" / f"{t.key}.parquet"
-        if records is not None:    # text seats: the table's transcripts and calls first
-            write_transcripts(p.out / "transcripts" / t.key, records["transcripts"])
-            write_table(records["calls"].assign(table=t.key), calls_file(p.out, t.key))
-        write_table(games, f)
-        played[t.key] = games
+    def done(result: Any) -> None:
         finished[0] += 1
-        log(f"  table {finished[0]}/{len(todo)} {t.key}: {games['game'].nunique():,} games "
-            f"({time.perf_counter() - start:.0f} s)")
+        log(f"  table {finished[0]}/{len(todo)} {result.table.name}: "
+            f"{result.games['game'].nunique():,} games ({time.perf_counter() - start:.0f} s)")
 
-    _play_many(exps, p.workers, done)
+    played = {t.key: r.games for t, r in
+              zip(p.tables, play_tables(tables, p.runs_on, store, done), strict=True)}
     cost = merge_calls(p.out, [t.key for t in p.tables])
     if cost:
         log(cost)
-    reference = {g: reference_ratings(g, p.reference_dir, p.workers, log)
+    reference = {g: reference_ratings(g, p.reference_dir, p.runs_on, log)
                  for g in dict.fromkeys(t.game for t in p.tables)}
     card = scorecard(list(p.tables), played)
     ratings = subject_ratings(list(p.tables), played, reference)
@@ -963,12 +1182,12 @@ def run(p: Plan, log: Callable[[str], None] = print) -> dict[str, Any]:
         markdown_card(p.subject, p.budget, card, ratings, reference, seconds)
         + opponents_markdown(versus), encoding="utf-8")
     _plots(p, card, ratings)
+    masses, alpha_md = write_alpharank(p, reference, versus, ratings)
     behaviour_md = write_behaviour(p, played)
-    if behaviour_md:
-        with open(p.out / "scorecard.md", "a", encoding="utf-8") as f:
-            f.write(behaviour_md)
+    with open(p.out / "scorecard.md", "a", encoding="utf-8") as f:
+        f.write(alpha_md + behaviour_md)
     row = leaderboard_row(p.subject, p.budget, p.scope, ratings,
-                          {g: reference_hash(g) for g in reference}, p.out)
+                          {g: reference_hash(g) for g in reference}, p.out, masses)
     board = update_leaderboard(p.leaderboard, row, p.append)
     return {"scorecard": card, "ratings": ratings, "leaderboard": board, "seconds": seconds}
 

@@ -82,6 +82,7 @@ RUN_FILES = ("config.json", "manifest.json", "games.parquet", "rounds.parquet", 
              "seats.csv", "lengths.csv", "head_to_head_ci.csv", "placements.csv", "lineups.csv")
 RUN_FILES += ("llm_calls.parquet", ".llm_budget.sqlite")   # runs with text agents
 RUN_FILES += ("behaviour.csv", "calibration.csv")   # bluffsim.analysis.behaviour
+RUN_FILES += ("alpharank.csv",)   # bluffsim.analysis.report.report_tables (α-Rank)
 RUN_DIRS = ("shards", "plots", "transcripts")
 LOCK_FILE = ".bluffsim.lock"
 SHARD_RE = re.compile(r"games-(\d+)\.parquet")

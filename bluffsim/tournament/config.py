@@ -236,10 +236,11 @@ if _RUN_FIELDS != {k.name: k.default for k in RUN}:
     raise TypeError(f"Experiment's [run] fields {_RUN_FIELDS} differ from the declared RUN keys")
 
 
-def add_run_flags(parser: Any) -> None:
-    """Add the ``bluffsim run`` options that override ``[run]`` keys (from ``RUN``)."""
+def add_run_flags(parser: Any, only: tuple[str, ...] | None = None) -> None:
+    """Add the ``bluffsim run`` options that override ``[run]`` keys (from ``RUN``); ``only``
+    those keys (``bluffsim evaluate`` takes ``executor`` and ``address``)."""
     for key in RUN:
-        if key.flag:
+        if key.flag and (only is None or key.name in only):
             kw = dict(key.flag_kwargs)
             if kw.get("action") != "store_true" and "choices" not in kw:
                 kw["metavar"] = key.name.upper()
@@ -251,9 +252,17 @@ def run_overrides(args: Any) -> dict[str, Any]:
     out = {}
     for key in RUN:
         if key.flag:
-            value = getattr(args, f"run_{key.name}")
+            value = getattr(args, f"run_{key.name}", None)
             out[key.name] = (key.flag_value if value else None) if key.flag_value is not None else value
     return out
+
+
+def check_run_key(name: str, value: Any) -> None:
+    """``ConfigError`` naming ``--flag``/``run.<name>``, the value and what is allowed, unless
+    ``value`` is valid for the ``[run]`` key ``name`` (for commands that take a run key without
+    a config, e.g. ``bluffsim evaluate --executor``)."""
+    key = next(k for k in RUN if k.name == name)
+    _check(key.check(value), key.flag or f"run.{name}", value, key.allowed)
 
 
 def load_config(path: str | Path) -> Experiment:

@@ -1,10 +1,8 @@
-"""Where shards run: in-process, a local process pool, or a Dask cluster.
+"""Where tables run: in-process, a local process pool, or a Dask cluster (the backends of
+``tournament.tables.play_tables``, which every caller playing many tables goes through).
 
-Every executor yields ``(shard, games, rounds, records)`` as shards finish (``records``: the
-text agents' transcripts and calls, or None; ``runner.play_shard_records``); the caller
-writes them.  Workers return DataFrames instead of writing files, so a remote
-Dask cluster needs no shared filesystem.  ``local`` with one worker runs in the
-calling process (no pickling; easiest to debug).
+``map_pool`` and ``map_dask`` yield ``(i, fn(item i))`` as items finish; workers return
+DataFrames instead of writing files, so a remote Dask cluster needs no shared filesystem.
 
 Ctrl-C reaches every process of the terminal's process group.  Pool workers ignore SIGINT
 (``ignore_interrupts``, their initializer): the parent alone stops, terminates the pool and
@@ -20,41 +18,13 @@ import sys
 from collections.abc import Callable, Iterator
 from typing import Any
 
-import pandas as pd
-
 from bluffsim.api import BluffsimError
-from bluffsim.tournament.config import Experiment
-from bluffsim.tournament.runner import play_shard_records
 
 log = logging.getLogger("bluffsim.tournament")
-
-ShardResult = tuple[int, pd.DataFrame, pd.DataFrame, dict[str, Any] | None]
 
 
 class ExecutorError(BluffsimError, RuntimeError):
     """The executor could not start (e.g. dask missing or the scheduler unreachable)."""
-
-
-def run_shard_task(exp: Experiment, shard: int) -> ShardResult:
-    """Picklable unit of work: play one shard."""
-    games, rounds, records = play_shard_records(exp, shard)
-    log.info("shard %d done: %d games, %d rounds", shard, games["game"].nunique(), len(rounds))
-    return shard, games, rounds, records
-
-
-def _task(args: tuple[Experiment, int]) -> ShardResult:
-    return run_shard_task(*args)
-
-
-def run_shards(exp: Experiment, shards: list[int]) -> Iterator[ShardResult]:
-    """Run ``shards`` with the experiment's executor, yielding results as they finish."""
-    if exp.executor == "dask":
-        yield from _run_dask(exp, shards)
-    elif exp.workers == 1 or len(shards) <= 1:
-        for s in shards:
-            yield run_shard_task(exp, s)
-    else:
-        yield from _run_pool(exp, shards)
 
 
 # libraries whose threads make a fork of the process unsafe (a child may inherit a held lock)
@@ -88,17 +58,23 @@ def imap_in_pool(fn: Callable[[Any], Any], items: list[Any], processes: int) -> 
         pool.join()
 
 
-def _run_pool(exp: Experiment, shards: list[int]) -> Iterator[ShardResult]:
+def map_pool(fn: Callable[[Any], tuple[int, Any]], items: list[Any], processes: int
+             ) -> Iterator[tuple[int, Any]]:
+    """``imap_in_pool`` with the workers' log records sent to this process's handlers (a run's
+    ``run.log``)."""
     import multiprocessing_logging
 
     multiprocessing_logging.install_mp_handler()
     try:
-        yield from imap_in_pool(_task, [(exp, s) for s in shards], min(exp.workers, len(shards)))
+        yield from imap_in_pool(fn, items, processes)
     finally:
         multiprocessing_logging.uninstall_mp_handler()
 
 
-def _run_dask(exp: Experiment, shards: list[int]) -> Iterator[ShardResult]:
+def map_dask(fn: Callable[[Any], Any], items: list[Any], workers: int, address: str = ""
+             ) -> Iterator[tuple[int, Any]]:
+    """``(i, fn(items[i]))`` on a Dask cluster as they finish: the scheduler at ``address``, or a
+    ``LocalCluster`` of ``workers`` single-threaded processes, closed at the end."""
     try:
         from dask.distributed import Client, LocalCluster, as_completed
     except ImportError:
@@ -106,18 +82,19 @@ def _run_dask(exp: Experiment, shards: list[int]) -> Iterator[ShardResult]:
                             "pip install 'bluffsim[dask]'") from None
     cluster = None
     try:
-        if exp.address:
-            client = Client(exp.address, timeout="10s")
+        if address:
+            client = Client(address, timeout="10s")
         else:
-            cluster = LocalCluster(n_workers=exp.workers, threads_per_worker=1, processes=True,
+            cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                                    dashboard_address=None)
             client = Client(cluster)
     except OSError as e:
-        raise ExecutorError(f"cannot reach the dask scheduler at {exp.address!r}: {e}") from None
+        raise ExecutorError(f"cannot reach the dask scheduler at {address!r}: {e}") from None
     try:
-        futures = client.map(run_shard_task, [exp] * len(shards), shards, pure=False)
+        futures = client.map(fn, items, pure=False)
+        index = {f.key: i for i, f in enumerate(futures)}
         for fut in as_completed(futures):
-            yield fut.result()
+            yield index[fut.key], fut.result()
     finally:
         client.close()
         if cluster is not None:

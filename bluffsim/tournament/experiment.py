@@ -22,7 +22,7 @@ import dataclasses
 import logging
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pandas as pd
@@ -48,10 +48,8 @@ from bluffsim.results import (
     output_lock,
     remove_shards,
     write_failure,
-    write_shard,
 )
 from bluffsim.tournament.config import Experiment
-from bluffsim.tournament.executors import run_shards
 from bluffsim.tournament.output import (
     check_output,
     finished_rerun,
@@ -61,6 +59,7 @@ from bluffsim.tournament.output import (
 )
 from bluffsim.tournament.runner import llm_run_notes, play_shard, schedule_of
 from bluffsim.tournament.schedule import Schedule
+from bluffsim.tournament.tables import Executor, ShardDir, Table, iter_tables
 
 COMPILED = "kernels compiled in {seconds:.0f} s; playing"
 WARMUP_GAMES = 2   # two games in one slot: the second is a refill, so reset compiles too
@@ -131,17 +130,19 @@ def _run(exp: Experiment, resume: bool, progress: bool, keep_shards: bool,
 
 def _play(exp: Experiment, out: Path, sched: Schedule, todo: list[int], resumed: int,
           progress: bool) -> None:
-    """Run the shards ``todo``, writing each as it finishes, under the progress bar."""
+    """Run the shards ``todo`` as tables (``tables.iter_tables`` on the run's executor, the
+    run's ``shards/`` as the store), each written as it finishes, under the progress bar."""
     games_done = sum(len(sched.shard_range(s)) for s in range(sched.num_shards) if s not in todo)
     bar = tqdm(total=exp.games, initial=games_done, unit="game", disable=not progress,
                desc=exp.name, smoothing=0.1)
-    written = resumed
+    store = ShardDir(out, sched.num_shards)
+    written = [resumed]
     try:
-        for shard, games, rounds, records in run_shards(exp, todo):
-            with _kept_on_failure(out, f"write shard {shard}", written, "play the rest"):
-                write_shard(out, shard, games, rounds, records)
-            written += 1
-            bar.update(len(sched.shard_range(shard)))
+        with _kept_on_failure(out, lambda: store.writing and f"write shard {store.writing.shard}",
+                              written, "play the rest"):
+            for result in iter_tables([Table(exp, s) for s in todo], Executor.of(exp), store):
+                written[0] += 1
+                bar.update(len(sched.shard_range(result.table.shard)))
     finally:
         bar.close()
 
@@ -156,14 +157,21 @@ def _report(out: Path, exp: Experiment) -> pd.DataFrame:
 
 
 @contextlib.contextmanager
-def _kept_on_failure(out: Path, doing: str, kept: int, finishes: str) -> Iterator[None]:
+def _kept_on_failure(out: Path, doing: str | Callable[[], str | None], kept: int | list[int],
+                     finishes: str) -> Iterator[None]:
     """Turn a failed write (full disk, quota, file size limit, ...) into one ``OutputError`` line:
-    the cause, that ``kept`` finished shards are kept, and that ``--resume`` ``finishes``."""
+    the cause, that ``kept`` finished shards are kept, and that ``--resume`` ``finishes``
+    (``doing`` and ``kept`` may be read when it fails: a callable, a one-item list; a callable
+    ``doing`` returning None: the error was not a write, and passes unchanged)."""
     try:
         yield
     except OSError as e:
         if isinstance(e, BluffsimError):
             raise
+        doing = doing() if callable(doing) else doing
+        if doing is None:
+            raise
+        kept = kept[0] if isinstance(kept, list) else kept
         shards = ("no shard was finished" if kept == 0 else "the finished shard is kept"
                   if kept == 1 else f"the {kept:,} finished shards are kept")
         raise OutputError(f"cannot {doing} in {str(out)!r}: {write_failure(e)}; {shards}: make "

@@ -34,7 +34,7 @@ other seat's win rate, and its mean placement is the best (``passes``).
 writes ``ladder.csv`` (one row per table) and ``ladder.md`` (the same as a
 markdown table) in ``--out``.  Tables are independent seeds (crc32 of the table
 id), built programmatically with the tournament runner's ``Experiment`` and
-played with ``play_shard``.
+played with ``bluffsim.tournament.tables.play_tables`` (``--workers`` local processes).
 
 Known failures: veru's ``h/bluff=0.0`` tables (a never-lying heuristic against random
 players) do not pass — even an honest player that checks with the truth of every claim
@@ -45,10 +45,9 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import multiprocessing as mp
 import sys
-import time
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -64,8 +63,10 @@ from agents.learned import shipped_weights  # noqa: E402
 from bluffsim.analysis.stats import wilson_interval  # noqa: E402
 from bluffsim.evaluate import battery_players, heuristic_extremes  # noqa: E402
 from bluffsim.evaluate import unique_seats as _lineup  # noqa: E402
-from bluffsim.tournament import Experiment, play_shard  # noqa: E402
+from bluffsim.tournament import Experiment  # noqa: E402
 from bluffsim.tournament.config import Seat  # noqa: E402
+from bluffsim.tournament.tables import Executor, TableResult, play_tables  # noqa: E402
+from bluffsim.tournament.tables import Table as PlayedTable  # noqa: E402
 
 PLAYERS = battery_players()   # every table size of every game (its spec)
 GAMES = tuple(PLAYERS)
@@ -192,13 +193,28 @@ def table_row(table: Table, games: pd.DataFrame) -> dict[str, Any]:
 
 
 def play_table(args: tuple[Table, int, int]) -> dict[str, Any]:
-    """Play one table (picklable task) and return its row, with the wall time."""
+    """Play one table here and return its row, with the wall time."""
     table, games, batch = args
-    t0 = time.perf_counter()
-    played, _ = play_shard(experiment(table, games, batch), 0)
-    row = table_row(table, played)
-    row["seconds"] = round(time.perf_counter() - t0, 1)
-    return row
+    return play(([table], games, batch), 1)[0]
+
+
+def play(tasks: tuple[list[Table], int, int], workers: int,
+         done: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
+    """The rows of ``tables`` (``games`` games each, in batches of ``batch``), played by
+    ``bluffsim.tournament.tables.play_tables`` in ``workers`` local processes (its start-method
+    safety; Ctrl-C stops them all), in the order given; ``done(row)`` as each finishes."""
+    todo, games, batch = tasks
+    by_key = {t.key: t for t in todo}
+
+    def row_of(result: TableResult) -> dict[str, Any]:
+        row = table_row(by_key[result.table.key], result.games)
+        row["seconds"] = round(result.seconds, 1)
+        return row
+
+    played = play_tables([PlayedTable(experiment(t, games, batch), key=t.key) for t in todo],
+                         Executor("local", workers),
+                         done=None if done is None else (lambda r: done(row_of(r))))
+    return [row_of(r) for r in played]
 
 
 def markdown(df: pd.DataFrame) -> str:
@@ -223,19 +239,7 @@ def run(games_per_table: int, game_ids: list[str], players: list[int] | None,
     """Play every selected table, write ``ladder.csv`` and ``ladder.md`` in ``out``."""
     todo = [t for g in game_ids for p in PLAYERS[g] if players is None or p in players
             for t in tables(g, p) if only is None or t.name in only]
-    tasks = [(t, games_per_table, batch) for t in todo]
-    rows = []
-    if workers > 1:
-        with mp.get_context().Pool(workers) as pool:
-            for row in pool.imap(play_table, tasks):
-                rows.append(row)
-                if verbose:
-                    _print_row(row)
-    else:
-        for task in tasks:
-            rows.append(play_table(task))
-            if verbose:
-                _print_row(rows[-1])
+    rows = play((todo, games_per_table, batch), workers, _print_row if verbose else None)
     df = pd.DataFrame(rows, columns=COLUMNS + ["seconds"])
     out.mkdir(parents=True, exist_ok=True)
     df.to_csv(out / "ladder.csv", index=False)

@@ -22,6 +22,7 @@ if str(ROOT) not in sys.path:
 from bluffsim import evaluate  # noqa: E402
 from bluffsim.analysis.stats import deal_interval  # noqa: E402
 from bluffsim.tournament.config import Seat  # noqa: E402
+from bluffsim.tournament.tables import play_table  # noqa: E402
 
 
 def head_to_head(game: str, players: int, weights: str, opponent: str, games: int) -> str:
@@ -29,7 +30,7 @@ def head_to_head(game: str, players: int, weights: str, opponent: str, games: in
     seats = (Seat("learned", evaluate.SUBJECT, {"weights": weights}),) + tuple(
         Seat(opponent, opponent if i == 1 else f"{opponent}#{i}", {}) for i in range(1, players))
     table = evaluate.Table(game, players, f"vs_{opponent}", seats)
-    played = evaluate._play(evaluate.table_experiment(table, games))
+    played = play_table(evaluate.battery_table(table, games)).games
     me = played[played["agent"] == evaluate.SUBJECT]
     won = (me["placement"] == 1).to_numpy()
     lo, hi = deal_interval(won, me["seed"].to_numpy())
