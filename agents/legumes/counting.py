@@ -106,7 +106,7 @@ from numba import njit
 from agents.base import Agent, Traits, probability, real, register_agent
 from agents.combinatorics import LOG_CHOOSE, TABLE_N
 from agents.legumes import heuristic as H
-from agents.legumes.heuristic import LegumesHeuristic, heuristic_policy, keeps
+from agents.legumes.heuristic import LegumesHeuristic, heuristic_policy, keeps, sure_second
 from agents.policy import act_loop, act_rows, observation_records
 from bluffsim import fmath as fm
 from bluffsim.games.legumes import rules as R
@@ -333,17 +333,7 @@ def judge(obs, mask, r, params, pool, penalty, p_t, p_l, p_b, play):
     if r.num_players == 2 and can_double and size == obs.hand[DOUBLE] and (facing or p_l >= 0.5):
         return np.int64(R.ACCUSE_DOUBLE)
     if facing:  # a player's last card: accept only when sure second and a lie is unlikely
-        p = r.num_players
-        me = max(np.int64(obs.seat), 0)
-        pend = np.int64(obs.pending)
-        rival = np.iinfo(np.int64).max
-        for s in range(p):
-            if s != me and s != pend and obs.hand_sizes[s] < rival:
-                rival = np.int64(obs.hand_sizes[s])
-        score = 0
-        for t in range(T):
-            score += np.int64(obs.hand[t]) * POINTS[t]
-        if p >= 3 and score <= rival and p_l < params[ACCEPT_BELOW]:
+        if sure_second(obs, r) and p_l < params[ACCEPT_BELOW]:
             return np.int64(R.ACCEPT)
         return np.int64(R.ACCUSE_DOUBLE if use_double else R.ACCUSE)
     if v_best > 1.0 + params[MARGIN]:  # the play: one card shed (its own risk not modelled)

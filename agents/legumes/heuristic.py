@@ -123,10 +123,9 @@ def keeps(obs, r, size, keep_margin):
 
 
 @njit(cache=True)
-def facing_last_card(obs, mask, r, size, many, double_at):
-    """Facing a player's last face-down card: accept only when sure to finish second at a table
-    of 3+ (or when accusing is not legal); otherwise accuse, doubled at ``double_at`` or at 2
-    players with the Double as my last card (a lie then empties my hand: I win)."""
+def sure_second(obs, r):
+    """At a table of 3+, facing a player's last card: my hand's points are no more than the
+    smallest hand of the others still playing (accepting then still leaves me second)."""
     p = r.num_players
     me = max(np.int64(obs.seat), 0)
     pend = np.int64(obs.pending)
@@ -137,9 +136,17 @@ def facing_last_card(obs, mask, r, size, many, double_at):
     score = 0
     for t in range(T):
         score += np.int64(obs.hand[t]) * POINTS[t]
-    if (p >= 3 and score <= rival) or not mask[R.ACCUSE]:
+    return p >= 3 and score <= rival
+
+
+@njit(cache=True)
+def facing_last_card(obs, mask, r, size, many, double_at):
+    """Facing a player's last face-down card: accept only when sure to finish second at a table
+    of 3+ (or when accusing is not legal); otherwise accuse, doubled at ``double_at`` or at 2
+    players with the Double as my last card (a lie then empties my hand: I win)."""
+    if sure_second(obs, r) or not mask[R.ACCUSE]:
         return np.int64(R.ACCEPT)
-    last_double = p == 2 and np.int64(obs.hand[R.DOUBLE]) == size
+    last_double = r.num_players == 2 and np.int64(obs.hand[R.DOUBLE]) == size
     if mask[R.ACCUSE_DOUBLE] and (many >= double_at or last_double):
         return np.int64(R.ACCUSE_DOUBLE)
     return np.int64(R.ACCUSE)

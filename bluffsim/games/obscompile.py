@@ -128,32 +128,25 @@ class _Source:
         self._size_locals(out)
         out("seat = np.int64(h.current_player)")
         for f in self.spec.fields:
-            w = f.where()
-            if w is not None and w[2]:  # an observer's row: zeros once the game is over
-                out("if seat >= 0:")
-                out.depth += 1
-                self._fill_record(out, f, guarded=True)
-                out.depth -= 1
-                out("else:")
-                out.depth += 1
-                self._fill_record(out, f, zero=True)
-                out.depth -= 1
-            else:
-                self._fill_record(out, f)
+            self._fill_field(out, f, record=True)
         out.depth -= 1
 
-    def _fill_record(self, out: _Writer, f: Field, guarded: bool = False,
-                     zero: bool = False) -> None:
-        """``obs.<name>[...] = value`` over the field's shape (booleans stored as uint8)."""
-        idx = [f"i{k}" for k in range(len(f.dims))]
-        for i, d in zip(idx, f.dims, strict=True):
-            out(f"for {i} in range({_n(d, self.sizes)}):")
+    def _fill_field(self, out: _Writer, f: Field, record: bool) -> None:
+        """Every value of field ``f``: into the record ``obs`` (``record``) or into its batch
+        array at row ``b``; an observer's row (``data.<x>[seat]``) is zeros once the game is
+        over."""
+        w = f.where()
+        if w is not None and w[2]:
+            out("if seat >= 0:")
             out.depth += 1
-        value = "0" if zero else self.value(f, idx, guarded)
-        if f.dtype == "bool" and not zero:
-            value = f"np.uint8({value})"
-        out(f"{self.record_value(f, idx)} = {value}")
-        out.depth -= len(idx)
+            self._fill(out, f, record, guarded=True)
+            out.depth -= 1
+            out("else:")
+            out.depth += 1
+            self._fill(out, f, record, zero=True)
+            out.depth -= 1
+        else:
+            self._fill(out, f, record)
 
     # ------------------------------------------------------------ observe_kernel
     def observe_kernel(self, out: _Writer) -> None:
@@ -172,29 +165,22 @@ class _Source:
         out("h = hot[b]")
         out("seat = np.int64(h.current_player)")
         for k in keys:
-            f = self.fields[k]
-            w = f.where()
-            if w is not None:  # an observer's row: zeros once the game is over
-                out("if seat >= 0:")
-                out.depth += 1
-                self._fill(out, f, guarded=True)
-                out.depth -= 1
-                out("else:")
-                out.depth += 1
-                self._fill(out, f, zero=True)
-                out.depth -= 1
-            else:
-                self._fill(out, f)
+            self._fill_field(out, self.fields[k], record=False)
         out.depth -= 2
 
-    def _fill(self, out: _Writer, f: Field, guarded: bool = False, zero: bool = False) -> None:
-        """``<name>[b, ...] = value`` over the field's shape."""
+    def _fill(self, out: _Writer, f: Field, record: bool, guarded: bool = False,
+              zero: bool = False) -> None:
+        """``obs.<name>[...] = value`` (``record``: booleans stored as uint8) or
+        ``<name>[b, ...] = value`` over the field's shape."""
         idx = [f"i{k}" for k in range(len(f.dims))]
         for i, d in zip(idx, f.dims, strict=True):
             out(f"for {i} in range({_n(d, self.sizes)}):")
             out.depth += 1
-        target = f"{f.name}[{', '.join(['b', *idx])}]"
-        out(f"{target} = {'0' if zero else self.value(f, idx, guarded)}")
+        value = "0" if zero else self.value(f, idx, guarded)
+        if record and f.dtype == "bool" and not zero:
+            value = f"np.uint8({value})"
+        target = self.record_value(f, idx) if record else f"{f.name}[{', '.join(['b', *idx])}]"
+        out(f"{target} = {value}")
         out.depth -= len(idx)
 
     # ------------------------------------------------------------ tensor_row
