@@ -48,8 +48,13 @@ MEMO_FULL = -3  # a policy's answer when a table it fills ran full (module docst
 
 def observation_records(game: Any, obs: dict[str, np.ndarray]) -> np.ndarray:
     """The rows of a batched observation as records of ``game.observation_dtype`` (what
-    compiled policies read), field by field."""
-    dtype = game.observation_dtype
+    compiled policies read)."""
+    return records_of(game.observation_dtype, obs)
+
+
+def records_of(dtype: np.dtype, obs: dict[str, np.ndarray]) -> np.ndarray:
+    """The rows of a batched observation as records of an observation ``dtype``
+    (``ObservationSpec.record_dtype``), field by field."""
     out = np.empty(len(obs["seat"]), dtype)
     for name in dtype.names:
         out[name] = obs[name]

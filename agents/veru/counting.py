@@ -88,7 +88,7 @@ from numba import njit
 
 from agents.base import Agent, Traits, real, register_agent
 from agents.combinatorics import LOG_CHOOSE, TABLE_N
-from agents.policy import act_loop, act_rows
+from agents.policy import act_loop, act_rows, records_of
 from agents.veru.heuristic import announce, complete, lie_card
 from bluffsim import fmath as fm
 from bluffsim.games.records import kernel_records
@@ -550,16 +550,14 @@ def model_rows(obs: dict[str, np.ndarray], rules: R.Rules, count: np.ndarray | N
     dtype = O.SPEC.record_dtype(rules)
     full = complete(obs, dtype)
     b = len(full["seat"])
-    records = np.empty(b, dtype)
-    for name in dtype.names:
-        records[name] = full[name]
+    records = records_of(dtype, full)
     rec = rules_record(rules)
     if step is not None:
         rec["step"] = step
     counts = np.broadcast_to(np.asarray(full["claim_count"] if count is None else count,
                                         np.int64), (b,)).copy()
     out, hx, fx, dx = np.empty((b, 7)), np.empty((b, NH)), np.empty((b, NF)), np.empty((b, ND))
-    models_kernel(kernel_records(records), kernel_records(rec), counts,
+    models_kernel(records, kernel_records(rec), counts,
                   np.asarray(params_row(VeruCounting.params)), context(fitting_weights), out, hx,
                   fx, dx)
     return out, hx, fx, dx
