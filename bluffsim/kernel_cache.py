@@ -40,7 +40,9 @@ def cached(dispatcher: Any) -> bool:
 
 
 def _module_kernels(module: ModuleType) -> list[Any]:
-    """The ``*_kernel`` dispatchers of ``module`` and of the ``*_kernel`` modules it imports."""
+    """The ``*_kernel`` dispatchers of ``module`` and of the ``*_kernel`` modules it imports
+    (an agent names ``*_kernel`` only what its ``act`` calls; batch functions for analysis and
+    fitting are named otherwise, so a run never reports them cold)."""
     out = []
     for name, obj in vars(module).items():
         if isinstance(obj, ModuleType) and obj.__name__.endswith("_kernel"):

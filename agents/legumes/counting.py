@@ -412,7 +412,7 @@ def act_kernel(records, mask, keys, rules, params, ctx, out):
 
 
 @njit(cache=True)
-def claim_model_kernel(records, rules, ctx, features, beliefs):
+def claim_model_rows(records, rules, ctx, features, beliefs):
     """``features[b]`` and ``beliefs[b]``: ``claim_beliefs`` of row ``b``."""
     total, weights, _, x, pool = ctx
     for b in range(records.shape[0]):
@@ -438,7 +438,7 @@ def claim_model(game: Any, obs: dict[str, np.ndarray]) -> tuple[np.ndarray, np.n
     records = observation_records(game, obs)
     features = np.empty((records.shape[0], len(FEATURES)))
     beliefs = np.empty((records.shape[0], 3))
-    claim_model_kernel(records, game._rec, context(game.rules), features, beliefs)
+    claim_model_rows(records, game._rec, context(game.rules), features, beliefs)
     return features, beliefs
 
 

@@ -318,7 +318,7 @@ class QdvCounting(Agent):
 def model_rows(game: Any, obs: dict[str, np.ndarray], legal_mask: np.ndarray | None = None,
                salad_step: int = 0, **params: Any) -> dict[str, np.ndarray]:
     """What the policy of ``QdvCounting(game, **params)`` computes on every row of ``obs``
-    (``counting_kernel.model_kernel``: the policy's own functions, whatever the phase), for
+    (``counting_kernel.model_rows_batch``: the policy's own functions, whatever the phase), for
     the fitting script and the tests.  ``legal_mask`` (default: every action legal) selects
     the actions valued; ``salad_step`` the memo table of ``prior``.  Returns, with ``W`` the
     memo width and ``T = known + H`` a fruit's count:
@@ -349,7 +349,7 @@ def model_rows(game: Any, obs: dict[str, np.ndarray], legal_mask: np.ndarray | N
     prm = agent.kernel_params()
     first = 0
     while True:
-        first = K.model_kernel(records, mask, game._rec, prm, agent.contexts(), int(salad_step),
+        first = K.model_rows_batch(records, mask, game._rec, prm, agent.contexts(), int(salad_step),
                                first, out["known"], out["tilt"], out["cdf"], out["below"],
                                out["prior"], out["called"], out["features"], out["values"])
         if first < 0:
@@ -366,6 +366,6 @@ def p_call(features: np.ndarray, weights: tuple[float, ...] | None = None) -> np
     ``CALL_WEIGHTS``): the policy's ``counting_kernel.p_call``."""
     feats = np.ascontiguousarray(features, np.float64).reshape(-1, 4)
     out = np.empty(feats.shape[0])
-    K.p_call_kernel(feats, np.asarray(CALL_WEIGHTS if weights is None else weights, np.float64),
+    K.p_call_rows(feats, np.asarray(CALL_WEIGHTS if weights is None else weights, np.float64),
                     out)
     return out.reshape(np.shape(features)[:-1])

@@ -5,7 +5,7 @@ record (``load_row``) and decides there (``decide_row``): salads and the exact-c
 rule; in the start-choice and bidding phases, from the beliefs (``beliefs_row``: the visible
 pool and class tuples, the bid-evidence tilts, each fruit's tilted count posterior), the called
 posterior of the bid fruit (``called_row``) and the expected value of every legal action
-(``action_values``), the first best action.  ``model_kernel`` runs those same functions on a
+(``action_values``), the first best action.  ``model_rows_batch`` runs those same functions on a
 batch of observations and hands back what they computed (``counting.model_rows``: the fitting
 script and the tests).
 
@@ -16,7 +16,7 @@ implementation the agent was first written as: kept, so the decisions keep their
 The memo tables (``counting.CountTable``) are filled here: a class tuple met for the first time
 is computed by ``hidden_value_row`` (exact, checked against enumeration in
 ``tests/qdv/test_counting.py``) and stored in the next free row.  When a table is full the
-policy returns ``MEMO_FULL`` (``model_kernel`` the row it stopped at); the caller grows the
+policy returns ``MEMO_FULL`` (``model_rows_batch`` the row it stopped at); the caller grows the
 tables and asks again.
 """
 
@@ -894,7 +894,7 @@ def decide_row(sc, lc, prm, gkeys_t, buckets_t, cdfs, belows, fills, gain_id, pu
 
 
 @njit(cache=True)
-def model_kernel(records, masks, rules, params, ctx, step, first, known, tilt, cdf, below, prior,
+def model_rows_batch(records, masks, rules, params, ctx, step, first, known, tilt, cdf, below, prior,
                  called, feats, values):
     """The model of ``counting_policy`` on rows ``first, first + 1, …`` of the observation
     ``records`` (legal masks ``masks``): the very functions the policy runs (``beliefs_row``,
@@ -947,7 +947,7 @@ def model_kernel(records, masks, rules, params, ctx, step, first, known, tilt, c
 
 
 @njit(cache=True)
-def p_call_kernel(features, weights, out):
+def p_call_rows(features, weights, out):
     """``out[i]``: ``p_call`` of the features ``features[i]`` (float64[N, 4]) with the call model
     ``weights`` (the fitting script's calibration table of the fitted weights)."""
     w0, w1, w2, w3 = weights[0], weights[1], weights[2], weights[3]

@@ -520,7 +520,7 @@ def act_kernel(records, mask, keys, rules, params, ctx, out):
 
 # ------------------------------------------------------------------ the models on a batch
 @njit(cache=True)
-def models_kernel(records, rules, counts, params, ctx, out, hx, fx, dx):
+def models_rows(records, rules, counts, params, ctx, out, hx, fx, dx):
     """Row ``b`` of the observation ``records``: ``out[b]`` = (hands' pool, its expected
     fitting cards, P(next holds a fitting card) for uniform hands, P(claim true), P(the next
     player doubts my claim of ``counts[b]`` cards), the claimant's reckless posterior, the
@@ -543,7 +543,7 @@ def models_kernel(records, rules, counts, params, ctx, out, hx, fx, dx):
 def model_rows(obs: dict[str, np.ndarray], rules: R.Rules, count: np.ndarray | None = None,
                step: int | None = None,
                fitting_weights: np.ndarray | None = None) -> tuple[np.ndarray, ...]:
-    """``models_kernel`` on a batched observation (fields it lacks as zeros): (out float64[B, 7],
+    """``models_rows`` on a batched observation (fields it lacks as zeros): (out float64[B, 7],
     claim inputs [B, NH], fitting inputs [B, NF], doubt inputs [B, ND]); the doubt model for a
     claim of ``count`` cards (default: the claim on the table) answered by the next player in
     turn order ``step`` (default the rules')."""
@@ -557,7 +557,7 @@ def model_rows(obs: dict[str, np.ndarray], rules: R.Rules, count: np.ndarray | N
     counts = np.broadcast_to(np.asarray(full["claim_count"] if count is None else count,
                                         np.int64), (b,)).copy()
     out, hx, fx, dx = np.empty((b, 7)), np.empty((b, NH)), np.empty((b, NF)), np.empty((b, ND))
-    models_kernel(records, kernel_records(rec), counts,
+    models_rows(records, kernel_records(rec), counts,
                   np.asarray(params_row(VeruCounting.params)), context(fitting_weights), out, hx,
                   fx, dx)
     return out, hx, fx, dx
