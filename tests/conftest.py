@@ -38,6 +38,9 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 # notebooks, training and the browser are left to the full suite).  Chosen from
 # ``pytest -m "not slow" --durations=250`` (docs/architecture.md, "The test suite").
 SLOW_TESTS = (
+    "tests/test_evaluate_leaderboard.py::test_evaluate_prints_a_line_per_table_and_defaults_to_the",
+    "tests/test_evaluate.py::test_every_game_of_an_evaluate_table_replays_exactly",
+    "tests/test_compiled_agent.py::test_the_example_plays_beside_builtin_policies_in_one_kernel",
     "tests/test_evaluate_ratings.py::test_ratings_csv_has_both_models_with_bootstrap_intervals",
     "tests/test_evaluate_ratings.py::test_alpharank_of_the_pool_and_of_the_pool_with_the_subject",
     "tests/test_evaluate_ratings.py::test_the_leaderboard_keeps_the_old_row_and_adds_the_new",
