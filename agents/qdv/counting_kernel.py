@@ -181,6 +181,14 @@ def group_slot(gkeys, g):
         i = (i + 1) & mask
 
 
+@njit(cache=True, inline="always")
+def memo_probe(gkeys, buckets, key, inner):
+    """The memo row of ``key`` (``memo_row``'s first step, inlined: no call on a hit), or -1
+    when the table does not hold it yet."""
+    s = group_slot(gkeys, key // inner)
+    return np.int64(buckets[s, key % inner]) if s >= 0 else np.int64(-1)
+
+
 @njit(cache=True)
 def memo_rehash(gkeys, buckets, new_gkeys, new_buckets):
     """Move every group of (``gkeys``, ``buckets``) into the larger empty table ``new_*``."""
@@ -646,20 +654,8 @@ def beliefs_row(sc, lc, prm, gkeys_t, buckets_t, cdfs, belows, fills):
         tilt_exps(tilt[fruit], w, expw)
     # the posterior of every fruit: memo rows, tilted where the bids are evidence
     for f in range(nf):
-        # the memo probe (``memo_row``'s first step), written out: no call on a hit
         key = keys[f]
-        mask = gkeys0.size - 1
-        i = (np.int64((np.uint64(key // inner) * np.uint64(0x9E3779B97F4A7C15))
-                      >> np.uint64(40)) & mask)
-        r = -1
-        while True:
-            kg = gkeys0[i]
-            if kg == key // inner:
-                r = np.int64(buckets0[i, key % inner])
-                break
-            if kg < 0:
-                break
-            i = (i + 1) & mask
+        r = memo_probe(gkeys0, buckets0, key, inner)
         if r < 0:
             r = memo_row(gkeys0, buckets0, cdf0, below0, fills[0], key, cls, f, 0.0, lc,
                          comp_p, comp_int, fresh, partial)
@@ -698,18 +694,7 @@ def called_row(sc, lc, prm, gkeys_t, buckets_t, cdfs, belows, fills, hidden_tota
     gk = gkeys_t[k]
     bk = buckets_t[k]
     key = keys[fruit]
-    mask = gk.size - 1
-    i = (np.int64((np.uint64(key // inner) * np.uint64(0x9E3779B97F4A7C15))
-                  >> np.uint64(40)) & mask)
-    r = -1
-    while True:
-        kg = gk[i]
-        if kg == key // inner:
-            r = np.int64(bk[i, key % inner])
-            break
-        if kg < 0:
-            break
-        i = (i + 1) & mask
+    r = memo_probe(gk, bk, key, inner)
     if r < 0:
         r = memo_row(gk, bk, cdf_called, belows[k], fills[k], key, cls, fruit,
                      np.float64(k) / steps, lc, comp_p, comp_int, fresh, partial)
