@@ -276,13 +276,18 @@ class FusedLineup:
             self.module.grow(self.game)
 
 
+def runs_its_policy(agent: Any) -> bool:
+    """Whether ``agent`` is a ``CompiledAgent`` whose ``act`` is still the one that runs its
+    ``policy`` (a replaced ``act`` makes it a Python agent)."""
+    return (isinstance(agent, CompiledAgent) and type(agent).act is CompiledAgent.act
+            and "act" not in vars(agent))
+
+
 def _policy_row(module: Any, agent: Any, nets: list, user: Any) -> tuple[int, list[float]] | None:
     """(kind, parameter row) of ``agent``'s compiled policy, or None when it has none; a
     ``learned`` agent's layers are appended to ``nets`` (its row points at them); a
     ``CompiledAgent`` is ``USER`` when its policy is ``user``'s (one user policy per kernel)."""
-    if (user is not None and isinstance(agent, CompiledAgent)
-            and type(agent).act is CompiledAgent.act and "act" not in vars(agent)
-            and type(agent).policy is type(user).policy):
+    if user is not None and runs_its_policy(agent) and type(agent).policy is type(user).policy:
         return USER, list(agent.params_row())
     if type(agent) is LearnedAgent and "act" not in vars(agent):
         first = sum(len(layers) for layers in nets)
@@ -300,8 +305,7 @@ def fused_lineup(game: Any, lineup: list[Any], external: bool = False) -> FusedL
     such agents become ``EXTERNAL`` members instead; None when none has one)."""
     if not hasattr(game, "_rec"):
         return None
-    user = next((a for a in lineup if isinstance(a, CompiledAgent)
-                 and type(a).act is CompiledAgent.act and "act" not in vars(a)), None)
+    user = next((a for a in lineup if runs_its_policy(a)), None)
     module = fused_module(getattr(game, "game_id", ""))
     if module is None:  # no built-in compiled policies: fused only for a user's compiled agent
         if user is None:
