@@ -342,19 +342,19 @@ def test_force_replaces_a_previous_run_and_nothing_else(tmp_path, capsys):
 
 
 GATE_AGENT = """
-import os, time
+import glob, os, time
 import numpy as np
 
 class Gate:
     \"\"\"Plays the first legal action; in the run started with BLUFF_HOLD set, waits (up to a
-    minute) once shard 0 is written while that file exists, so a test can act meanwhile.\"\"\"
+    minute) once any shard is written while that file exists, so a test can act meanwhile.\"\"\"
     name = "gate"
     traits = {"stochastic": False}
     def __init__(self, game):
         pass
     def act(self, obs, mask, rng):
         hold = os.environ.get("BLUFF_HOLD")
-        if hold and len(mask) > 2 and os.path.exists("res/shards/games-00000.parquet"):
+        if hold and len(mask) > 2 and glob.glob("res/shards/games-*.parquet"):
             end = time.monotonic() + 60
             while os.path.exists(hold) and time.monotonic() < end:
                 time.sleep(0.05)
@@ -458,7 +458,7 @@ def test_ctrl_c_with_two_workers_prints_one_line_and_resume_finishes(tmp_path):
                              stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
         end = time.monotonic() + 120
-        while not (tmp_path / "res" / "shards" / "games-00000.parquet").exists():
+        while not list((tmp_path / "res" / "shards").glob("games-*.parquet")):
             assert first.poll() is None, first.communicate()
             assert time.monotonic() < end, "the run wrote no shard"
             time.sleep(0.05)
