@@ -12,11 +12,12 @@ with
 - ``contexts(game)``: ``(hctx, cctx)``, the ``ctx`` tuples of the heuristic and counting policies
   (tables and scratch), fetched at each call (memo tables grow);
 - ``grow(game)``: make room in the memo tables (counting returned ``MEMO_FULL``);
-- ``play_seats_kernel(data, hot, rules, obs, num_actions, decisions, counts, seat_agent, kinds, params,
-  round_stop, first_game, resume, pending, net, net_table, obs_size, hctx, cctx)``: a cached
-  one-line kernel that calls ``play_seats_loop`` with the game's heuristic and counting
-  policies (``agents.policy``'s contract), ``kernels.observe_row``, ``kernels.tensor_row`` and
-  ``kernels.apply`` (numba compiles the loop into it).
+- ``play_seats_kernel(args)``: a cached one-line kernel that calls ``play_seats_loop`` with the
+  game's heuristic and counting policies (``agents.policy``'s contract), ``kernels.observe_row``,
+  ``kernels.tensor_row`` and ``kernels.apply`` (numba compiles the loop into it; numba caches
+  no kernel that takes functions as arguments, hence one per game).  ``args`` is one tuple
+  ``(data, hot, rules, obs, num_actions, decisions, counts, seat_agent, kinds, params,
+  round_stop, first_game, resume, pending, net, net_table, obs_size, hctx, cctx, uctx)``.
 
 Before each decision of a compiled policy the loop fills the observation record ``obs[0]``
 from the engine (``observe_row``); the policy gets that record, the legal mask and the
@@ -105,9 +106,7 @@ def learned_action(obs, mask, key, r, tensor_row, prow, net, net_table, x, hbuf,
 
 @njit(inline="always")
 def play_seats_loop(heuristic_policy, counting_policy, user_policy, observe_row, tensor_row,
-                    apply, data, hot, rules, obs, num_actions, decisions, counts, seat_agent,
-                    kinds, params, round_stop, first_game, resume, pending, net, net_table,
-                    obs_size, hctx, cctx, uctx):
+                    apply, args):
     """Each running game from ``first_game`` on advances up to ``decisions`` decisions in a row
     (stopping when it is over, when a round ends if ``round_stop``, and where an ``EXTERNAL``
     member is to move without a ``pending`` action), each decision by the policy of ``kinds[j]``
@@ -122,7 +121,11 @@ def play_seats_loop(heuristic_policy, counting_policy, user_policy, observe_row,
     ``user_policy`` (with ``uctx``) is a user's ``CompiledAgent`` policy, of kind ``USER``.
     Each policy's arrays (``hctx``, ``cctx``, ``uctx``) reach it only in its own branch: numba counts
     references to every array passed to a call, and doing so on every decision for arrays
-    only counting reads made random play 4x slower (measured)."""
+    only counting reads made random play 4x slower (measured).
+
+    ``args``: the tuple ``FusedLineup.play`` passes (module docstring)."""
+    (data, hot, rules, obs, num_actions, decisions, counts, seat_agent, kinds, params, round_stop,
+     first_game, resume, pending, net, net_table, obs_size, hctx, cctx, uctx) = args
     r = rules[0]
     o = obs[0]
     p = seat_agent.shape[1]
@@ -221,13 +224,9 @@ def user_kernel(game: Any, module: Any, policy: Any) -> Any:
         observe_row, tensor_row, apply = kn.observe_row, kn.tensor_row, kn.apply
 
         @njit
-        def kernel(data, hot, rules, obs, num_actions, decisions, counts, seat_agent, kinds,
-                   params, round_stop, first_game, resume, pending, net, net_table, obs_size,
-                   hctx, cctx, uctx):
+        def kernel(args):
             return play_seats_loop(heuristic, counting, policy, observe_row, tensor_row, apply,
-                                   data, hot, rules, obs, num_actions, decisions, counts,
-                                   seat_agent, kinds, params, round_stop, first_game, resume,
-                                   pending, net, net_table, obs_size, hctx, cctx, uctx)
+                                   args)
 
         _USER_KERNELS[key] = kernel
     return _USER_KERNELS[key]
@@ -265,11 +264,11 @@ class FusedLineup:
             pending = np.full(seats.shape[0], -1, np.int64)
         first, resume = 0, False
         while True:
-            code = self.kernel(
+            code = self.kernel((
                 st.data, st.hot, self.game._rec, self.obs, self.game.num_actions, int(decisions),
                 counts, seats, self.kinds, self.params, bool(round_stop), first, resume, pending,
                 self.net, self.net_table, self.obs_size, *self.module.contexts(self.game),
-                self.uctx)
+                self.uctx))
             if code > -2:
                 return int(counts[0]), int(counts[1]), int(counts[2]), int(code)
             first, resume = -2 - code, True  # a memo table ran full there: grow, resume

@@ -37,11 +37,7 @@ def grow(game) -> None:
 
 
 @njit(cache=True)
-def play_seats_kernel(data, hot, rules, obs, num_actions, decisions, counts, seat_agent, kinds,
-                      params, round_stop, first_game, resume, pending, net, net_table, obs_size,
-                      hctx, cctx, uctx):
-    """``agents.fused.play_seats_loop`` with legumes' policies, tensor and rules."""
+def play_seats_kernel(args):
+    """``agents.fused.play_seats_loop`` with legumes' policies and engine (``args``: its docstring)."""
     return play_seats_loop(HEURISTIC_POLICY, COUNTING_POLICY, no_policy, KN.observe_row,
-                           KN.tensor_row, KN.apply, data, hot, rules, obs, num_actions,
-                           decisions, counts, seat_agent, kinds, params, round_stop, first_game,
-                           resume, pending, net, net_table, obs_size, hctx, cctx, uctx)
+                           KN.tensor_row, KN.apply, args)

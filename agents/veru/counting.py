@@ -89,7 +89,7 @@ from numba import njit
 from agents.base import Agent, Traits, real, register_agent
 from agents.combinatorics import LOG_CHOOSE, TABLE_N
 from agents.policy import act_loop, act_rows, records_of
-from agents.veru.heuristic import announce, complete, lie_card
+from agents.veru.heuristic import complete, lie_card, scripted_move
 from bluffsim import fmath as fm
 from bluffsim.games.records import kernel_records
 from bluffsim.games.veru import observe as O
@@ -484,11 +484,10 @@ def counting_policy(obs, mask, key, r, params, ctx):
     true opens with its lie card), ``respond`` and ``pad`` by expected value (module
     docstring).  It draws no random number."""
     table, hon_w, doubt_w, fit_w, x, base = ctx
+    move = scripted_move(obs)
+    if move >= 0:
+        return move
     ph = obs.phase
-    if ph == R.PHASE_ANNOUNCE:
-        return announce(obs)
-    if ph != R.PHASE_PUT and ph != R.PHASE_RESPOND:
-        return np.int64(0)
     rank = max(np.int64(obs.claim_rank), 0)
     if ph == R.PHASE_PUT:
         if obs.hand[rank] > 0:

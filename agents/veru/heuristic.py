@@ -136,15 +136,25 @@ def genuine_chance(obs, trust, record):
     return (t0 * rec + own_true) / (rec + (own_false + own_true))
 
 
+@njit(cache=True, inline="always")
+def scripted_move(obs):
+    """The move of every veru policy outside putting and responding: ``announce`` when
+    announcing, action 0 in a phase of one action; -1 when the policy must choose."""
+    if obs.phase == R.PHASE_ANNOUNCE:
+        return announce(obs)
+    if obs.phase != R.PHASE_PUT and obs.phase != R.PHASE_RESPOND:
+        return np.int64(0)
+    return np.int64(-1)
+
+
 @njit(cache=True)
 def heuristic_policy(obs, mask, key, r, params, ctx):
     """The ``heuristic`` policy (``agents.policy``; ``params`` in ``PARAMS`` order, no ``ctx``):
     announce, put and respond by the rules of the module docstring."""
+    move = scripted_move(obs)
+    if move >= 0:
+        return move
     ph = obs.phase
-    if ph == R.PHASE_ANNOUNCE:
-        return announce(obs)
-    if ph != R.PHASE_PUT and ph != R.PHASE_RESPOND:
-        return np.int64(0)
     rank = max(np.int64(obs.claim_rank), 0)
     count = np.int64(obs.claim_count)
     left = fitting_left(obs, rank, np.int64(params[JOKER_SLACK]))
