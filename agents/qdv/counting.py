@@ -311,7 +311,7 @@ class QdvCounting(Agent):
         *_, deck, tables, strides, max_comp = self._constants()
         rules = self.game.rules
         scratch = K.new_scratch(deck, VALUE, strides, tables[0].width, rules.num_players,
-                                rules.history_len, self.game.num_actions, max_comp)
+                                self.game.num_actions, max_comp)
         return (scratch, LOG_CHOOSE, *memo_lists(tables))
 
 

@@ -1,7 +1,7 @@
 """The qdv ``counting`` policy compiled with numba: the agent's one implementation.
 
-``counting_policy`` (``agents.policy``'s contract) copies the observation record into a scratch
-record (``load_row``) and decides there (``decide_row``): salads and the exact-call reward by
+``counting_policy`` (``agents.policy``'s contract) decides on the observation record with a
+scratch record of its own (``decide_row``): salads and the exact-call reward by
 rule; in the start-choice and bidding phases, from the beliefs (``beliefs_row``: the visible
 pool and class tuples, the bid-evidence tilts, each fruit's tilted count posterior), the called
 posterior of the bid fruit (``called_row``) and the expected value of every legal action
@@ -343,43 +343,46 @@ def call_logit(x0, x1, x2, x3, w0, w1, w2, w3):
 
 
 @njit(cache=True, inline="always")
-def visible_row(b, seat, hand, hand_sizes, revealed, discarded, centre, start, deck, value,
-                others_revealed, unseen, known):
-    """Fill ``others_revealed`` and ``unseen`` (int64[K]) and ``known`` (int64[F]) for row ``b``
-    and return the number of hidden cards in the other hands: the cards I see (my hand, the
-    others' face-up cards, the discards, the centre) leave ``unseen`` of the deck; ``known`` is
-    the value of each fruit I see (a centre salad counts for the start fruit)."""
+def visible_row(o, seat, sc):
+    """Fill ``sc.others_revealed`` and ``sc.unseen`` (int64[K]) and ``sc.known`` (int64[F]) from
+    the observation ``o`` and return the number of hidden cards in the other hands: the cards I
+    see (my hand, the others' face-up cards, the discards, the centre) leave ``unseen`` of the
+    deck; ``known`` is the value of each fruit I see (a centre salad counts for the start
+    fruit)."""
+    deck, value, others_revealed, unseen, known = (sc.deck, sc.value, sc.others_revealed,
+                                                   sc.unseen, sc.known)
+    hand, hand_sizes, revealed = o.hand, o.hand_sizes, o.revealed
     nk = deck.size
     nf = known.size
-    players = hand_sizes.shape[1]
+    players = hand_sizes.shape[0]
     for k in range(nk):
         rev = 0
         disc = 0
         for p in range(players):
-            rev += np.int64(revealed[b, p, k])
-            disc += np.int64(discarded[b, p, k])
-        others_revealed[k] = rev - np.int64(revealed[b, seat, k])
-        unseen[k] = np.int64(hand[b, k]) + others_revealed[k] + disc
-    c = np.int64(centre[b])
+            rev += np.int64(revealed[p, k])
+            disc += np.int64(o.discarded[p, k])
+        others_revealed[k] = rev - np.int64(revealed[seat, k])
+        unseen[k] = np.int64(hand[k]) + others_revealed[k] + disc
+    c = np.int64(o.centre)
     unseen[max(c, 0)] += 1
     for k in range(nk):
         unseen[k] = max(deck[k] - unseen[k], 0)
     sizes = 0
     rev_total = 0
     for p in range(players):
-        sizes += np.int64(hand_sizes[b, p])
+        sizes += np.int64(hand_sizes[p])
     for k in range(nk):
         rev_total += others_revealed[k]
-    hidden_cards = max(sizes - np.int64(hand_sizes[b, seat]) - rev_total, 0)
+    hidden_cards = max(sizes - np.int64(hand_sizes[seat]) - rev_total, 0)
     for f in range(nf):
         v = 0
         for k in range(nk):
-            v += (np.int64(hand[b, k]) + others_revealed[k]) * value[k, f]
+            v += (np.int64(hand[k]) + others_revealed[k]) * value[k, f]
         known[f] = v
     # the centre card (a centre salad is the start fruit)
     cc = min(max(c, 0), nk - 1)
     if c == SALAD:
-        s = np.int64(start[b])
+        s = np.int64(o.start)
         if s >= 0:
             known[s] += 1
     else:
@@ -389,15 +392,16 @@ def visible_row(b, seat, hand, hand_sizes, revealed, discarded, centre, start, d
 
 
 @njit(cache=True, inline="always")
-def seat_hidden(b, seat, hand_sizes, revealed, hidden):
+def seat_hidden(o, seat, hidden):
     """Fill ``hidden`` (float64[P]): each other seat's cards hidden from me (0 for me); return
     their sum."""
-    players = hand_sizes.shape[1]
+    hand_sizes, revealed = o.hand_sizes, o.revealed
+    players = hand_sizes.shape[0]
     for p in range(players):
         rev = 0.0
-        for k in range(revealed.shape[2]):
-            rev += np.float64(revealed[b, p, k])
-        hidden[p] = max(np.float64(hand_sizes[b, p]) - rev, 0.0)
+        for k in range(revealed.shape[1]):
+            rev += np.float64(revealed[p, k])
+        hidden[p] = max(np.float64(hand_sizes[p]) - rev, 0.0)
     hidden[seat] = 0.0
     total = 0.0
     for p in range(players):
@@ -406,23 +410,24 @@ def seat_hidden(b, seat, hand_sizes, revealed, hidden):
 
 
 @njit(cache=True, inline="always")
-def fruit_tilts_row(b, seat_raw, seat, hand_sizes, revealed, bid_history, bid_tally, prm, hidden,
-                    bid_on, tilt):
-    """Fill ``tilt`` (float64[F]) for row ``b``: each seat's ``beta_j`` from its bid tally
-    (moment matching, shrunk to the prior), then ``Σ_j log(1 − q_j + q_j e^{beta_j})`` over
-    the seats other than me that bid the fruit this round (``counting``'s docstring); and
-    ``hidden`` as ``seat_hidden``; return their sum."""
-    players = hand_sizes.shape[1]
+def fruit_tilts_row(o, seat, prm, sc):
+    """Fill ``sc.tilt`` (float64[F]) from the observation ``o``: each seat's ``beta_j`` from its
+    bid tally (moment matching, shrunk to the prior), then ``Σ_j log(1 − q_j + q_j e^{beta_j})``
+    over the seats other than me that bid the fruit this round (``counting``'s docstring); and
+    ``sc.hidden`` as ``seat_hidden``; return their sum."""
+    hidden, bid_on, tilt = sc.hidden, sc.bid_on, sc.tilt
+    bid_history, bid_tally, hand_sizes = o.bid_history, o.bid_tally, o.hand_sizes
+    players = hand_sizes.shape[0]
     nf = tilt.size
-    total = seat_hidden(b, seat, hand_sizes, revealed, hidden)
+    total = seat_hidden(o, seat, hidden)
     denom = max(total, 1.0)
     for p in range(players):
         for f in range(nf):
             bid_on[p, f] = 0
-    for i in range(bid_history.shape[1]):
-        who = np.int64(bid_history[b, i, 0])
-        if who >= 0 and who != seat_raw:
-            bid_on[who, np.int64(bid_history[b, i, 2])] = 1
+    for i in range(bid_history.shape[0]):
+        who = np.int64(bid_history[i, 0])
+        if who >= 0 and who != np.int64(o.seat):
+            bid_on[who, np.int64(bid_history[i, 2])] = 1
     for f in range(nf):
         tilt[f] = 0.0
     for p in range(players):
@@ -431,9 +436,9 @@ def fruit_tilts_row(b, seat_raw, seat, hand_sizes, revealed, bid_history, bid_ta
             any_bid |= bid_on[p, f] != 0
         if not any_bid:
             continue  # its term would be 0.0 · (a finite term) = ±0.0: no change
-        bids = np.float64(bid_tally[b, p, 0])
-        support = np.float64(bid_tally[b, p, 4])
-        h = max((np.float64(hand_sizes[b, p]) + prm[P_FIRST]) / 2, 1.0)
+        bids = np.float64(bid_tally[p, 0])
+        support = np.float64(bid_tally[p, 4])
+        h = max((np.float64(hand_sizes[p]) + prm[P_FIRST]) / 2, 1.0)
         excess = support - bids * h * prm[P_M1]
         beta_hat_bids = prm[P_BETA_SCALE] * excess / (h * prm[P_V1])
         beta = (beta_hat_bids + prm[P_BETA_PRIOR_MASS]) / (bids + prm[P_BETA_BIDS])
@@ -447,66 +452,55 @@ def fruit_tilts_row(b, seat_raw, seat, hand_sizes, revealed, bid_history, bid_ta
 
 
 @njit(cache=True, inline="always")
-def next_seat_row(b, seat, in_round, direction):
+def next_seat_row(o, seat):
     """The seat that answers my bid (next in turn order still in the round)."""
-    players = in_round.shape[1]
-    d = np.int64(direction[b])
+    players = o.in_round.shape[0]
+    d = np.int64(o.direction)
     for k in range(1, players):
         cand = (seat + d * k) % players
-        if in_round[b, cand]:
+        if o.in_round[cand]:
             return cand
     return seat
 
 
 @njit(cache=True, inline="always")
-def declare_salads_row(b, seat, hand, bid_count, showdown_count, call, caller, bidder):
+def declare_salads_row(o):
     """Salad declaration helping my side of the call (``heuristic.declare_salads``): all if I
     am the accused bidder, none if I called menteur, as many as make the count exact if I
     said vrai."""
-    held = np.int64(hand[b, SALAD])
-    short = min(max(np.int64(bid_count[b]) - np.int64(showdown_count[b]), 0), held)
-    i_called = np.int64(caller[b]) == seat
-    menteur = np.int64(call[b]) == CALL_MENTEUR
+    seat = np.int64(o.seat)
+    held = np.int64(o.hand[SALAD])
+    short = min(max(np.int64(o.bid_count) - np.int64(o.showdown_count), 0), held)
+    i_called = np.int64(o.caller) == seat
+    menteur = np.int64(o.call) == CALL_MENTEUR
     if i_called:
         k = 0 if menteur else short
     else:
-        k = held if (np.int64(bidder[b]) == seat and menteur) else 0
+        k = held if (np.int64(o.bidder) == seat and menteur) else 0
     return SALADS0 + k
 
 
 @njit(cache=True, inline="always")
-def reward_row(b, seat, tokens, legal, gain_id, punish0):
+def reward_row(o, mask, seat, gain_id, punish0):
     """The exact-call reward: punish the nearest opponent (in seat
     order after me) left with 1 token, else gain 1."""
-    players = tokens.shape[1]
+    players = o.tokens.shape[0]
     for k in range(1, players):
         act = punish0 + k - 1
-        if tokens[b, (seat + k) % players] == 1 and legal[b, act] != 0:
+        if o.tokens[(seat + k) % players] == 1 and mask[act]:
             return act
     return gain_id
 
 
-def scratch_dtype(kinds: int, width: int, players: int, history: int, actions: int,
-                  max_comp: int) -> np.dtype:
-    """The record ``decide_row`` reads and writes: the one-row observation it decides on
-    (fields of the observation's dtypes with a leading axis of 1, booleans as uint8), the
-    deck's constants and its per-row scratch.  A record is passed by pointer and its array
-    fields carry no reference count: numba increfs and decrefs (two atomic operations) every
-    array it passes to a function or binds to a new name, and with arrays allocated per call
-    those and the allocations took more than half the time of a decision."""
+def scratch_dtype(kinds: int, width: int, players: int, actions: int, max_comp: int
+                  ) -> np.dtype:
+    """The record ``decide_row`` writes beside the observation it reads: the deck's constants
+    and its per-row scratch.  A record is passed by pointer and its array fields carry no
+    reference count: numba increfs and decrefs (two atomic operations) every array it passes
+    to a function or binds to a new name, and with arrays allocated per call those and the
+    allocations took more than half the time of a decision."""
     f, w, p = NUM_FRUITS, width, players
     return np.dtype([
-        # the observation row (``load_row`` copies it from the observation record)
-        # the game's records)
-        ("seat", np.int8, (1,)), ("phase", np.int8, (1,)), ("hand", np.int8, (1, kinds)),
-        ("hand_sizes", np.int8, (1, p)), ("tokens", np.int32, (1, p)),
-        ("in_round", np.uint8, (1, p)), ("direction", np.int8, (1,)),
-        ("centre", np.int8, (1,)), ("start", np.int8, (1,)), ("bid_count", np.int8, (1,)),
-        ("bid_fruit", np.int8, (1,)), ("bidder", np.int8, (1,)),
-        ("bid_history", np.int8, (1, history, 3)), ("revealed", np.int8, (1, p, kinds)),
-        ("discarded", np.int8, (1, p, kinds)), ("bid_tally", np.int32, (1, p, BID_TALLY)),
-        ("call_tally", np.int32, (1, p, CALL_TALLY)), ("legal", np.uint8, (1, actions)),
-        ("showdown_count", np.int8, (1,)), ("call", np.int8, (1,)), ("caller", np.int8, (1,)),
         # constants: the deck's kinds, their values, the memo key strides and ``logit`` of the
         # probabilities it clips (``logit(0.0)``, ``logit(1.0)``: same function, same bits)
         ("deck", np.int64, (kinds,)), ("value", np.int64, (kinds, f)), ("strides", np.int64, (7,)),
@@ -525,9 +519,9 @@ def scratch_dtype(kinds: int, width: int, players: int, history: int, actions: i
 
 
 def new_scratch(deck: np.ndarray, value: np.ndarray, strides: np.ndarray, width: int,
-                players: int, history: int, actions: int, max_comp: int) -> np.ndarray:
+                players: int, actions: int, max_comp: int) -> np.ndarray:
     """A 1-element array of ``scratch_dtype`` with the deck's constants filled in."""
-    out = np.zeros(1, scratch_dtype(deck.size, width, players, history, actions, max_comp))
+    out = np.zeros(1, scratch_dtype(deck.size, width, players, actions, max_comp))
     out[0]["deck"] = deck
     out[0]["value"] = value
     out[0]["strides"] = strides
@@ -537,51 +531,14 @@ def new_scratch(deck: np.ndarray, value: np.ndarray, strides: np.ndarray, width:
 
 
 @njit(cache=True)
-def load_row(sc, obs, mask):
-    """The observation record ``obs`` and the legal ``mask`` into the one-row fields of the
-    record ``sc`` (``scratch_dtype``) that ``decide_row`` reads."""
-    sc.seat[0] = obs.seat
-    sc.phase[0] = obs.phase
-    for k in range(obs.hand.shape[0]):
-        sc.hand[0, k] = obs.hand[k]
-    for p in range(obs.hand_sizes.shape[0]):
-        sc.hand_sizes[0, p] = obs.hand_sizes[p]
-        sc.tokens[0, p] = obs.tokens[p]
-        sc.in_round[0, p] = obs.in_round[p]
-        for k in range(obs.revealed.shape[1]):
-            sc.revealed[0, p, k] = obs.revealed[p, k]
-            sc.discarded[0, p, k] = obs.discarded[p, k]
-        for c in range(BID_TALLY):
-            sc.bid_tally[0, p, c] = obs.bid_tally[p, c]
-        for c in range(CALL_TALLY):
-            sc.call_tally[0, p, c] = obs.call_tally[p, c]
-    sc.direction[0] = obs.direction
-    sc.centre[0] = obs.centre
-    sc.start[0] = obs.start
-    sc.bid_count[0] = obs.bid_count
-    sc.bid_fruit[0] = obs.bid_fruit
-    sc.bidder[0] = obs.bidder
-    for i in range(obs.bid_history.shape[0]):
-        for c in range(3):
-            sc.bid_history[0, i, c] = obs.bid_history[i, c]
-    for a in range(sc.legal.shape[1]):  # the engine's mask may be padded past the actions
-        sc.legal[0, a] = 1 if mask[a] else 0
-    sc.showdown_count[0] = obs.showdown_count
-    sc.call[0] = obs.call
-    sc.caller[0] = obs.caller
-
-
-@njit(cache=True)
 def counting_policy(obs, mask, key, r, params, ctx):
     """``QdvCounting``'s choice (``agents.policy``'s contract): ``decide_row`` on the
     observation; ``MEMO_FULL`` when a memo table ran full (nothing decided: grow the tables
     and ask again).  ``ctx``: the scratch record (``new_scratch``), the log-binomial table and
     the memo tables' five typed lists."""
     scratch, lc, gkeys_l, buckets_l, cdfs_l, belows_l, fills_l = ctx
-    sc = scratch[0]
-    load_row(sc, obs, mask)
-    a = decide_row(sc, lc, params, gkeys_l, buckets_l, cdfs_l, belows_l, fills_l, r.gain_id,
-                   r.punish0)
+    a = decide_row(obs, mask, scratch[0], lc, params, gkeys_l, buckets_l, cdfs_l, belows_l,
+                   fills_l, r.gain_id, r.punish0)
     if a == -1:
         return np.int64(MEMO_FULL)
     return a if a >= 0 else np.int64(0)
@@ -594,25 +551,20 @@ def act_kernel(records, mask, keys, rules, params, ctx, out):
 
 
 @njit(cache=True, inline="always")
-def beliefs_row(sc, lc, prm, gkeys_t, buckets_t, cdfs, belows, fills):
-    """The beliefs of the observation row held in record ``sc``: the visible pool, each fruit's
-    class tuple and memo key (``cls``, ``keys``, ``known``), the bid-evidence tilts (``tilt``,
-    ``hidden``) and the posterior of every fruit's count (``pcdf``, ``pbelow``, ``mean``; no salad
-    of the others counted: table 0).  Returns (-1 when a memo table ran full, else 0; the hidden
-    cards of the other seats; whether the bid fruit's tilt weights are shared with its called
-    posterior, ``called_row``)."""
-    b = 0
+def beliefs_row(o, mask, sc, lc, prm, gkeys_t, buckets_t, cdfs, belows, fills):
+    """The beliefs of the observation ``o`` (legal ``mask``) into the scratch record ``sc``: the
+    visible pool, each fruit's class tuple and memo key (``cls``, ``keys``, ``known``), the
+    bid-evidence tilts (``tilt``, ``hidden``) and the posterior of every fruit's count (``pcdf``,
+    ``pbelow``, ``mean``; no salad of the others counted: table 0).  Returns (-1 when a memo
+    table ran full, else 0; the hidden cards of the other seats; whether the bid fruit's tilt
+    weights are shared with its called posterior, ``called_row``)."""
     nk = sc.deck.size
     nf = NUM_FRUITS
     evidence = prm[P_EVIDENCE] != 0.0
-    seat_a, phase, hand, hand_sizes = sc.seat, sc.phase, sc.hand, sc.hand_sizes
-    centre, start, bid_fruit = sc.centre, sc.start, sc.bid_fruit
-    bid_history, revealed, discarded, bid_tally, legal = (sc.bid_history, sc.revealed,
-                                                          sc.discarded, sc.bid_tally, sc.legal)
-    deck, value, strides = sc.deck, sc.value, sc.strides
+    strides = sc.strides
     others_revealed, unseen, known, cls, keys = (sc.others_revealed, sc.unseen, sc.known, sc.cls,
                                                  sc.keys)
-    pcdf, pbelow, tilt, hidden, bid_on = sc.pcdf, sc.pbelow, sc.tilt, sc.hidden, sc.bid_on
+    pcdf, pbelow, tilt = sc.pcdf, sc.pbelow, sc.tilt
     expw, tmp, mean = sc.expw, sc.tmp, sc.mean
     # memo-fill scratch: composition probabilities, bases and salads, the pmf and a partial
     comp_p, comp_int, partial, fresh = sc.comp_p, sc.comp_int, sc.partial, sc.fresh
@@ -622,11 +574,9 @@ def beliefs_row(sc, lc, prm, gkeys_t, buckets_t, cdfs, belows, fills):
     gkeys0, buckets0, cdf0, below0 = gkeys_t[0], buckets_t[0], cdfs[0], belows[0]
     w = cdf0.shape[1] - 1
     inner = buckets0.shape[1]
-    ph = np.int64(phase[b])
-    seat_raw = np.int64(seat_a[b])
-    seat = max(seat_raw, 0)
-    hidden_cards = visible_row(b, seat, hand, hand_sizes, revealed, discarded, centre, start,
-                               deck, value, others_revealed, unseen, known)
+    ph = np.int64(o.phase)
+    seat = max(np.int64(o.seat), 0)
+    hidden_cards = visible_row(o, seat, sc)
     pool_total = 0
     for k in range(nk):
         pool_total += unseen[k]
@@ -643,13 +593,12 @@ def beliefs_row(sc, lc, prm, gkeys_t, buckets_t, cdfs, belows, fills):
             key += cls[f, i] * strides[i]
         keys[f] = key
     if evidence:
-        hidden_total = fruit_tilts_row(b, seat_raw, seat, hand_sizes, revealed, bid_history,
-                                       bid_tally, prm, hidden, bid_on, tilt)
+        hidden_total = fruit_tilts_row(o, seat, prm, sc)
     else:
-        hidden_total = seat_hidden(b, seat, hand_sizes, revealed, hidden)
+        hidden_total = seat_hidden(o, seat, sc.hidden)
     # the bid fruit's tilt weights serve its posterior and its called posterior
-    fruit = max(np.int64(bid_fruit[b]), 0)
-    shared = (ph == PHASE_BID and evidence and tilt[fruit] != 0.0 and legal[b, MENTEUR] != 0)
+    fruit = max(np.int64(o.bid_fruit), 0)
+    shared = ph == PHASE_BID and evidence and tilt[fruit] != 0.0 and mask[MENTEUR]
     if shared:
         tilt_exps(tilt[fruit], w, expw)
     # the posterior of every fruit: memo rows, tilted where the bids are evidence
@@ -673,20 +622,19 @@ def beliefs_row(sc, lc, prm, gkeys_t, buckets_t, cdfs, belows, fills):
 
 
 @njit(cache=True, inline="always")
-def called_row(sc, lc, prm, gkeys_t, buckets_t, cdfs, belows, fills, hidden_total, shared):
+def called_row(o, sc, lc, prm, gkeys_t, buckets_t, cdfs, belows, fills, hidden_total, shared):
     """The called posterior of the bid fruit into ``pm`` (its pmf over ``T = known + u``): the
     bidder declares their salads, each salad hidden from me is theirs with probability = their
     share of the hidden cards (rounded to 1/steps: memo table ``k``), tilted as the posterior.
     -1 when a memo table ran full, else 0."""
-    b = 0
     evidence = prm[P_EVIDENCE] != 0.0
     steps = prm[P_SALAD_STEPS]
     inner = buckets_t[0].shape[1]
     keys, cls, tilt, hidden, expw, tmp, pm, cdf_k = (sc.keys, sc.cls, sc.tilt, sc.hidden, sc.expw,
                                                      sc.tmp, sc.pm, sc.cdf_k)
     comp_p, comp_int, partial, fresh = sc.comp_p, sc.comp_int, sc.partial, sc.fresh
-    fruit = max(np.int64(sc.bid_fruit[b]), 0)
-    who = np.int64(sc.bidder[b])
+    fruit = max(np.int64(o.bid_fruit), 0)
+    who = np.int64(o.bidder)
     share = hidden[max(who, 0)] / max(hidden_total, 1.0) if who >= 0 else 0.0
     k = np.int64(np.rint(min(max(share, 0.0), 1.0) * steps))
     cdf_called = cdfs[k]
@@ -719,47 +667,43 @@ def p_call(x0, x1, x2, x3, w0, w1, w2, w3):
 
 
 @njit(cache=True, inline="always")
-def action_values(sc, lc, prm, gkeys_t, buckets_t, cdfs, belows, fills, hidden_total, shared,
-                  want_features):
+def action_values(o, mask, sc, lc, prm, gkeys_t, buckets_t, cdfs, belows, fills, hidden_total,
+                  shared, want_features):
     """The expected value of every legal bidding action into ``values`` (-inf elsewhere), from
-    the beliefs ``beliefs_row`` left in ``sc``; with ``want_features`` the call model's features
-    of every bid (legal or not) into ``feats`` (the fit, the tests).  -1 when a memo table ran
-    full, else 0."""
-    b = 0
+    the observation ``o`` (legal ``mask``) and the beliefs ``beliefs_row`` left in ``sc``; with
+    ``want_features`` the call model's features of every bid (legal or not) into ``feats`` (the
+    fit, the tests).  -1 when a memo table ran full, else 0."""
     nk = sc.deck.size
     nf = NUM_FRUITS
-    players = sc.hand_sizes.shape[1]
-    na = sc.legal.shape[1]
-    seat = max(np.int64(sc.seat[b]), 0)
-    hand, hand_sizes, tokens, in_round = sc.hand, sc.hand_sizes, sc.tokens, sc.in_round
-    direction, start, bid_count, bid_fruit, bidder = (sc.direction, sc.start, sc.bid_count,
-                                                      sc.bid_fruit, sc.bidder)
-    bid_tally, call_tally, legal = sc.bid_tally, sc.call_tally, sc.legal
+    na = sc.values.shape[0]
+    seat = max(np.int64(o.seat), 0)
+    hand, tokens, bid_tally, call_tally = o.hand, o.tokens, o.bid_tally, o.call_tally
+    players = tokens.shape[0]
     value = sc.value
     logit_lo, logit_hi = sc.logit_lo, sc.logit_hi
     known, pcdf, pbelow, tmp, pmf_b, pm, mean, values, feats = (
         sc.known, sc.pcdf, sc.pbelow, sc.tmp, sc.pmf_b, sc.pm, sc.mean, sc.values, sc.feats)
     w = pcdf.shape[1] - 1
-    mine = np.float64(tokens[b, seat])
-    m = np.int64(hand[b, SALAD])
+    mine = np.float64(tokens[seat])
+    m = np.int64(hand[SALAD])
     n_in = 0
     for p in range(players):
-        n_in += 1 if in_round[b, p] else 0
+        n_in += 1 if o.in_round[p] else 0
     spite = prm[P_SPITE] / max(n_in - 1, 1)
     ec = prm[P_ELIM]
-    bid = np.int64(bid_count[b])
-    fruit = max(np.int64(bid_fruit[b]), 0)
-    who = np.int64(bidder[b])
-    theirs = np.float64(tokens[b, max(who, 0)])
+    bid = np.int64(o.bid_count)
+    fruit = max(np.int64(o.bid_fruit), 0)
+    who = np.int64(o.bidder)
+    theirs = np.float64(tokens[max(who, 0)])
     kf = known[fruit]
     for u in range(w):
         pmf_b[u] = pcdf[fruit, u + 1] - pcdf[fruit, u]
     for a in range(na):
         values[a] = -np.inf
-    if legal[b, MENTEUR]:
+    if mask[MENTEUR]:
         # menteur: I declare no salads, the bidder all of theirs (the called posterior); I lose
         # T-b+1 if T >= b, else the bidder loses b-T+1
-        if called_row(sc, lc, prm, gkeys_t, buckets_t, cdfs, belows, fills, hidden_total,
+        if called_row(o, sc, lc, prm, gkeys_t, buckets_t, cdfs, belows, fills, hidden_total,
                       shared) < 0:
             return np.int64(-1)
         for u in range(w):
@@ -770,7 +714,7 @@ def action_values(sc, lc, prm, gkeys_t, buckets_t, cdfs, belows, fills, hidden_t
                 v = spite * stake(bid - t + 1, theirs, ec)
             tmp[u] = pm[u] * v
         values[MENTEUR] = pairwise_sum(tmp, 0, w)
-    if legal[b, VRAI]:
+    if mask[VRAI]:
         # vrai: exact when b-m <= T <= b (my salads close the gap), else I lose the distance + 1
         for u in range(w):
             t = kf + u
@@ -782,32 +726,32 @@ def action_values(sc, lc, prm, gkeys_t, buckets_t, cdfs, belows, fills, hidden_t
             tmp[u] = pmf_b[u] * v
         values[VRAI] = pairwise_sum(tmp, 0, w)
     # bids: called with probability p_call; then I lose b'-T-m+1 when T + m falls short
-    nxt = next_seat_row(b, seat, in_round, direction)
+    nxt = next_seat_row(o, seat)
     calls = 0.0
-    for c in range(call_tally.shape[2]):
-        calls += np.float64(call_tally[b, nxt, c])
-    menteur = np.float64(call_tally[b, nxt, MENTEUR_RIGHT]) + np.float64(call_tally[b, nxt,
-                                                                                 MENTEUR_WRONG])
+    for c in range(call_tally.shape[1]):
+        calls += np.float64(call_tally[nxt, c])
+    menteur = np.float64(call_tally[nxt, MENTEUR_RIGHT]) + np.float64(call_tally[nxt,
+                                                                             MENTEUR_WRONG])
     rate = ((menteur + prm[P_RATE_MASS])
-            / (calls + np.float64(bid_tally[b, nxt, 0]) + prm[P_RATE_WEIGHT]))
+            / (calls + np.float64(bid_tally[nxt, 0]) + prm[P_RATE_WEIGHT]))
     lrate = logit(rate)
-    size_m1 = np.float64(hand_sizes[b, seat]) * prm[P_M1]
+    size_m1 = np.float64(o.hand_sizes[seat]) * prm[P_M1]
     one_stake = stake(1.0, mine, ec)
-    st = np.int64(start[b])
+    st = np.int64(o.start)
     to_start = (st - fruit) % nf
     for f in range(nf):
         # the next seat's view of the fruit: my posterior mean with my own cards replaced by
         # their fair share (it cannot see them)
         mine_f = 0.0
         for k in range(nk):
-            mine_f += np.float64(np.int64(hand[b, k]) * value[k, f])
+            mine_f += np.float64(np.int64(hand[k]) * value[k, f])
         seen_next = mean[f] - mine_f + size_m1
         steps_f = (f - fruit) % nf
         crosses = 1.0 if (f != fruit and to_start >= 1 and to_start <= steps_f) else 0.0
         risk = prm[P_RISK] * crosses * one_stake
         for raise_by in range(1, 3):
             a = (raise_by - 1) * nf + f
-            if not want_features and not legal[b, a]:
+            if not want_features and not mask[a]:
                 continue
             target = bid + raise_by - m
             loss = short_cost(pcdf, pbelow, f, known[f], target, mine, ec)
@@ -826,7 +770,7 @@ def action_values(sc, lc, prm, gkeys_t, buckets_t, cdfs, belows, fills, hidden_t
             surprise = np.float64(bid + raise_by) - seen_next
             if want_features:
                 feats[a, 0], feats[a, 1], feats[a, 2], feats[a, 3] = 1.0, lp, lrate, surprise
-                if not legal[b, a]:
+                if not mask[a]:
                     continue
                 if loss == 0.0:
                     values[a] = -1.0 * loss - risk
@@ -837,26 +781,23 @@ def action_values(sc, lc, prm, gkeys_t, buckets_t, cdfs, belows, fills, hidden_t
 
 
 @njit(cache=True)
-def decide_row(sc, lc, prm, gkeys_t, buckets_t, cdfs, belows, fills, gain_id, punish0):
-    """The action on the observation row held in record ``sc`` (``scratch_dtype``): -1 when a
-    memo table ran full (nothing decided; the caller grows the tables and asks again), -2 in a
-    phase this agent does not decide.  The memo tables' arrays come in typed lists (index =
-    salad step): a list is one reference-counted object where a tuple counts every array."""
-    b = 0
+def decide_row(o, mask, sc, lc, prm, gkeys_t, buckets_t, cdfs, belows, fills, gain_id, punish0):
+    """The action on the observation ``o`` (legal ``mask``), with the scratch record ``sc``
+    (``scratch_dtype``): -1 when a memo table ran full (nothing decided; the caller grows the
+    tables and asks again), -2 in a phase this agent does not decide.  The memo tables' arrays
+    come in typed lists (index = salad step): a list is one reference-counted object where a
+    tuple counts every array."""
     nf = NUM_FRUITS
-    na = sc.legal.shape[1]
-    ph = np.int64(sc.phase[b])
-    seat_raw = np.int64(sc.seat[b])
-    seat = max(seat_raw, 0)
+    na = sc.values.shape[0]
+    ph = np.int64(o.phase)
     if ph == PHASE_SALADS:
-        return np.int64(declare_salads_row(b, seat_raw, sc.hand, sc.bid_count, sc.showdown_count,
-                                           sc.call, sc.caller, sc.bidder))
+        return np.int64(declare_salads_row(o))
     if ph == PHASE_REWARD:
-        return np.int64(reward_row(b, seat, sc.tokens, sc.legal, gain_id, punish0))
+        return np.int64(reward_row(o, mask, max(np.int64(o.seat), 0), gain_id, punish0))
     if ph != PHASE_BID and ph != PHASE_START:
         return np.int64(-2)
-    status, hidden_total, shared = beliefs_row(sc, lc, prm, gkeys_t, buckets_t, cdfs, belows,
-                                               fills)
+    status, hidden_total, shared = beliefs_row(o, mask, sc, lc, prm, gkeys_t, buckets_t, cdfs,
+                                               belows, fills)
     if status < 0:
         return np.int64(-1)
     mean = sc.mean
@@ -867,8 +808,8 @@ def decide_row(sc, lc, prm, gkeys_t, buckets_t, cdfs, belows, fills, gain_id, pu
             if mean[f] > mean[best]:
                 best = f
         return np.int64(START0 + best)
-    if action_values(sc, lc, prm, gkeys_t, buckets_t, cdfs, belows, fills, hidden_total, shared,
-                     False) < 0:
+    if action_values(o, mask, sc, lc, prm, gkeys_t, buckets_t, cdfs, belows, fills, hidden_total,
+                     shared, False) < 0:
         return np.int64(-1)
     values = sc.values
     best = 0
@@ -896,9 +837,9 @@ def model_rows_batch(records, masks, rules, params, ctx, step, first, known, til
     nf = NUM_FRUITS
     w = cdfs[0].shape[1] - 1
     for b in range(first, records.shape[0]):
-        load_row(sc, records[b], masks[b])
-        status, hidden_total, shared = beliefs_row(sc, lc, params, gkeys_t, buckets_t, cdfs,
-                                                   belows, fills)
+        o, mask = records[b], masks[b]
+        status, hidden_total, shared = beliefs_row(o, mask, sc, lc, params, gkeys_t, buckets_t,
+                                                   cdfs, belows, fills)
         if status < 0:
             return b
         for f in range(nf):
@@ -909,11 +850,11 @@ def model_rows_batch(records, masks, rules, params, ctx, step, first, known, til
                 return b
             for u in range(w + 1):
                 prior[b, f, u] = cdfs[step][r, u]
-        if called_row(sc, lc, params, gkeys_t, buckets_t, cdfs, belows, fills, hidden_total,
+        if called_row(o, sc, lc, params, gkeys_t, buckets_t, cdfs, belows, fills, hidden_total,
                       shared) < 0:
             return b
-        if action_values(sc, lc, params, gkeys_t, buckets_t, cdfs, belows, fills, hidden_total,
-                         shared, True) < 0:
+        if action_values(o, mask, sc, lc, params, gkeys_t, buckets_t, cdfs, belows, fills,
+                         hidden_total, shared, True) < 0:
             return b
         for f in range(nf):
             known[b, f] = sc.known[f]
