@@ -88,10 +88,8 @@ decisions use.
 **Floats.**  Every float a decision depends on is computed with ``+ - * /`` and
 ``bluffsim.fmath`` (``exp``, ``log``, ``pow`` ... in plain IEEE arithmetic, never libm or numpy's
 SIMD math) in a fixed order, one row at a time, so the actions are the same on every CPU and in
-any batch (docs/float_contract.md).  Sums over a posterior add in numpy's pairwise order
-(``counting_kernel.pairwise_sum``) and the call model adds its four terms in pairs: the order of
-the numpy implementation this agent was first written as, kept so the decisions keep their
-pinned bits (``tests/test_agent_golden.py``, ``experiments/determinism``).
+any batch (docs/float_contract.md).  Every sum adds its terms first to last
+(``counting_kernel.ordered_sum``).
 """
 
 from __future__ import annotations

@@ -9,9 +9,8 @@ posterior of the bid fruit (``called_row``) and the expected value of every lega
 batch of observations and hands back what they computed (``counting.model_rows``: the fitting
 script and the tests).
 
-Floating-point order: sums over a posterior use numpy's pairwise order (``pairwise_sum``) and
-the call model's dot product adds its terms in pairs (``call_logit``), the order of the numpy
-implementation the agent was first written as: kept, so the decisions keep their pinned bits.
+Floating-point order: every sum adds its terms first to last (``ordered_sum``; the call model's
+four terms likewise), the order ``bluffsim.fmath``'s contract fixes per row.
 
 The memo tables (``counting.CountTable``) are filled here: a class tuple met for the first time
 is computed by ``hidden_value_row`` (exact, checked against enumeration in
@@ -36,7 +35,6 @@ VRAI, MENTEUR, START0 = 12, 13, 14
 PHASE_START, PHASE_BID, PHASE_SALADS, PHASE_REWARD = 0, 1, 2, 3
 CALL_MENTEUR, SALADS0 = 1, 20
 MENTEUR_RIGHT, MENTEUR_WRONG = 2, 3
-PW_BLOCKSIZE = 128  # numpy's pairwise-summation block
 BID_TALLY, CALL_TALLY = R.BID_TALLY, R.CALL_TALLY
 
 # indices of the float parameters of the policy (``QdvCounting.kernel_params``)
@@ -53,68 +51,13 @@ def log_choose(table, n, k):
     return table[n, min(max(k + 1, 0), TABLE_N)]
 
 
-@njit(cache=True)
-def pairwise_block(a, lo, n):
-    """Sum of ``a[lo:lo + n]``, ``n <= PW_BLOCKSIZE``, in numpy's order (eight accumulators)."""
-    if n < 8:
-        res = 0.0
-        for i in range(n):
-            res += a[lo + i]
-        return res
-    r0, r1, r2, r3 = a[lo], a[lo + 1], a[lo + 2], a[lo + 3]
-    r4, r5, r6, r7 = a[lo + 4], a[lo + 5], a[lo + 6], a[lo + 7]
-    i = 8
-    while i < n - (n % 8):
-        r0 += a[lo + i]
-        r1 += a[lo + i + 1]
-        r2 += a[lo + i + 2]
-        r3 += a[lo + i + 3]
-        r4 += a[lo + i + 4]
-        r5 += a[lo + i + 5]
-        r6 += a[lo + i + 6]
-        r7 += a[lo + i + 7]
-        i += 8
-    res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
-    while i < n:
-        res += a[lo + i]
-        i += 1
-    return res
-
-
-@njit(cache=True)
-def pairwise_sum(a, lo, n):
-    """Sum of ``a[lo:lo + n]`` in numpy's pairwise order (``ndarray.sum`` of a row): blocks of
-    ``PW_BLOCKSIZE``, longer runs split in two (at a multiple of 8) and the halves added.
-    The split tree is walked with an explicit stack (numba's cache mishandles recursion)."""
-    if n <= PW_BLOCKSIZE:
-        return pairwise_block(a, lo, n)
-    depth = 4
-    m = n
-    while m > PW_BLOCKSIZE:
-        m = m // 2 + 8
-        depth += 2
-    task_lo = np.empty(2 * depth, np.int64)
-    task_n = np.empty(2 * depth, np.int64)  # -1: add the two values on top of ``vals``
-    vals = np.empty(depth)
-    top, nv = 1, 0
-    task_lo[0], task_n[0] = lo, n
-    while top > 0:
-        top -= 1
-        tl, tn = task_lo[top], task_n[top]
-        if tn < 0:
-            nv -= 1
-            vals[nv - 1] = vals[nv - 1] + vals[nv]
-        elif tn <= PW_BLOCKSIZE:
-            vals[nv] = pairwise_block(a, tl, tn)
-            nv += 1
-        else:
-            n2 = tn // 2
-            n2 -= n2 % 8
-            task_lo[top], task_n[top] = 0, -1
-            task_lo[top + 1], task_n[top + 1] = tl + n2, tn - n2
-            task_lo[top + 2], task_n[top + 2] = tl, n2
-            top += 3
-    return vals[0]
+@njit(cache=True, inline="always")
+def ordered_sum(a, n):
+    """Sum of ``a[:n]``, first to last (the fixed order of ``bluffsim.fmath``'s contract)."""
+    acc = 0.0
+    for i in range(n):
+        acc += a[i]
+    return acc
 
 
 @njit(cache=True)
@@ -279,9 +222,9 @@ def tilt_row(src, srow, tilt, want_below, cdf_out, crow, below_out, brow, expw, 
         for u in range(w):
             d = src[srow, u + 1] - src[srow, u]
             pmf[u] = d * fm.exp(tilt * np.float64(u) - tmax) if d != 0.0 else d
-    total = max(pairwise_sum(pmf, 0, w), 1e-300)
+    mass = max(ordered_sum(pmf, w), 1e-300)
     for u in range(w):
-        pmf[u] /= total
+        pmf[u] /= mass
     cdf_out[crow, 0] = 0.0
     acc = pmf[0]
     cdf_out[crow, 1] = acc
@@ -333,13 +276,6 @@ def logit(p):
     """log(p / (1 − p)), clipped away from 0 and 1."""
     p = min(max(p, 1e-4), 1 - 1e-4)
     return fm.log(p / (1 - p))
-
-
-@njit(cache=True, inline="always")
-def call_logit(x0, x1, x2, x3, w0, w1, w2, w3):
-    """``features @ weights`` of the call model, its four terms added in pairs,
-    ``(x0 w0 + x2 w2) + (x1 w1 + x3 w3)`` (module docstring)."""
-    return (x0 * w0 + x2 * w2) + (x1 * w1 + x3 * w3)
 
 
 @njit(cache=True, inline="always")
@@ -662,7 +598,7 @@ def called_row(o, sc, lc, prm, gkeys_t, buckets_t, cdfs, belows, fills, hidden_t
 def p_call(x0, x1, x2, x3, w0, w1, w2, w3):
     """Probability the next seat calls ``menteur`` on my bid: the logistic call model of the
     features (1, logit P(bid false), logit of its call rate, the bid's surprise)."""
-    z = call_logit(x0, x1, x2, x3, w0, w1, w2, w3)
+    z = x0 * w0 + x1 * w1 + x2 * w2 + x3 * w3
     return 1.0 / (1.0 + fm.exp(-z))
 
 
@@ -713,7 +649,7 @@ def action_values(o, mask, sc, lc, prm, gkeys_t, buckets_t, cdfs, belows, fills,
             else:
                 v = spite * stake(bid - t + 1, theirs, ec)
             tmp[u] = pm[u] * v
-        values[MENTEUR] = pairwise_sum(tmp, 0, w)
+        values[MENTEUR] = ordered_sum(tmp, w)
     if mask[VRAI]:
         # vrai: exact when b-m <= T <= b (my salads close the gap), else I lose the distance + 1
         for u in range(w):
@@ -724,7 +660,7 @@ def action_values(o, mask, sc, lc, prm, gkeys_t, buckets_t, cdfs, belows, fills,
                 miss = (t - bid if t > bid else bid - m - t) + 1
                 v = -stake(miss, mine, ec)
             tmp[u] = pmf_b[u] * v
-        values[VRAI] = pairwise_sum(tmp, 0, w)
+        values[VRAI] = ordered_sum(tmp, w)
     # bids: called with probability p_call; then I lose b'-T-m+1 when T + m falls short
     nxt = next_seat_row(o, seat)
     calls = 0.0
