@@ -5,13 +5,13 @@ The game-independent part lives here, the loop included (``play_seats_loop``, wr
 for every game); each game that has compiled policies provides a module ``agents.<game>.fused``
 with
 
-- ``POLICIES``: ``{agent class: (kind, params(agent) -> float row, act)}``: the game's built-in
-  agents it compiles, the parameter row each policy reads, and the ``act`` that runs the same
-  policy (``learned`` is compiled here for every game, on the game's generated ``tensor_row``
-  of the observation record; ``random`` is ``agents.random.random_policy`` for every game);
-- ``contexts(game)``: ``(hctx, cctx)``, the ``ctx`` tuples of the heuristic and counting policies
-  (tables and scratch), fetched at each call (memo tables grow);
-- ``grow(game)``: make room in the memo tables (counting returned ``MEMO_FULL``);
+- ``HEURISTIC_AGENT``, ``COUNTING_AGENT`` and their ``HEURISTIC_POLICY``, ``COUNTING_POLICY``:
+  its built-in heuristic and counting agents (``CompiledAgent`` classes: each member's
+  ``params_row()`` is its row, ``context()`` its ``ctx``, fetched at each call as memo tables
+  grow, and ``grow()`` makes room when counting returned ``MEMO_FULL``; a kind the lineup lacks
+  gets a default agent's ``ctx``, which the kernel is typed on); ``learned`` is compiled here
+  for every game, on the game's generated ``tensor_row`` of the observation record, and
+  ``random`` is ``agents.random.random_policy``;
 - ``play_seats_kernel(args)``: a cached one-line kernel that calls ``play_seats_loop`` with the
   game's heuristic and counting policies (``agents.policy``'s contract), ``kernels.observe_row``,
   ``kernels.tensor_row`` and ``kernels.apply`` (numba compiles the loop into it; numba caches
@@ -30,7 +30,7 @@ when game ``b``'s policy chose an illegal action, ``-2 - b`` when a memo table r
 game ``b`` (nothing applied there: ``play`` grows the tables and resumes at ``b``).
 
 ``kinds[j]`` picks the policy of lineup member ``j`` and ``params[j]`` holds its parameters as
-float64 (its ``POLICIES`` entry's row; ``learned``: first layer in the packed network, depth,
+float64 (its ``params_row()``; ``learned``: first layer in the packed network, depth,
 greedy); ``seat_agent[b, s]`` is the lineup member in seat ``s`` of game ``b`` (the runner's
 ``Schedule.seat_lineup``).  A member of kind ``EXTERNAL`` is an agent the loop cannot run (a
 user's Python agent, the learner of a Gymnasium env): when it is to move in game ``b`` the loop
@@ -40,10 +40,10 @@ its agent's ``act`` runs (``tests/test_fused_agents.py`` checks the record the l
 the decisions ``act`` makes from ``observe``), so a tournament played here gives the same
 ``games``/``rounds`` records as the stepped runner.
 
-An agent has a compiled policy only when its class is exactly a built-in class listed in
-``POLICIES`` (or ``LearnedAgent``) and its ``act`` is still the one listed there (a subclass,
-a custom ``"module:Class"`` agent or a patched ``act`` has none): ``fused_lineup`` then
-returns None, or, with ``external=True``, makes it an ``EXTERNAL`` member.
+An agent has a compiled policy when it is a ``RandomAgent`` or a ``LearnedAgent`` (exactly
+those classes) or a ``CompiledAgent`` whose ``act`` is still ``CompiledAgent.act``; a replaced
+``act`` or any other agent has none: ``fused_lineup`` then returns None, or, with
+``external=True``, makes it an ``EXTERNAL`` member.
 
 What the fused loop gains end to end, and its history: ``docs/bench.md`` ("Built-in agents in the
 fused loops").
@@ -66,6 +66,7 @@ from bluffsim import rng_nb as rn
 
 # policy kinds, shared by every game's fused loop
 RANDOM, HEURISTIC, COUNTING, LEARNED, EXTERNAL, USER = 0, 1, 2, 3, 4, 5
+RANDOM_ACT = RandomAgent.act  # the act whose policy is ``random_policy``
 
 
 def observation_rows(game: Any, keys: tuple[str, ...]) -> tuple[np.ndarray, ...]:
@@ -208,9 +209,8 @@ def no_policy(obs, mask, key, r, params, ctx):
 
 
 # a game's built-in policies when it ships no ``agents.<game>.fused`` module
-NO_BUILTINS = SimpleNamespace(POLICIES={RandomAgent: (RANDOM, lambda agent: [], RandomAgent.act)},
-                              HEURISTIC_POLICY=no_policy, COUNTING_POLICY=no_policy,
-                              contexts=lambda game: ((), ()), grow=lambda game: None)
+NO_BUILTINS = SimpleNamespace(HEURISTIC_AGENT=None, COUNTING_AGENT=None,
+                              HEURISTIC_POLICY=no_policy, COUNTING_POLICY=no_policy)
 _USER_KERNELS: dict = {}
 
 
@@ -237,13 +237,18 @@ class FusedLineup:
     ``play`` advances a batch with all of them in one compiled call."""
 
     def __init__(self, game: Any, module: Any, kinds: np.ndarray, params: np.ndarray,
-                 net: np.ndarray, net_table: np.ndarray, user: Any = None):
+                 net: np.ndarray, net_table: np.ndarray, members: dict[int, Any]):
         self.game, self.module, self.kinds, self.params = game, module, kinds, params
         self.net, self.net_table = net, net_table
-        # the lineup's ``CompiledAgent`` (its policy runs as kind ``USER``), if any
+        # an agent of each kind HEURISTIC, COUNTING, USER (the lineup's first, else a default
+        # built-in one): whose ``context()`` each call passes, whose ``grow()`` makes room
+        self.members = dict(members)
+        for kind, cls in ((HEURISTIC, module.HEURISTIC_AGENT), (COUNTING, module.COUNTING_AGENT)):
+            if kind not in self.members and cls is not None:
+                self.members[kind] = cls(game)
+        user = members.get(USER)
         self.kernel = (module.play_seats_kernel if user is None
                        else user_kernel(game, module, type(user).policy))
-        self.uctx = () if user is None else user.context()
         self.external = kinds == EXTERNAL
         self.obs = game.observation_record()  # the record every policy reads
         self.obs_size = int(game.observation_size) if (kinds == LEARNED).any() else 1
@@ -267,12 +272,17 @@ class FusedLineup:
             code = self.kernel((
                 st.data, st.hot, self.game._rec, self.obs, self.game.num_actions, int(decisions),
                 counts, seats, self.kinds, self.params, bool(round_stop), first, resume, pending,
-                self.net, self.net_table, self.obs_size, *self.module.contexts(self.game),
-                self.uctx))
+                self.net, self.net_table, self.obs_size, *self.contexts()))
             if code > -2:
                 return int(counts[0]), int(counts[1]), int(counts[2]), int(code)
             first, resume = -2 - code, True  # a memo table ran full there: grow, resume
-            self.module.grow(self.game)
+            self.members[COUNTING].grow()
+
+    def contexts(self) -> tuple[tuple, tuple, tuple]:
+        """``(hctx, cctx, uctx)``: the ``context()`` of the lineup's heuristic, counting and
+        user members (``()`` for a kind it lacks), fetched anew at each call."""
+        return tuple(self.members[k].context() if k in self.members else ()
+                     for k in (HEURISTIC, COUNTING, USER))
 
 
 def runs_its_policy(agent: Any) -> bool:
@@ -282,20 +292,33 @@ def runs_its_policy(agent: Any) -> bool:
             and "act" not in vars(agent))
 
 
-def _policy_row(module: Any, agent: Any, nets: list, user: Any) -> tuple[int, list[float]] | None:
-    """(kind, parameter row) of ``agent``'s compiled policy, or None when it has none; a
-    ``learned`` agent's layers are appended to ``nets`` (its row points at them); a
-    ``CompiledAgent`` is ``USER`` when its policy is ``user``'s (one user policy per kernel)."""
-    if user is not None and runs_its_policy(agent) and type(agent).policy is type(user).policy:
-        return USER, list(agent.params_row())
+def policy_kind(module: Any, agent: Any, user: Any) -> int | None:
+    """The kind of ``agent``'s compiled policy in the fused loop of ``module``'s game, or None
+    when it has none (module docstring); a ``CompiledAgent`` that is not one of the game's
+    built-in policies is ``USER`` when its policy is ``user``'s (one user policy per kernel)."""
+    if type(agent) is RandomAgent and type(agent).act is RANDOM_ACT and "act" not in vars(agent):
+        return RANDOM
     if type(agent) is LearnedAgent and "act" not in vars(agent):
+        return LEARNED
+    if not runs_its_policy(agent):
+        return None
+    policy = type(agent).policy
+    builtin = {module.HEURISTIC_POLICY: HEURISTIC, module.COUNTING_POLICY: COUNTING}
+    if policy in builtin and policy is not no_policy:
+        return builtin[policy]
+    return USER if user is not None and policy is type(user).policy else None
+
+
+def _policy_row(kind: int, agent: Any, nets: list) -> list[float]:
+    """The parameter row of ``agent``'s policy of ``kind``; a ``learned`` agent's layers are
+    appended to ``nets`` (its row points at them)."""
+    if kind == RANDOM:
+        return []
+    if kind == LEARNED:
         first = sum(len(layers) for layers in nets)
         nets.append(agent.layers)
-        return LEARNED, [float(first), float(len(agent.layers)), float(agent.config["greedy"])]
-    entry = module.POLICIES.get(type(agent))
-    if entry is None or type(agent).act is not entry[2] or "act" in vars(agent):
-        return None
-    return entry[0], list(entry[1](agent))
+        return [float(first), float(len(agent.layers)), float(agent.config["greedy"])]
+    return list(agent.params_row())
 
 
 def fused_lineup(game: Any, lineup: list[Any], external: bool = False) -> FusedLineup | None:
@@ -304,27 +327,29 @@ def fused_lineup(game: Any, lineup: list[Any], external: bool = False) -> FusedL
     such agents become ``EXTERNAL`` members instead; None when none has one)."""
     if not hasattr(game, "_rec"):
         return None
-    user = next((a for a in lineup if runs_its_policy(a)), None)
-    module = fused_module(getattr(game, "game_id", ""))
-    if module is None:  # no built-in compiled policies: fused only for a user's compiled agent
-        if user is None:
-            return None
-        module = NO_BUILTINS
+    module = fused_module(getattr(game, "game_id", "")) or NO_BUILTINS
+    builtins = (module.HEURISTIC_POLICY, module.COUNTING_POLICY)
+    user = next((a for a in lineup if runs_its_policy(a) and type(a).policy not in builtins),
+                None)
+    if module is NO_BUILTINS and user is None:  # fused only for a user's compiled agent
+        return None
     kinds = np.zeros(len(lineup), np.int64)
     rows: list[list[float]] = []
     nets: list = []
+    members: dict[int, Any] = {}
     for j, agent in enumerate(lineup):
-        policy = _policy_row(module, agent, nets, user)
-        if policy is None and not external:
+        kind = policy_kind(module, agent, user)
+        if kind is None and not external:
             return None
-        kinds[j], row = policy if policy is not None else (EXTERNAL, [])
-        rows.append(row)
+        kinds[j] = EXTERNAL if kind is None else kind
+        rows.append([] if kind is None else _policy_row(kind, agent, nets))
+        members.setdefault(int(kinds[j]), agent)
     if (kinds == EXTERNAL).all():
         return None
     params = np.zeros((len(lineup), max(1, max(len(r) for r in rows))), np.float64)
     for j, row in enumerate(rows):
         params[j, :len(row)] = row
-    return FusedLineup(game, module, kinds, params, *_pack_nets(nets), user=user)
+    return FusedLineup(game, module, kinds, params, *_pack_nets(nets), members)
 
 
 def _pack_nets(nets: list) -> tuple[np.ndarray, np.ndarray]:

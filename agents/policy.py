@@ -22,7 +22,7 @@ nothing else.
 
 numba caches a kernel that calls a policy by name, not one that receives it as a value, so each
 built-in agent module writes a two-line cached ``act_kernel`` around ``act_loop`` with its
-policy.
+policy and sets it on its ``CompiledAgent`` class.
 
 Your own compiled agent subclasses ``CompiledAgent`` and sets ``policy``: its ``act`` runs the
 policy on every row, and the fused loop runs it beside the engine and the built-in policies
@@ -117,9 +117,12 @@ class CompiledAgent(Agent):
     """An agent that is one compiled policy (module docstring): set ``policy`` to an ``@njit``
     function ``policy(obs, mask, key, r, params, ctx)``; ``params`` (all numbers or bools, in the
     order declared) are its ``params`` row and ``context()`` its ``ctx``.  It plays in the fused
-    loop at engine speed, and through ``act`` anywhere else."""
+    loop at engine speed, and through ``act`` anywhere else.  The built-in heuristic and
+    counting agents are compiled agents too, each with a cached ``act_kernel``."""
 
     policy: ClassVar[Any] = None
+    # a cached ``act_loop`` over ``policy`` (built-in agents); None: compiled in this process
+    act_kernel: ClassVar[Any] = None
 
     def params_row(self) -> list[float]:
         """The parameters as float64, in the order ``params`` declares them."""
@@ -129,7 +132,29 @@ class CompiledAgent(Agent):
         """The arrays the policy reads besides its row (``ctx``); none by default."""
         return ()
 
+    def observation(self, obs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """The observation the policy's records are made of (``obs`` itself by default)."""
+        return obs
+
+    def grow(self) -> None:
+        """Make room in the tables the policy fills when it returned ``MEMO_FULL``."""
+        raise RuntimeError(f"{type(self).__name__}'s policy returned MEMO_FULL but it has no "
+                           "tables to grow")
+
     def act(self, obs: dict[str, np.ndarray], legal_mask: np.ndarray, rng: AgentRNG) -> np.ndarray:
-        """One action per game: ``policy`` on every row."""
-        return act_rows(act_kernel_for(type(self).policy), self.game, obs, legal_mask, rng,
-                        self.params_row(), self.context())
+        """One action per game: ``policy`` on every row (the rows it answered ``MEMO_FULL``
+        asked again after ``grow``)."""
+        kernel = type(self).act_kernel or act_kernel_for(type(self).policy)
+        obs = self.observation(obs)
+        params = self.params_row()
+        out = act_rows(kernel, self.game, obs, legal_mask, rng, params, self.context())
+        rows = np.flatnonzero(out == MEMO_FULL)
+        while rows.size:
+            self.grow()
+            sub = {k: v[rows] for k, v in obs.items()}
+            sub_rng = None if rng is None else AgentRNG(rng.seeds[rows], sub["seat"],
+                                                        rng.decisions[rows])
+            out[rows] = act_rows(kernel, self.game, sub, legal_mask[rows], sub_rng, params,
+                                 self.context())
+            rows = rows[out[rows] == MEMO_FULL]
+        return out

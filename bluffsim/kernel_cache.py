@@ -77,12 +77,15 @@ def fused_entry_kernels(game: Any, names: list[str], classes: list[type]) -> lis
     Python between its calls), else None."""
     from agents.fused import fused_module
     from agents.learned import LearnedAgent
+    from agents.random import RandomAgent
 
     module = fused_module(game.game_id)
     kernels = getattr(type(game), "kernels", None)
     if module is None or kernels is None:
         return None
-    if not any(cls in module.POLICIES or cls is LearnedAgent for cls in classes):
+    builtins = (module.HEURISTIC_POLICY, module.COUNTING_POLICY)
+    if not any(cls in (RandomAgent, LearnedAgent) or getattr(cls, "policy", None) in builtins
+               for cls in classes):
         return None
     return [kernels.start_kernel, module.play_seats_kernel]
 

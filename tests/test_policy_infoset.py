@@ -13,7 +13,7 @@ import pytest
 
 import agents
 import bluffsim
-from agents.fused import COUNTING, HEURISTIC, fused_module
+from agents.fused import fused_module
 from agents.random import random_policy
 from tests.fused import policy_on_states
 from tests.games import random_actions
@@ -32,12 +32,11 @@ def record_bytes(game, st) -> bytes:
 def policies(game) -> list[tuple[str, object, list[float], tuple]]:
     """(name, policy, parameter row, ctx) of every compiled built-in policy of ``game``."""
     module = fused_module(game.game_id)
-    ctx = dict(zip((HEURISTIC, COUNTING), module.contexts(game), strict=True))
-    fn = {HEURISTIC: module.HEURISTIC_POLICY, COUNTING: module.COUNTING_POLICY}
     out = [("random", random_policy, [], ())]
-    for cls, (kind, row, _) in module.POLICIES.items():
-        if kind in fn:
-            out.append((cls.__name__, fn[kind], row(cls(game)), ctx[kind]))
+    for name in ("heuristic", "counting"):
+        agent = agents.make(name, game)
+        assert type(agent).policy in (module.HEURISTIC_POLICY, module.COUNTING_POLICY)
+        out.append((name, type(agent).policy, agent.params_row(), agent.context()))
     return out
 
 

@@ -103,14 +103,13 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from agents.base import Agent, Traits, probability, real, register_agent
+from agents.base import Traits, probability, real, register_agent
 from agents.combinatorics import LOG_CHOOSE, TABLE_N
 from agents.legumes import heuristic as H
 from agents.legumes.heuristic import LegumesHeuristic, heuristic_policy, keeps, sure_second
-from agents.policy import act_loop, act_rows, observation_records
+from agents.policy import CompiledAgent, act_loop, observation_records
 from bluffsim import fmath as fm
 from bluffsim.games.legumes import rules as R
-from bluffsim.rng import AgentRNG
 
 T, BOMB, CHOICE, REVERSE, DOUBLE = R.NUM_TYPES, R.BOMB, R.CHOICE, R.REVERSE, R.DOUBLE
 POINTS = H.POINTS
@@ -443,9 +442,11 @@ def claim_model(game: Any, obs: dict[str, np.ndarray]) -> tuple[np.ndarray, np.n
 
 
 @register_agent("legumes")
-class LegumesCounting(Agent):
+class LegumesCounting(CompiledAgent):
     """Counting plus a fitted per-seat behaviour model, expected-cards decisions (module
-    docstring)."""
+    docstring): ``counting_policy``."""
+
+    policy, act_kernel, params_row = counting_policy, act_kernel, params_row
 
     name = "counting"
     traits = Traits(stochastic=True, uses_history=True)
@@ -472,10 +473,9 @@ class LegumesCounting(Agent):
         # opening and playing start from the heuristic's rules; it never accuses by itself
         self._base = LegumesHeuristic(game, accuse_rate=0.0, accuse_at=99)
 
-    def act(self, obs: dict[str, np.ndarray], legal_mask: np.ndarray, rng: AgentRNG) -> np.ndarray:
-        """One action per game: ``counting_policy`` on every row."""
-        return act_rows(act_kernel, self.game, obs, legal_mask, rng, params_row(self),
-                        context(self.game.rules))
+    def context(self) -> tuple:
+        """The policy's ``ctx`` (``context``)."""
+        return context(self.game.rules)
 
     def judge(self, obs: dict[str, np.ndarray], legal_mask: np.ndarray, plays: np.ndarray,
               beliefs: np.ndarray) -> np.ndarray:

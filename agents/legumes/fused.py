@@ -13,27 +13,14 @@ from __future__ import annotations
 
 from numba import njit
 
-from agents.fused import COUNTING, HEURISTIC, RANDOM, no_policy, play_seats_loop
-from agents.legumes import counting as C
-from agents.legumes import heuristic as H
-from agents.random import RandomAgent
+from agents.fused import no_policy, play_seats_loop
+from agents.legumes.counting import LegumesCounting
+from agents.legumes.heuristic import LegumesHeuristic
 from bluffsim.games.legumes import kernels as KN
 
-# the compiled policies of the heuristic and counting kinds (``agents.policy``)
-HEURISTIC_POLICY, COUNTING_POLICY = H.heuristic_policy, C.counting_policy
-# agent class -> (policy kind, its parameter row, the ``act`` that runs the same policy)
-POLICIES = {RandomAgent: (RANDOM, lambda agent: [], RandomAgent.act),
-            H.LegumesHeuristic: (HEURISTIC, H.params_row, H.LegumesHeuristic.act),
-            C.LegumesCounting: (COUNTING, C.params_row, C.LegumesCounting.act)}
-
-
-def contexts(game) -> tuple:
-    """``(hctx, cctx)``: nothing for the heuristic; the counting policy's ``context``."""
-    return (), C.context(game.rules)
-
-
-def grow(game) -> None:
-    """No memo tables to grow (``counting_policy`` never returns ``MEMO_FULL``)."""
+# the built-in agents of the heuristic and counting kinds and their policies (``agents.policy``)
+HEURISTIC_AGENT, COUNTING_AGENT = LegumesHeuristic, LegumesCounting
+HEURISTIC_POLICY, COUNTING_POLICY = LegumesHeuristic.policy, LegumesCounting.policy
 
 
 @njit(cache=True)

@@ -54,11 +54,10 @@ import math
 import numpy as np
 from numba import njit
 
-from agents.base import Agent, Traits, integer, probability, register_agent
-from agents.policy import act_loop, act_rows
+from agents.base import Traits, integer, probability, register_agent
+from agents.policy import CompiledAgent, act_loop
 from bluffsim import rng_nb as rn
 from bluffsim.games.legumes import rules as R
-from bluffsim.rng import AgentRNG
 
 # the policy's ``params`` row (the last is the class attribute ``KEEP_MARGIN``, NaN for None)
 PARAMS = ("accuse_at", "double_at", "accuse_rate", "KEEP_MARGIN")
@@ -252,8 +251,10 @@ def act_kernel(records, mask, keys, rules, params, ctx, out):
 
 
 @register_agent("legumes")
-class LegumesHeuristic(Agent):
-    """Rule-of-thumb legumes player (see the module docstring)."""
+class LegumesHeuristic(CompiledAgent):
+    """Rule-of-thumb legumes player (see the module docstring): ``heuristic_policy``."""
+
+    policy, act_kernel = heuristic_policy, act_kernel
 
     # both extremes of every parameter worth varying: the variants ``bluffsim evaluate`` and
     # the robustness ladders seat (``bluffsim.evaluate.heuristic_extremes``)
@@ -268,6 +269,4 @@ class LegumesHeuristic(Agent):
         "accuse_rate": probability("chance of accusing anyway"),
     }
 
-    def act(self, obs: dict[str, np.ndarray], legal_mask: np.ndarray, rng: AgentRNG) -> np.ndarray:
-        """One action per game: ``heuristic_policy`` on every row."""
-        return act_rows(act_kernel, self.game, obs, legal_mask, rng, params_row(self), ())
+    params_row = params_row

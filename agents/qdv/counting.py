@@ -99,13 +99,12 @@ from typing import Any
 import numpy as np
 from numba.typed import List
 
-from agents.base import Agent, Param, Traits, probability, real, register_agent
+from agents.base import Param, Traits, probability, real, register_agent
 from agents.combinatorics import LOG_CHOOSE
-from agents.policy import MEMO_FULL, act_rows, observation_records
+from agents.policy import CompiledAgent, observation_records
 from agents.qdv import counting_kernel as K
 from agents.qdv.common import VALUE, deck_counts
 from bluffsim.games.qdv import rules as R
-from bluffsim.rng import AgentRNG
 
 
 class CountTable:
@@ -236,8 +235,11 @@ def grow_tables(rules: R.Rules) -> None:
 
 
 @register_agent("qdv")
-class QdvCounting(Agent):
-    """Expected-value player over a bid-conditioned count posterior (module docstring)."""
+class QdvCounting(CompiledAgent):
+    """Expected-value player over a bid-conditioned count posterior (module docstring):
+    ``counting_kernel.counting_policy``, which fills the memo tables as it goes."""
+
+    policy, act_kernel = K.counting_policy, K.act_kernel
 
     name = "counting"
     traits = Traits(stochastic=False, uses_history=True)
@@ -256,25 +258,11 @@ class QdvCounting(Agent):
             deck = game.rules.challenge_deck
             self.config["token_risk"] = deck.count("token") / len(deck) if deck else 0.0
 
-    def act(self, obs: dict[str, np.ndarray], legal_mask: np.ndarray, rng: AgentRNG) -> np.ndarray:
-        """One action per game from the compiled ``counting_kernel.counting_policy``: calls,
-        bids and the start by expected value; the exact-call reward punishes an opponent left
-        with 1 token (the nearest after me), else gains 1; salads as the heuristic
-        (``declare_salads``)."""
-        prm = self.kernel_params()
-        out = act_rows(K.act_kernel, self.game, obs, legal_mask, rng, prm, self.contexts())
-        rows = np.flatnonzero(out == MEMO_FULL)
-        while rows.size:  # a memo table ran full: grow them all, ask those rows again
-            grow_tables(self.game.rules)
-            sub = {k: v[rows] for k, v in obs.items()}
-            sub_rng = (None if rng is None
-                       else AgentRNG(rng.seeds[rows], sub["seat"], rng.decisions[rows]))
-            out[rows] = act_rows(K.act_kernel, self.game, sub, legal_mask[rows], sub_rng, prm,
-                                 self.contexts())
-            rows = rows[out[rows] == MEMO_FULL]
-        return out
+    def grow(self) -> None:
+        """Room for one more row in every memo table of these rules."""
+        grow_tables(self.game.rules)
 
-    def kernel_params(self) -> np.ndarray:
+    def params_row(self) -> np.ndarray:
         """float64[NUM_PARAMS]: the configuration and model constants the policy reads (read
         at each call: the fitting script sets the module constants)."""
         c = self.config
@@ -303,7 +291,7 @@ class QdvCounting(Agent):
                             tables[0].strides, int(np.prod(tables[0].radix[:4])))
         return self._consts
 
-    def contexts(self) -> tuple:
+    def context(self) -> tuple:
         """The policy's ``ctx`` (``counting_kernel.counting_policy``): a scratch record, the
         log-binomial table and the memo tables as typed lists (fetched anew after they grow)."""
         *_, deck, tables, strides, max_comp = self._constants()
@@ -344,10 +332,10 @@ def model_rows(game: Any, obs: dict[str, np.ndarray], legal_mask: np.ndarray | N
            "cdf": np.zeros((b, nf, w + 1)), "below": np.zeros((b, nf, w + 1)),
            "prior": np.zeros((b, nf, w + 1)), "called": np.zeros((b, w)),
            "features": np.zeros((b, 2 * nf, 4)), "values": np.zeros((b, na))}
-    prm = agent.kernel_params()
+    prm = agent.params_row()
     first = 0
     while True:
-        first = K.model_rows_batch(records, mask, game._rec, prm, agent.contexts(), int(salad_step),
+        first = K.model_rows_batch(records, mask, game._rec, prm, agent.context(), int(salad_step),
                                first, out["known"], out["tilt"], out["cdf"], out["below"],
                                out["prior"], out["called"], out["features"], out["values"])
         if first < 0:

@@ -37,7 +37,7 @@ CALL_MENTEUR, SALADS0 = 1, 20
 MENTEUR_RIGHT, MENTEUR_WRONG = 2, 3
 BID_TALLY, CALL_TALLY = R.BID_TALLY, R.CALL_TALLY
 
-# indices of the float parameters of the policy (``QdvCounting.kernel_params``)
+# indices of the float parameters of the policy (``QdvCounting.params_row``)
 (P_SPITE, P_ELIM, P_RISK, P_M1, P_V1, P_FIRST, P_BETA_SCALE, P_BETA_PRIOR_MASS, P_BETA_BIDS,
  P_W0, P_W1, P_W2, P_W3, P_RATE_MASS, P_RATE_WEIGHT, P_EVIDENCE, P_SALAD_STEPS) = range(17)
 NUM_PARAMS = 17

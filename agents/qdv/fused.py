@@ -13,31 +13,14 @@ from __future__ import annotations
 
 from numba import njit
 
-from agents.fused import COUNTING, HEURISTIC, RANDOM, no_policy, play_seats_loop
-from agents.qdv import counting_kernel as CK
-from agents.qdv import heuristic as H
-from agents.qdv.counting import QdvCounting, memo_tables
-from agents.random import RandomAgent
+from agents.fused import no_policy, play_seats_loop
+from agents.qdv.counting import QdvCounting
+from agents.qdv.heuristic import QdvHeuristic
 from bluffsim.games.qdv import kernels as KN
 
-# the compiled policies of the heuristic and counting kinds (``agents.policy``)
-HEURISTIC_POLICY, COUNTING_POLICY = H.heuristic_policy, CK.counting_policy
-# agent class -> (policy kind, its parameter row, the ``act`` that runs the same policy)
-POLICIES = {RandomAgent: (RANDOM, lambda agent: [], RandomAgent.act),
-            H.QdvHeuristic: (HEURISTIC, H.QdvHeuristic.params_row, H.QdvHeuristic.act),
-            QdvCounting: (COUNTING, QdvCounting.kernel_params, QdvCounting.act)}
-
-
-def contexts(game) -> tuple:
-    """``(hctx, cctx)``: the policies' ``ctx`` (``heuristic.contexts``,
-    ``QdvCounting.contexts``), fetched at each call: the memo tables grow."""
-    return H.contexts(game.rules), QdvCounting(game).contexts()
-
-
-def grow(game) -> None:
-    """Room for one more row in every counting memo table (as ``QdvCounting.act``)."""
-    for t in memo_tables(game.rules):
-        t.room()
+# the built-in agents of the heuristic and counting kinds and their policies (``agents.policy``)
+HEURISTIC_AGENT, COUNTING_AGENT = QdvHeuristic, QdvCounting
+HEURISTIC_POLICY, COUNTING_POLICY = QdvHeuristic.policy, QdvCounting.policy
 
 
 @njit(cache=True)

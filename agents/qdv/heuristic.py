@@ -24,11 +24,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from agents.base import Agent, Traits, probability, real, register_agent
-from agents.policy import act_loop, act_rows
+from agents.base import Traits, probability, real, register_agent
+from agents.policy import CompiledAgent, act_loop
 from bluffsim import rng_nb as rn
 from bluffsim.games.qdv import rules as R
-from bluffsim.rng import AgentRNG
 
 # the agent's parameters in the order of the ``params`` row the policy reads
 PARAMS = ("call_margin", "exact_window", "bluff", "switch_gain", "salad_weight")
@@ -160,8 +159,10 @@ def contexts(rules: R.Rules) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 @register_agent("qdv")
-class QdvHeuristic(Agent):
-    """Rule-of-thumb qdv player (see the module docstring)."""
+class QdvHeuristic(CompiledAgent):
+    """Rule-of-thumb qdv player (see the module docstring): ``heuristic_policy``."""
+
+    policy, act_kernel = heuristic_policy, act_kernel
 
     # both extremes of every parameter worth varying: the variants ``bluffsim evaluate`` and
     # the robustness ladders seat (``bluffsim.evaluate.heuristic_extremes``)
@@ -179,11 +180,6 @@ class QdvHeuristic(Agent):
         "salad_weight": probability("what an unseen salad is expected to add to a count"),
     }
 
-    def params_row(self) -> list[float]:
-        """The parameters in ``PARAMS`` order (the policy's ``params``)."""
-        return [float(self.config[n]) for n in PARAMS]
-
-    def act(self, obs: dict[str, np.ndarray], legal_mask: np.ndarray, rng: AgentRNG) -> np.ndarray:
-        """One action per game: ``heuristic_policy`` on every row."""
-        return act_rows(act_kernel, self.game, obs, legal_mask, rng, self.params_row(),
-                        contexts(self.game.rules))
+    def context(self) -> tuple:
+        """The policy's ``ctx`` (``contexts``)."""
+        return contexts(self.game.rules)

@@ -86,16 +86,15 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
-from agents.base import Agent, Traits, real, register_agent
+from agents.base import Traits, real, register_agent
 from agents.combinatorics import LOG_CHOOSE, TABLE_N
-from agents.policy import act_loop, act_rows, records_of
-from agents.veru.heuristic import complete, lie_card, scripted_move
+from agents.policy import CompiledAgent, act_loop, records_of
+from agents.veru.heuristic import VeruHeuristic, complete, lie_card, scripted_move
 from bluffsim import fmath as fm
 from bluffsim.games.records import kernel_records
 from bluffsim.games.veru import observe as O
 from bluffsim.games.veru import rules as R
 from bluffsim.games.veru.kernels import rules_record
-from bluffsim.rng import AgentRNG
 
 WEIGHTS_FILE = Path(__file__).with_name("counting_weights.json")
 
@@ -586,8 +585,12 @@ def doubt_probability(obs: dict[str, np.ndarray], rules: R.Rules, count: np.ndar
 
 
 @register_agent("veru")
-class VeruCounting(Agent):
-    """Expected-value veru player over the claim posterior and a per-seat model (module docstring)."""
+class VeruCounting(CompiledAgent):
+    """Expected-value veru player over the claim posterior and a per-seat model (module
+    docstring): ``counting_policy``."""
+
+    policy, act_kernel = counting_policy, act_kernel
+    observation = VeruHeuristic.observation
 
     name = "counting"
     traits = Traits(stochastic=True, uses_history=True)
@@ -603,8 +606,6 @@ class VeruCounting(Agent):
         """The policy's ``params`` (``params_row``)."""
         return params_row(self.config)
 
-    def act(self, obs: dict[str, np.ndarray], legal_mask: np.ndarray, rng: AgentRNG) -> np.ndarray:
-        """Responds and pads by expected value; announcing and true cards as the heuristic:
-        ``counting_policy`` on every row."""
-        return act_rows(act_kernel, self.game, complete(obs, self.game.observation_dtype),
-                        legal_mask, rng, self.params_row(), context())
+    def context(self) -> tuple:
+        """The policy's ``ctx`` (``context``)."""
+        return context()

@@ -13,27 +13,14 @@ from __future__ import annotations
 
 from numba import njit
 
-from agents.fused import COUNTING, HEURISTIC, RANDOM, no_policy, play_seats_loop
-from agents.random import RandomAgent
-from agents.veru.counting import VeruCounting, context, counting_policy
-from agents.veru.heuristic import VeruHeuristic, heuristic_policy
+from agents.fused import no_policy, play_seats_loop
+from agents.veru.counting import VeruCounting
+from agents.veru.heuristic import VeruHeuristic
 from bluffsim.games.veru import kernels as KN
 
-# the compiled policies of the heuristic and counting kinds (``agents.policy``)
-HEURISTIC_POLICY, COUNTING_POLICY = heuristic_policy, counting_policy
-# agent class -> (policy kind, its parameter row, the ``act`` that runs the same policy)
-POLICIES = {RandomAgent: (RANDOM, lambda agent: [], RandomAgent.act),
-            VeruHeuristic: (HEURISTIC, VeruHeuristic.params_row, VeruHeuristic.act),
-            VeruCounting: (COUNTING, VeruCounting.params_row, VeruCounting.act)}
-
-
-def contexts(game) -> tuple:
-    """``(hctx, cctx)``: nothing for the heuristic; counting's ``context()``."""
-    return (), context()
-
-
-def grow(game) -> None:
-    """No memo tables to grow (``counting_policy`` never returns ``MEMO_FULL``)."""
+# the built-in agents of the heuristic and counting kinds and their policies (``agents.policy``)
+HEURISTIC_AGENT, COUNTING_AGENT = VeruHeuristic, VeruCounting
+HEURISTIC_POLICY, COUNTING_POLICY = VeruHeuristic.policy, VeruCounting.policy
 
 
 @njit(cache=True)

@@ -50,12 +50,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from agents.base import Agent, Traits, integer, probability, register_agent
-from agents.policy import act_loop, act_rows
+from agents.base import Traits, integer, probability, register_agent
+from agents.policy import CompiledAgent, act_loop
 from bluffsim import fmath as fm
 from bluffsim import rng_nb as rn
 from bluffsim.games.veru import rules as R
-from bluffsim.rng import AgentRNG
 
 # the agent's parameters in the order of the ``params`` row the policy reads
 PARAMS = ("bluff", "trust", "joker_slack", "record")
@@ -198,8 +197,10 @@ def complete(obs: dict[str, np.ndarray], dtype: np.dtype) -> dict[str, np.ndarra
 
 
 @register_agent("veru")
-class VeruHeuristic(Agent):
-    """Rule-of-thumb veru player (see the module docstring)."""
+class VeruHeuristic(CompiledAgent):
+    """Rule-of-thumb veru player (see the module docstring): ``heuristic_policy``."""
+
+    policy, act_kernel = heuristic_policy, act_kernel
 
     # both extremes of every parameter worth varying: the variants ``bluffsim evaluate`` and
     # the robustness ladders seat (``bluffsim.evaluate.heuristic_extremes``)
@@ -215,11 +216,6 @@ class VeruHeuristic(Agent):
                                  "claimant's) weighs as much as trust (0 = ignore records)"),
     }
 
-    def params_row(self) -> list[float]:
-        """The parameters in ``PARAMS`` order (the policy's ``params``)."""
-        return [float(self.config[n]) for n in PARAMS]
-
-    def act(self, obs: dict[str, np.ndarray], legal_mask: np.ndarray, rng: AgentRNG) -> np.ndarray:
-        """One action per game: ``heuristic_policy`` on every row."""
-        return act_rows(act_kernel, self.game, complete(obs, self.game.observation_dtype),
-                        legal_mask, rng, self.params_row(), ())
+    def observation(self, obs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """``obs`` with every field of the record (``complete``)."""
+        return complete(obs, self.game.observation_dtype)
