@@ -13,6 +13,7 @@ import math
 from decimal import Context, Decimal
 
 import numpy as np
+from numba import njit
 
 from bluffsim import fmath as fm
 
@@ -30,6 +31,14 @@ def log_choose(n: np.ndarray | int, k: np.ndarray | int) -> np.ndarray:
     n = np.asarray(n, dtype=np.int64)
     col = np.minimum(np.maximum(np.asarray(k, dtype=np.int64) + 1, 0), TABLE_N)
     return LOG_CHOOSE[np.maximum(n, 0), np.where(n < 0, 0, col)]
+
+
+@njit(cache=True, inline="always")
+def log_choose_at(table, n, k):
+    """``log_choose`` of one pair inside compiled code, read from ``table`` (``LOG_CHOOSE``)."""
+    if n < 0:
+        return table[0, 0]
+    return table[n, min(max(k + 1, 0), TABLE_N)]
 
 
 def hypergeom_pmf(pool: np.ndarray, good: np.ndarray, draws: np.ndarray, x: int) -> np.ndarray:

@@ -2,22 +2,21 @@
 by one numba loop over the games, engine and agents fused.
 
 The game-independent part lives here, the loop included (``play_seats_loop``, written once
-for every game); each game that has compiled policies provides a module ``agents.<game>.fused``
-with
+for every game).  Each game that has compiled policies ships a module ``agents.<game>.fused``
+holding only ``play_seats_kernel(args)``: a cached kernel that calls ``play_seats_loop`` with
+the policies of the game's registered ``heuristic`` and ``counting`` agents (kinds
+``HEURISTIC`` and ``COUNTING``), ``kernels.observe_row``, ``kernels.tensor_row`` and
+``kernels.apply``.  numba caches no kernel that takes functions as arguments, hence one per
+game.  ``args`` is one tuple ``(data, hot, rules, obs, num_actions, decisions, counts,
+seat_agent, kinds, params, round_stop, first_game, resume, pending, net, net_table, obs_size,
+hctx, cctx, uctx)``.
 
-- ``HEURISTIC_AGENT``, ``COUNTING_AGENT`` and their ``HEURISTIC_POLICY``, ``COUNTING_POLICY``:
-  its built-in heuristic and counting agents (``CompiledAgent`` classes: each member's
-  ``params_row()`` is its row, ``context()`` its ``ctx``, fetched at each call as memo tables
-  grow, and ``grow()`` makes room when counting returned ``MEMO_FULL``; a kind the lineup lacks
-  gets a default agent's ``ctx``, which the kernel is typed on); ``learned`` is compiled here
-  for every game, on the game's generated ``tensor_row`` of the observation record, and
-  ``random`` is ``agents.random.random_policy``;
-- ``play_seats_kernel(args)``: a cached one-line kernel that calls ``play_seats_loop`` with the
-  game's heuristic and counting policies (``agents.policy``'s contract), ``kernels.observe_row``,
-  ``kernels.tensor_row`` and ``kernels.apply`` (numba compiles the loop into it; numba caches
-  no kernel that takes functions as arguments, hence one per game).  ``args`` is one tuple
-  ``(data, hot, rules, obs, num_actions, decisions, counts, seat_agent, kinds, params,
-  round_stop, first_game, resume, pending, net, net_table, obs_size, hctx, cctx, uctx)``.
+Those agents are ``CompiledAgent`` classes (``Builtins``): each member's ``params_row()`` is
+its row and ``context()`` its ``ctx`` (fetched at each call: memo tables grow), and ``grow()``
+makes room when counting returned ``MEMO_FULL``; a kind the lineup lacks gets a default
+agent's ``ctx``, which the kernel is typed on.  ``learned`` is compiled here for every game, on
+the game's generated ``tensor_row`` of the observation record, and ``random`` is
+``agents.random.random_policy``.
 
 Before each decision of a compiled policy the loop fills the observation record ``obs[0]``
 from the engine (``observe_row``); the policy gets that record, the legal mask and the
@@ -53,12 +52,13 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-from types import SimpleNamespace
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from numba import njit
 
+from agents.base import REGISTRY
 from agents.learned import LearnedAgent, forward_row, pack_layers, policy_action, policy_probs
 from agents.policy import MEMO_FULL, CompiledAgent
 from agents.random import RandomAgent, random_policy
@@ -208,19 +208,48 @@ def no_policy(obs, mask, key, r, params, ctx):
     return -1
 
 
-# a game's built-in policies when it ships no ``agents.<game>.fused`` module
-NO_BUILTINS = SimpleNamespace(HEURISTIC_AGENT=None, COUNTING_AGENT=None,
-                              HEURISTIC_POLICY=no_policy, COUNTING_POLICY=no_policy)
+@dataclass(frozen=True)
+class Builtins:
+    """What a game's fused kernel runs besides ``random`` and ``learned``: its ``agents.<game>.fused``
+    module (None: the game ships none) and the classes of its kinds ``HEURISTIC`` and
+    ``COUNTING`` (the registered ``heuristic`` and ``counting`` compiled agents)."""
+
+    module: Any
+    classes: dict[int, type]
+
+    @classmethod
+    def of(cls, game_id: str) -> Builtins:
+        """The built-in compiled agents of ``game_id`` (none without a fused module)."""
+        module = fused_module(game_id)
+        classes: dict[int, type] = {}
+        for kind, name in ((HEURISTIC, "heuristic"), (COUNTING, "counting")):
+            agent_cls = REGISTRY.get(name, {}).get(game_id)
+            if module is not None and agent_cls is not None and issubclass(agent_cls,
+                                                                           CompiledAgent):
+                classes[kind] = agent_cls
+        return cls(module, classes)
+
+    def kind(self, policy: Any) -> int | None:
+        """The kind whose policy is ``policy``, or None."""
+        return next((k for k, c in self.classes.items() if c.policy is policy), None)
+
+    def policies(self) -> tuple[Any, Any]:
+        """(heuristic policy, counting policy): ``no_policy`` for a kind the game lacks."""
+        return tuple(self.classes[k].policy if k in self.classes else no_policy
+                     for k in (HEURISTIC, COUNTING))
+
+
 _USER_KERNELS: dict = {}
 
 
-def user_kernel(game: Any, module: Any, policy: Any) -> Any:
+def user_kernel(game: Any, builtins: Builtins, policy: Any) -> Any:
     """The fused kernel of ``game`` whose ``USER`` kind is ``policy`` (a ``CompiledAgent``'s),
-    beside the game's built-in policies (none for ``NO_BUILTINS``): compiled once per process
-    and policy (numba caches no kernel that closes over a function)."""
-    key = (type(game).kernels.__name__, module.HEURISTIC_POLICY, module.COUNTING_POLICY, policy)
+    beside the game's built-in policies: compiled once per process and policy (numba caches
+    no kernel that closes over a function)."""
+    heuristic, counting = builtins.policies()
+    key = (type(game).kernels.__name__, heuristic, counting, policy)
     if key not in _USER_KERNELS:
-        heuristic, counting, kn = module.HEURISTIC_POLICY, module.COUNTING_POLICY, game.kernels
+        kn = game.kernels
         observe_row, tensor_row, apply = kn.observe_row, kn.tensor_row, kn.apply
 
         @njit
@@ -236,19 +265,17 @@ class FusedLineup:
     """A lineup whose members have compiled policies for the game (or are ``EXTERNAL``):
     ``play`` advances a batch with all of them in one compiled call."""
 
-    def __init__(self, game: Any, module: Any, kinds: np.ndarray, params: np.ndarray,
+    def __init__(self, game: Any, builtins: Builtins, kinds: np.ndarray, params: np.ndarray,
                  net: np.ndarray, net_table: np.ndarray, members: dict[int, Any]):
-        self.game, self.module, self.kinds, self.params = game, module, kinds, params
+        self.game, self.kinds, self.params = game, kinds, params
         self.net, self.net_table = net, net_table
         # an agent of each kind HEURISTIC, COUNTING, USER (the lineup's first, else a default
         # built-in one): whose ``context()`` each call passes, whose ``grow()`` makes room
-        self.members = dict(members)
-        for kind, cls in ((HEURISTIC, module.HEURISTIC_AGENT), (COUNTING, module.COUNTING_AGENT)):
-            if kind not in self.members and cls is not None:
-                self.members[kind] = cls(game)
+        self.members = {kind: cls(game) for kind, cls in builtins.classes.items()}
+        self.members.update(members)
         user = members.get(USER)
-        self.kernel = (module.play_seats_kernel if user is None
-                       else user_kernel(game, module, type(user).policy))
+        self.kernel = (builtins.module.play_seats_kernel if user is None
+                       else user_kernel(game, builtins, type(user).policy))
         self.external = kinds == EXTERNAL
         self.obs = game.observation_record()  # the record every policy reads
         self.obs_size = int(game.observation_size) if (kinds == LEARNED).any() else 1
@@ -292,10 +319,10 @@ def runs_its_policy(agent: Any) -> bool:
             and "act" not in vars(agent))
 
 
-def policy_kind(module: Any, agent: Any, user: Any) -> int | None:
-    """The kind of ``agent``'s compiled policy in the fused loop of ``module``'s game, or None
-    when it has none (module docstring); a ``CompiledAgent`` that is not one of the game's
-    built-in policies is ``USER`` when its policy is ``user``'s (one user policy per kernel)."""
+def policy_kind(builtins: Builtins, agent: Any, user: Any) -> int | None:
+    """The kind of ``agent``'s compiled policy in the game's fused loop, or None when it has
+    none (module docstring); a ``CompiledAgent`` that is not one of the game's built-in
+    policies is ``USER`` when its policy is ``user``'s (one user policy per kernel)."""
     if type(agent) is RandomAgent and type(agent).act is RANDOM_ACT and "act" not in vars(agent):
         return RANDOM
     if type(agent) is LearnedAgent and "act" not in vars(agent):
@@ -303,9 +330,9 @@ def policy_kind(module: Any, agent: Any, user: Any) -> int | None:
     if not runs_its_policy(agent):
         return None
     policy = type(agent).policy
-    builtin = {module.HEURISTIC_POLICY: HEURISTIC, module.COUNTING_POLICY: COUNTING}
-    if policy in builtin and policy is not no_policy:
-        return builtin[policy]
+    kind = builtins.kind(policy)
+    if kind is not None:
+        return kind
     return USER if user is not None and policy is type(user).policy else None
 
 
@@ -327,18 +354,17 @@ def fused_lineup(game: Any, lineup: list[Any], external: bool = False) -> FusedL
     such agents become ``EXTERNAL`` members instead; None when none has one)."""
     if not hasattr(game, "_rec"):
         return None
-    module = fused_module(getattr(game, "game_id", "")) or NO_BUILTINS
-    builtins = (module.HEURISTIC_POLICY, module.COUNTING_POLICY)
-    user = next((a for a in lineup if runs_its_policy(a) and type(a).policy not in builtins),
-                None)
-    if module is NO_BUILTINS and user is None:  # fused only for a user's compiled agent
+    builtins = Builtins.of(getattr(game, "game_id", ""))
+    user = next((a for a in lineup
+                 if runs_its_policy(a) and builtins.kind(type(a).policy) is None), None)
+    if builtins.module is None and user is None:  # fused only for a user's compiled agent
         return None
     kinds = np.zeros(len(lineup), np.int64)
     rows: list[list[float]] = []
     nets: list = []
     members: dict[int, Any] = {}
     for j, agent in enumerate(lineup):
-        kind = policy_kind(module, agent, user)
+        kind = policy_kind(builtins, agent, user)
         if kind is None and not external:
             return None
         kinds[j] = EXTERNAL if kind is None else kind
@@ -349,7 +375,7 @@ def fused_lineup(game: Any, lineup: list[Any], external: bool = False) -> FusedL
     params = np.zeros((len(lineup), max(1, max(len(r) for r in rows))), np.float64)
     for j, row in enumerate(rows):
         params[j, :len(row)] = row
-    return FusedLineup(game, module, kinds, params, *_pack_nets(nets), members)
+    return FusedLineup(game, builtins, kinds, params, *_pack_nets(nets), members)
 
 
 def _pack_nets(nets: list) -> tuple[np.ndarray, np.ndarray]:

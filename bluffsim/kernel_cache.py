@@ -75,19 +75,18 @@ def fused_entry_kernels(game: Any, names: list[str], classes: list[type]) -> lis
     """The dispatchers a run calls first when the runner plays its lineup in the fused loop
     (some agent has a compiled policy: ``agents.fused.fused_lineup``; the others act from
     Python between its calls), else None."""
-    from agents.fused import fused_module
+    from agents.fused import Builtins
     from agents.learned import LearnedAgent
     from agents.random import RandomAgent
 
-    module = fused_module(game.game_id)
+    builtins = Builtins.of(game.game_id)
     kernels = getattr(type(game), "kernels", None)
-    if module is None or kernels is None:
+    if builtins.module is None or kernels is None:
         return None
-    builtins = (module.HEURISTIC_POLICY, module.COUNTING_POLICY)
-    if not any(cls in (RandomAgent, LearnedAgent) or getattr(cls, "policy", None) in builtins
+    if not any(cls in (RandomAgent, LearnedAgent) or cls in builtins.classes.values()
                for cls in classes):
         return None
-    return [kernels.start_kernel, module.play_seats_kernel]
+    return [kernels.start_kernel, builtins.module.play_seats_kernel]
 
 
 def kernels_cold(game: Any, agent_names: Iterable[str] = ()) -> bool:

@@ -13,7 +13,7 @@ import pytest
 
 import agents
 import bluffsim
-from agents.fused import fused_module
+from agents.fused import COUNTING, HEURISTIC, Builtins
 from agents.random import random_policy
 from tests.fused import policy_on_states
 from tests.games import random_actions
@@ -31,11 +31,11 @@ def record_bytes(game, st) -> bytes:
 
 def policies(game) -> list[tuple[str, object, list[float], tuple]]:
     """(name, policy, parameter row, ctx) of every compiled built-in policy of ``game``."""
-    module = fused_module(game.game_id)
+    builtins = Builtins.of(game.game_id)
     out = [("random", random_policy, [], ())]
-    for name in ("heuristic", "counting"):
+    for name, kind in (("heuristic", HEURISTIC), ("counting", COUNTING)):
         agent = agents.make(name, game)
-        assert type(agent).policy in (module.HEURISTIC_POLICY, module.COUNTING_POLICY)
+        assert builtins.classes[kind] is type(agent)
         out.append((name, type(agent).policy, agent.params_row(), agent.context()))
     return out
 

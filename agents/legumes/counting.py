@@ -104,7 +104,7 @@ import numpy as np
 from numba import njit
 
 from agents.base import Traits, probability, real, register_agent
-from agents.combinatorics import LOG_CHOOSE, TABLE_N
+from agents.combinatorics import LOG_CHOOSE, log_choose_at
 from agents.legumes import heuristic as H
 from agents.legumes.heuristic import LegumesHeuristic, heuristic_policy, keeps, sure_second
 from agents.policy import CompiledAgent, act_loop, observation_records
@@ -184,17 +184,11 @@ def unseen_pool(obs, total, pool):
 
 
 @njit(cache=True)
-def _log_choose(n, k):
-    if n < 0:
-        return LOG_CHOOSE[0, 0]
-    return LOG_CHOOSE[n, min(max(k + 1, 0), TABLE_N)]
-
-
-@njit(cache=True)
 def held_probability(pool_size, good, hand):
     """P(a uniform ``hand``-subset of a pool of ``pool_size`` holds one of ``good`` cards)."""
     h = min(hand, pool_size)
-    p_none = fm.exp(_log_choose(pool_size - good, h) - _log_choose(pool_size, h))
+    p_none = fm.exp(log_choose_at(LOG_CHOOSE, pool_size - good, h)
+                    - log_choose_at(LOG_CHOOSE, pool_size, h))
     return min(max(1.0 - p_none, 0.0), 1.0)
 
 

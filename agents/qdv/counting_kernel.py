@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from agents.combinatorics import TABLE_N
+from agents.combinatorics import log_choose_at as log_choose
 from agents.policy import MEMO_FULL, act_loop
 from bluffsim import fmath as fm
 from bluffsim.games.qdv import rules as R
@@ -41,14 +41,6 @@ BID_TALLY, CALL_TALLY = R.BID_TALLY, R.CALL_TALLY
 (P_SPITE, P_ELIM, P_RISK, P_M1, P_V1, P_FIRST, P_BETA_SCALE, P_BETA_PRIOR_MASS, P_BETA_BIDS,
  P_W0, P_W1, P_W2, P_W3, P_RATE_MASS, P_RATE_WEIGHT, P_EVIDENCE, P_SALAD_STEPS) = range(17)
 NUM_PARAMS = 17
-
-
-@njit(cache=True, inline="always")
-def log_choose(table, n, k):
-    """log C(n, k) from ``LOG_CHOOSE`` (``agents.combinatorics.log_choose`` for one pair)."""
-    if n < 0:
-        return table[0, 0]
-    return table[n, min(max(k + 1, 0), TABLE_N)]
 
 
 @njit(cache=True, inline="always")

@@ -14,17 +14,13 @@ from __future__ import annotations
 from numba import njit
 
 from agents.fused import no_policy, play_seats_loop
-from agents.qdv.counting import QdvCounting
-from agents.qdv.heuristic import QdvHeuristic
+from agents.qdv.counting_kernel import counting_policy
+from agents.qdv.heuristic import heuristic_policy
 from bluffsim.games.qdv import kernels as KN
-
-# the built-in agents of the heuristic and counting kinds and their policies (``agents.policy``)
-HEURISTIC_AGENT, COUNTING_AGENT = QdvHeuristic, QdvCounting
-HEURISTIC_POLICY, COUNTING_POLICY = QdvHeuristic.policy, QdvCounting.policy
 
 
 @njit(cache=True)
 def play_seats_kernel(args):
-    """``agents.fused.play_seats_loop`` with qdv's policies and engine (``args``: its docstring)."""
-    return play_seats_loop(HEURISTIC_POLICY, COUNTING_POLICY, no_policy, KN.observe_row,
+    """``agents.fused.play_seats_loop`` with qdv's heuristic and counting policies."""
+    return play_seats_loop(heuristic_policy, counting_policy, no_policy, KN.observe_row,
                            KN.tensor_row, KN.apply, args)

@@ -87,7 +87,8 @@ import numpy as np
 from numba import njit
 
 from agents.base import Traits, real, register_agent
-from agents.combinatorics import LOG_CHOOSE, TABLE_N
+from agents.combinatorics import LOG_CHOOSE
+from agents.combinatorics import log_choose_at as log_choose
 from agents.policy import CompiledAgent, act_loop, records_of
 from agents.veru.heuristic import VeruHeuristic, complete, lie_card, scripted_move
 from bluffsim import fmath as fm
@@ -163,14 +164,6 @@ def linear_row(x, w, m):
     for i in range(1, m):
         acc = acc + x[i] * w[i]
     return acc
-
-
-@njit(cache=True, inline="always")
-def log_choose(table, n, k):
-    """log C(n, k) from ``LOG_CHOOSE`` (``agents.combinatorics.log_choose`` for one pair)."""
-    if n < 0:
-        return table[0, 0]
-    return table[n, min(max(k + 1, 0), TABLE_N)]
 
 
 @njit(cache=True, inline="always")

@@ -14,17 +14,13 @@ from __future__ import annotations
 from numba import njit
 
 from agents.fused import no_policy, play_seats_loop
-from agents.veru.counting import VeruCounting
-from agents.veru.heuristic import VeruHeuristic
+from agents.veru.counting import counting_policy
+from agents.veru.heuristic import heuristic_policy
 from bluffsim.games.veru import kernels as KN
-
-# the built-in agents of the heuristic and counting kinds and their policies (``agents.policy``)
-HEURISTIC_AGENT, COUNTING_AGENT = VeruHeuristic, VeruCounting
-HEURISTIC_POLICY, COUNTING_POLICY = VeruHeuristic.policy, VeruCounting.policy
 
 
 @njit(cache=True)
 def play_seats_kernel(args):
-    """``agents.fused.play_seats_loop`` with veru's policies and engine (``args``: its docstring)."""
-    return play_seats_loop(HEURISTIC_POLICY, COUNTING_POLICY, no_policy, KN.observe_row,
+    """``agents.fused.play_seats_loop`` with veru's heuristic and counting policies."""
+    return play_seats_loop(heuristic_policy, counting_policy, no_policy, KN.observe_row,
                            KN.tensor_row, KN.apply, args)
