@@ -59,36 +59,42 @@ def random_actions(game: Any, st: Any) -> np.ndarray:
     return np.where(st.done, -1, agent.act(None, st.legal_action_mask, rng))
 
 
-def flat_observation(obs: dict[str, np.ndarray], batched: bool) -> np.ndarray:
-    """All observation fields side by side as int64 (``[B, N]`` if batched, else ``[N]``)."""
-    if batched:
-        b = next(iter(obs.values())).shape[0]
-        return np.concatenate([v.reshape(b, -1).astype(np.int64) for v in obs.values()], axis=1)
-    return np.concatenate([np.asarray(v).ravel().astype(np.int64) for v in obs.values()])
+def assert_rows_equal(name: str, got: Any, want: Any, tag: Any) -> None:
+    """Row ``b`` of ``got`` equals row ``b`` of ``want`` for every ``b`` (same shape, same
+    values); the first row that differs fails with ``tag(b)`` and both rows."""
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.shape == want.shape, f"{tag(0)}: {name} shape {got.shape} != {want.shape}"
+    differ = (got != want).reshape(len(got), -1).any(axis=1)
+    if differ.any():
+        b = int(np.argmax(differ))
+        raise AssertionError(f"{tag(b)}: {name} {got[b].tolist()} != {want[b].tolist()}")
 
 
 def assert_same_game(game: Any, ref: Any, st: Any, rstates: list, where: str = "",
                      observations: bool = True) -> None:
-    """Vectorised batch ``st`` equals the reference states: players, masks, obs, results."""
-    obs = game.observe(st) if observations else {}
-    flat = flat_observation(obs, batched=True) if observations else None
+    """Vectorised batch ``st`` equals the reference states: players, masks (the reference's
+    legal actions in ascending order), observations, results."""
+    def tag(b: int) -> str:
+        s = rstates[b]
+        return f"{where} game {b} (seed {s.seed}, decision {s.num_decisions})"
+
+    for name in ("current_player", "terminated", "truncated", "num_decisions", "num_rounds",
+                 "placements"):
+        assert_rows_equal(name, getattr(st, name), [getattr(s, name) for s in rstates], tag)
+    legal = np.zeros(st.legal_action_mask.shape, bool)
     for b, s in enumerate(rstates):
-        tag = f"{where} game {b} (seed {s.seed}, decision {s.num_decisions})"
-        assert int(st.current_player[b]) == s.current_player, tag
-        legal = np.flatnonzero(st.legal_action_mask[b]).tolist()
-        assert legal == ref.legal_actions(s), tag
-        assert bool(st.terminated[b]) == s.terminated, tag
-        assert bool(st.truncated[b]) == s.truncated, tag
-        assert st.placements[b].tolist() == list(s.placements), tag
-        assert int(st.num_decisions[b]) == s.num_decisions, tag
-        assert int(st.num_rounds[b]) == s.num_rounds, tag
-        if not observations:
-            continue
-        robs = ref.observe(s)
-        if not np.array_equal(flat[b], flat_observation(robs, batched=False)):
-            assert robs.keys() == obs.keys(), tag
-            for key, value in robs.items():
-                np.testing.assert_array_equal(obs[key][b], value, err_msg=f"{tag} key {key}")
+        acts = ref.legal_actions(s)
+        assert acts == sorted(set(acts)), f"{tag(b)}: {acts} not ascending"
+        legal[b, acts] = True
+    assert_rows_equal("legal actions", st.legal_action_mask, legal, tag)
+    if not observations:
+        return
+    obs = game.observe(st)
+    robs = [ref.observe(s) for s in rstates]
+    for b, r in enumerate(robs):
+        assert list(r) == list(obs), f"{tag(b)}: observation keys {list(r)} != {list(obs)}"
+    for key, value in obs.items():
+        assert_rows_equal(f"key {key}", value, [r[key] for r in robs], tag)
 
 
 def play_random_both(game: Any, ref: Any, seeds: np.ndarray, where: str = "", every: int = 1,

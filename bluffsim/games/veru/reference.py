@@ -264,8 +264,10 @@ class ReferenceGame(ReferenceBase):
         player's lower bound of those types in that hand drops by one."""
         for o in range(s.num_players):
             if o != holder:
+                bounds = s.known[o][holder]
                 for t in types:
-                    s.known[o][holder][t] = max(s.known[o][holder][t] - 1, 0)
+                    if bounds[t] > 0:
+                        bounds[t] -= 1
 
     def claim_to_bank(self, s: RefState) -> None:
         """The previous claim's cards join the Bank, unchecked forever."""
