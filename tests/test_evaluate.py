@@ -14,9 +14,6 @@ from bluffsim import evaluate
 from bluffsim.analysis.stats import rate_against
 from bluffsim.cli import main
 
-# its module-scoped fixture is built once: every test of this file on one xdist worker
-pytestmark = pytest.mark.xdist_group("test_evaluate")
-
 ROOT = Path(__file__).resolve().parents[1]
 SKEPTIC = "experiments.my_agent:Skeptic"
 

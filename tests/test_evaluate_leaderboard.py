@@ -20,9 +20,6 @@ from bluffsim.analysis import plots
 from bluffsim.analysis.stats import bradley_terry
 from bluffsim.cli import main
 
-# its module-scoped fixture is built once: every test of this file on one xdist worker
-pytestmark = pytest.mark.xdist_group("test_evaluate_leaderboard")
-
 ROOT = Path(__file__).resolve().parents[1]
 SKEPTIC = "experiments.my_agent:Skeptic"
 

@@ -15,9 +15,6 @@ import pytest
 from bluffsim import evaluate
 from bluffsim.cli import main
 
-# its module-scoped fixture is built once: every test of this file on one xdist worker
-pytestmark = pytest.mark.xdist_group("test_evaluate_ratings")
-
 ROOT = Path(__file__).resolve().parents[1]
 NEW = ["bt_low", "bt_high", "pl_rating", "pl_low", "pl_high"]
 OLD_BOARD = ("agent,hash,date,budget,scope,bluffsim,qdv_rating,qdv_se,reference,scorecard\n"

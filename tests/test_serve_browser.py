@@ -55,9 +55,6 @@ from bluffsim.web.table import WebGame
 from tests.browser import WINDOW, make_driver, require_chromium, response_bodies
 from tests.test_serve import hidden_hands, names_a_whole_list, same_for_seat, served
 
-# its module-scoped fixture is built once: every test of this file on one xdist worker
-pytestmark = pytest.mark.xdist_group("test_serve_browser")
-
 ROOT = Path(__file__).resolve().parents[1]
 OPPONENTS = ["--opponents", "random", "--players", "3"]
 # (game, flags, server seed): short games (9 to 19 moves of the human), the human not always

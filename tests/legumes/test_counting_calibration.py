@@ -27,9 +27,6 @@ import pytest
 
 from tests.scripts import load_script
 
-# its module-scoped fixture is built once: every test of this file on one xdist worker
-pytestmark = pytest.mark.xdist_group("legumes.test_counting_calibration")
-
 F = load_script("fit_legumes_counting.py")
 
 TOL_POOLED, TOL_TYPE, TOL_BOMB, MIN_BIN = 0.12, 0.25, 0.03, 150

@@ -36,9 +36,6 @@ from bluffsim.games.qdv.vec import QdvGame
 from bluffsim.rng import AgentRNG
 from tests.scripts import load_script
 
-# its module-scoped fixture is built once: every test of this file on one xdist worker
-pytestmark = pytest.mark.xdist_group("qdv.test_counting_calibration")
-
 TOL = 0.10
 MIN_BIN = 100
 

@@ -38,9 +38,6 @@ from agents.veru.counting import claim_probability, doubt_probability
 from bluffsim.games.veru import rules as R
 from bluffsim.rng import AgentRNG
 
-# its module-scoped fixture is built once: every test of this file on one xdist worker
-pytestmark = pytest.mark.xdist_group("veru.test_counting_calibration")
-
 LINEUP = [("counting", {}), ("random", {}), ("heuristic", {}), ("heuristic", {"bluff": 1.0})]
 TYPES = ["counting", "random", "heuristic", "heuristic bluff=1"]
 MIN_ROWS = 100
