@@ -38,9 +38,10 @@ if TYPE_CHECKING:
 
 __version__ = "0.1.0"
 
-from bluffsim.numba_sources import clear_stale_caches  # noqa: E402
+from bluffsim.numba_sources import clear_stale_caches, lock_cache_index  # noqa: E402
 
 clear_stale_caches()  # kernels compiled from older sources of the functions they call
+lock_cache_index()  # processes compiling different signatures of a kernel at once
 
 # directories of extra game packages (module docstring)
 GAMES_PATH_VARIABLE = "BLUFFSIM_GAMES_PATH"

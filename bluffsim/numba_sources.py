@@ -8,14 +8,23 @@ changes only those, it would load machine code built from the old sources.
 digest of every numba source file of ``bluffsim/`` and ``agents/`` (and ``tests/``, in a
 checkout) next to the caches and, when the digest changes, deletes the cached kernels so that
 they compile again.  Reading the sources takes a few milliseconds.
+
+``lock_cache_index`` (also run at import) makes numba's cache safe for processes that compile
+different signatures of one function at the same time, as a pool playing tables of several
+player counts does: numba reads a function's cache index, picks the first free data-file name
+and writes both, unlocked, so two processes can both pick ``….1.nbc`` and one then loads the
+other's machine code for its own types (numba/numba#4807, #10128).  Each index's reads and
+writes now take an exclusive ``flock`` on a lock file beside it.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 # the packages whose numba kernels the digest covers (``tests``: the test-suite game, in a checkout)
 PACKAGES = ("bluffsim", "agents", "tests")
@@ -63,3 +72,42 @@ def clear_stale_caches(roots: Iterable[Path] | None = None,
     except OSError:  # a read-only install: numba's own checks are all there is
         return False
     return True
+
+
+@contextmanager
+def index_lock(index_path: str) -> Iterator[None]:
+    """An exclusive ``flock`` on ``<index_path>.lock`` while the block runs (none where the
+    platform or the directory does not allow one)."""
+    try:
+        import fcntl
+
+        f = open(index_path + ".lock", "a")  # noqa: SIM115  (closed below)
+    except (ImportError, OSError):
+        yield
+        return
+    with f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
+def _locked(method: Callable[..., Any]) -> Callable[..., Any]:
+    def run(self: Any, *args: Any) -> Any:
+        with index_lock(self._index_path):
+            return method(self, *args)
+
+    run.__wrapped__ = method  # type: ignore[attr-defined]
+    return run
+
+
+def lock_cache_index() -> None:
+    """Make numba's ``IndexDataCacheFile.save`` and ``load`` hold ``index_lock`` (module
+    docstring); idempotent."""
+    from numba.core.caching import IndexDataCacheFile
+
+    for name in ("save", "load"):
+        method = getattr(IndexDataCacheFile, name)
+        if not hasattr(method, "__wrapped__"):
+            setattr(IndexDataCacheFile, name, _locked(method))
