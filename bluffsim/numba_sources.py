@@ -86,7 +86,11 @@ def index_lock(index_path: str) -> Iterator[None]:
         yield
         return
     with f:
-        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX)
+        except OSError:  # a file system without flock: unlocked, as numba itself
+            yield
+            return
         try:
             yield
         finally:
