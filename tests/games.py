@@ -59,61 +59,75 @@ def random_actions(game: Any, st: Any) -> np.ndarray:
     return np.where(st.done, -1, agent.act(None, st.legal_action_mask, rng))
 
 
-def assert_rows_equal(name: str, got: Any, want: Any, tag: Any) -> None:
-    """Row ``b`` of ``got`` equals row ``b`` of ``want`` for every ``b`` (same shape, same
-    values); the first row that differs fails with ``tag(b)`` and both rows."""
+def assert_rows_equal(name: str, got: Any, want: Any, tag: Any,
+                      rows: np.ndarray | None = None) -> None:
+    """Row ``rows[i]`` of ``got`` (every row if ``rows`` is None) equals row ``i`` of ``want``
+    (same shape, same values); the first row that differs fails with ``tag(row)`` and both."""
     got, want = np.asarray(got), np.asarray(want)
+    if rows is None:
+        rows = np.arange(len(got))
+    else:
+        got = got[rows]
     assert got.shape == want.shape, f"{tag(0)}: {name} shape {got.shape} != {want.shape}"
     differ = (got != want).reshape(len(got), -1).any(axis=1)
     if differ.any():
-        b = int(np.argmax(differ))
-        raise AssertionError(f"{tag(b)}: {name} {got[b].tolist()} != {want[b].tolist()}")
+        i = int(np.argmax(differ))
+        raise AssertionError(f"{tag(int(rows[i]))}: {name} {got[i].tolist()} != {want[i].tolist()}")
 
 
 def assert_same_game(game: Any, ref: Any, st: Any, rstates: list, where: str = "",
-                     observations: bool = True) -> None:
+                     observations: bool = True, rows: np.ndarray | None = None) -> None:
     """Vectorised batch ``st`` equals the reference states: players, masks (the reference's
-    legal actions in ascending order), observations, results."""
+    legal actions in ascending order), observations, results; at ``rows`` only, if given."""
     def tag(b: int) -> str:
         s = rstates[b]
         return f"{where} game {b} (seed {s.seed}, decision {s.num_decisions})"
 
+    rows = np.arange(len(rstates)) if rows is None else np.asarray(rows)
+    chosen = [rstates[b] for b in rows]
     for name in ("current_player", "terminated", "truncated", "num_decisions", "num_rounds",
                  "placements"):
-        assert_rows_equal(name, getattr(st, name), [getattr(s, name) for s in rstates], tag)
-    legal = np.zeros(st.legal_action_mask.shape, bool)
-    for b, s in enumerate(rstates):
+        assert_rows_equal(name, getattr(st, name), [getattr(s, name) for s in chosen], tag, rows)
+    legal = np.zeros((len(rows), st.legal_action_mask.shape[1]), bool)
+    for i, s in enumerate(chosen):
         acts = ref.legal_actions(s)
-        assert acts == sorted(set(acts)), f"{tag(b)}: {acts} not ascending"
-        legal[b, acts] = True
-    assert_rows_equal("legal actions", st.legal_action_mask, legal, tag)
+        assert acts == sorted(set(acts)), f"{tag(int(rows[i]))}: {acts} not ascending"
+        legal[i, acts] = True
+    assert_rows_equal("legal actions", st.legal_action_mask, legal, tag, rows)
     if not observations:
         return
     obs = game.observe(st)
-    robs = [ref.observe(s) for s in rstates]
-    for b, r in enumerate(robs):
-        assert list(r) == list(obs), f"{tag(b)}: observation keys {list(r)} != {list(obs)}"
+    robs = [ref.observe(s) for s in chosen]
+    for i, r in enumerate(robs):
+        assert list(r) == list(obs), \
+            f"{tag(int(rows[i]))}: observation keys {list(r)} != {list(obs)}"
     for key, value in obs.items():
-        assert_rows_equal(f"key {key}", value, [r[key] for r in robs], tag)
+        assert_rows_equal(f"key {key}", value, [r[key] for r in robs], tag, rows)
 
 
 def play_random_both(game: Any, ref: Any, seeds: np.ndarray, where: str = "", every: int = 1,
                      max_steps: int = 100_000, each: Any = None) -> tuple[Any, list]:
     """Random play from ``seeds`` on both engines until every game ends, asserting after each
     step that they agree (observations every ``every`` steps; ``each(st)`` runs on every
-    fast state); fails if the games have not ended within ``max_steps``."""
+    fast state); fails if the games have not ended within ``max_steps``.  Each step compares
+    the games that were running before it (a game is compared up to and including the step
+    that ends it); at the end every game is compared again, observations included, so a
+    finished game the fast engine changed afterwards is caught."""
     st = game.init(seeds)
     rstates = [ref.new_game(int(s)) for s in seeds]
+    live = np.arange(len(seeds))
     for step in range(max_steps):
-        assert_same_game(game, ref, st, rstates, where=where, observations=step % every == 0)
+        assert_same_game(game, ref, st, rstates, where=where, observations=step % every == 0,
+                         rows=live)
         if each is not None:
             each(st)
         if st.done.all():
+            assert_same_game(game, ref, st, rstates, where=f"{where} end")
             return st, rstates
+        live = np.flatnonzero(~st.done)
         actions = random_actions(game, st)
-        for b, s in enumerate(rstates):
-            if not s.done:
-                ref.apply(s, int(actions[b]))
+        for b in live:
+            ref.apply(rstates[b], int(actions[b]))
         game.step(st, actions)
     raise AssertionError(f"{where}: games did not end within {max_steps} steps")
 

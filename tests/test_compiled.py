@@ -15,7 +15,7 @@ import pytest
 
 import bluffsim
 from bluffsim.games.compiled import CompiledGame
-from tests.games import assert_same_game, random_actions, same_games
+from tests.games import play_random_both, random_actions, same_games
 
 COMPILED = [g for g in bluffsim.list_games() if issubclass(bluffsim.spec(g).engine, CompiledGame)]
 # every table of every compiled game's conformance cases: (game id, players, options)
@@ -29,25 +29,13 @@ WIDE = [t for t in (("qdv", 5, {"salads": 8, "fruit_multipliers": (1, 2, 3, 3)})
 @pytest.mark.parametrize("game_id", COMPILED)
 def test_a_batch_of_4096_agrees_with_the_reference(game_id: str) -> None:
     """Differential test at batch 4096 (seeds include the conformance suite's 300): current
-    players, masks and results of every game at every step, observations every 8th step."""
+    players, masks and results of every game at every step, observations every 8th step
+    (``play_random_both``: each step compares the games running before it, the end all)."""
     spec = bluffsim.spec(game_id)
     game = spec.make(4)
     ref = spec.make_reference(game.rules)
-    seeds = np.arange(4096) + 7919 * 4
-    st = game.init(seeds)
-    states = [ref.new_game(int(s)) for s in seeds]
-    step = 0
-    while True:
-        live = np.flatnonzero(~st.done)
-        assert_same_game(game, ref, st, states, where=f"batch 4096 step {step}",
-                         observations=step % 8 == 0)
-        if live.size == 0:
-            break
-        actions = random_actions(game, st)
-        for b in live:
-            ref.apply(states[b], int(actions[b]))
-        game.step(st, actions)
-        step += 1
+    _, states = play_random_both(game, ref, np.arange(4096) + 7919 * 4, where="batch 4096",
+                                 every=8)
     assert all(s.done for s in states)
 
 

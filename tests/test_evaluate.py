@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -13,27 +15,37 @@ import pytest
 from bluffsim import evaluate
 from bluffsim.analysis.stats import rate_against
 from bluffsim.cli import main
+from tests.built_once import built_once
 
 ROOT = Path(__file__).resolve().parents[1]
 SKEPTIC = "experiments.my_agent:Skeptic"
 
 
-@pytest.fixture(scope="module")
-def skeptic_run(tmp_path_factory):
-    """The README's custom agent, tiny budget: qdv (the only game it plays), 2 and 3 players."""
-    tmp = tmp_path_factory.mktemp("ev")
-    args = ["evaluate", SKEPTIC, "--table-games", "60", "--players", "2", "--players", "3",
+def skeptic_args(tmp: Path) -> list[str]:
+    """The evaluation of the README's custom agent, tiny budget: qdv (the only game it plays),
+    2 and 3 players, its files under ``tmp``."""
+    return ["evaluate", SKEPTIC, "--table-games", "60", "--players", "2", "--players", "3",
             "--out", str(tmp / "card"), "--leaderboard", str(tmp / "lb.csv"),
             "--reference-dir", str(tmp / "ref"), "--quiet"]
-    import os
 
+
+def run_in_root(args: list[str]) -> int:
+    """``bluffsim ARGS`` from the repository root (where ``experiments.my_agent`` imports)."""
     cwd = os.getcwd()
     os.chdir(ROOT)
     try:
-        code = main(args)
+        return main(args)
     finally:
         os.chdir(cwd)
-    return tmp, args, code
+
+
+@pytest.fixture(scope="module")
+def skeptic_run(tmp_path_factory):
+    """``(directory, args, exit code)`` of ``skeptic_args``, run once per session (the tests
+    only read its files)."""
+    tmp, code = built_once(tmp_path_factory, "skeptic_run",
+                           lambda tmp: run_in_root(skeptic_args(tmp)))
+    return tmp, skeptic_args(tmp), code
 
 
 def test_the_custom_agent_is_evaluated_end_to_end(skeptic_run):
@@ -72,20 +84,15 @@ def test_the_custom_agent_is_evaluated_end_to_end(skeptic_run):
     assert (tmp / "lb.md").read_text().count(SKEPTIC) == 1
 
 
-def test_a_second_evaluation_replaces_its_row_unless_append(skeptic_run, capsys):
-    tmp, args, _ = skeptic_run
-    import os
-
-    cwd = os.getcwd()
-    os.chdir(ROOT)
-    try:
-        again = [a if a != str(tmp / "card") else str(tmp / "card2") for a in args]
-        assert main(again) == 0
-        assert len(pd.read_csv(tmp / "lb.csv")) == 1
-        assert main([*again[:-1], "--force", "--append", "--quiet"]) == 0
-        assert len(pd.read_csv(tmp / "lb.csv")) == 2
-    finally:
-        os.chdir(cwd)
+def test_a_second_evaluation_replaces_its_row_unless_append(skeptic_run, tmp_path, capsys):
+    shared, _, _ = skeptic_run
+    tmp = tmp_path / "run"
+    shutil.copytree(shared, tmp)   # the shared run stays as the other tests read it
+    again = [a if a != str(tmp / "card") else str(tmp / "card2") for a in skeptic_args(tmp)]
+    assert run_in_root(again) == 0
+    assert len(pd.read_csv(tmp / "lb.csv")) == 1
+    assert run_in_root([*again[:-1], "--force", "--append", "--quiet"]) == 0
+    assert len(pd.read_csv(tmp / "lb.csv")) == 2
     # the same games give the same rating (deterministic), and the reference was cached
     first = pd.read_csv(tmp / "card" / "ratings.csv")
     second = pd.read_csv(tmp / "card2" / "ratings.csv")

@@ -19,17 +19,16 @@ from bluffsim import evaluate
 from bluffsim.analysis import plots
 from bluffsim.analysis.stats import bradley_terry
 from bluffsim.cli import main
+from tests.built_once import built_once
 
 ROOT = Path(__file__).resolve().parents[1]
 SKEPTIC = "experiments.my_agent:Skeptic"
 
 
-@pytest.fixture(scope="module")
-def two_runs(tmp_path_factory):
-    """The full (here: every player count of qdv at 60 games would be slow, so 2 and 3 players
-    at 60 games stands for "the wider run") evaluation, then one restricted to 2 players, on one
-    leaderboard; returns (tmp, stdout of the second run)."""
-    tmp = tmp_path_factory.mktemp("lb")
+def evaluate_twice(tmp: Path) -> str:
+    """The wider evaluation (here 2 and 3 players of qdv at 60 games stand for it: every player
+    count would be slow), then one restricted to 2 players, on one leaderboard under ``tmp``;
+    returns the second run's stdout."""
     common = ["--table-games", "60", "--leaderboard", str(tmp / "lb.csv"),
               "--reference-dir", str(tmp / "ref")]
     cwd = os.getcwd()
@@ -43,7 +42,14 @@ def two_runs(tmp_path_factory):
     finally:
         os.chdir(cwd)
     assert proc.returncode == 0, proc.stderr
-    return tmp, proc.stdout
+    return proc.stdout
+
+
+@pytest.fixture(scope="module")
+def two_runs(tmp_path_factory):
+    """``(directory, stdout of the second run)`` of ``evaluate_twice``, run once per session
+    (the tests only read its files)."""
+    return built_once(tmp_path_factory, "two_runs", evaluate_twice)
 
 
 def test_a_restricted_evaluation_adds_its_own_row_and_keeps_the_wider_one(two_runs):
