@@ -69,8 +69,6 @@ SLOW_TESTS = (
     "tests/test_evaluate_leaderboard.py::test_a_restricted_evaluation_adds_its_own_row_and_keeps_the_wider_one",
     "tests/test_sweeps.py::test_the_docs_legumes_hand_size_table_is_what_its_command_gives",
     "tests/test_replay.py::test_the_html_viewer_steps_through_the_game_from_a_file",
-    "tests/test_play.py::test_bad_play_arguments_are_one_line_errors",
-    "tests/test_evaluate.py::test_bad_input_is_one_line_exit_2_and_writes_nothing",
     "tests/test_custom_agents.py::test_a_custom_agent_that_does_not_fit_is_a_one_line_error",
     "tests/test_serve_browser.py::test_a_full_game_in_the_browser_shows_nothing_hidden",
     "tests/test_serve.py::test_bad_flags_are_one_line_errors_before_the_server_starts",

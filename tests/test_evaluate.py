@@ -16,6 +16,7 @@ from bluffsim import evaluate
 from bluffsim.analysis.stats import rate_against
 from bluffsim.cli import main
 from tests.built_once import built_once
+from tests.console import bluffsim_here
 
 ROOT = Path(__file__).resolve().parents[1]
 SKEPTIC = "experiments.my_agent:Skeptic"
@@ -116,14 +117,26 @@ def test_a_second_evaluation_replaces_its_row_unless_append(skeptic_run, tmp_pat
      f"--game 'chess': allowed: {' | '.join(evaluate.battery_players())}"),
     ([SKEPTIC, "--game", "veru"], "has no table for --game veru; it plays qdv"),
 ])
-def test_bad_input_is_one_line_exit_2_and_writes_nothing(tmp_path, args, message):
+def test_bad_input_is_one_line_exit_2_and_writes_nothing(tmp_path, args, message, capsys,
+                                                         monkeypatch):
     out = tmp_path / "o"
-    proc = subprocess.run([sys.executable, "-m", "bluffsim.cli", "evaluate", *args, "--out",
-                           str(out), "--leaderboard", str(tmp_path / "lb.csv")],
+    monkeypatch.chdir(ROOT)
+    code, err = bluffsim_here(["evaluate", *args, "--out", str(out), "--leaderboard",
+                               str(tmp_path / "lb.csv")], capsys)
+    assert code == 2, err
+    assert err.startswith("bluffsim: error: ") and message in err, err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert not out.exists() and not (tmp_path / "lb.csv").exists()
+
+
+def test_bad_input_in_a_real_process_is_one_line_and_writes_nothing(tmp_path):
+    out = tmp_path / "o"
+    proc = subprocess.run([sys.executable, "-m", "bluffsim.cli", "evaluate", "nosuchagent",
+                           "--out", str(out), "--leaderboard", str(tmp_path / "lb.csv")],
                           capture_output=True, text=True, cwd=ROOT)
     assert proc.returncode == 2, proc.stderr
-    assert proc.stderr.startswith("bluffsim: error: ") and message in proc.stderr, proc.stderr
-    assert len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr
+    assert proc.stderr.startswith("bluffsim: error: ") and proc.stderr.count("\n") == 1
+    assert "AGENT 'nosuchagent' is not a known agent" in proc.stderr
     assert not out.exists() and not (tmp_path / "lb.csv").exists()
 
 

@@ -16,6 +16,7 @@ import bluffsim
 from bluffsim.api import BluffsimError
 from bluffsim.games.display import Event
 from bluffsim.play import SeatSpec, TerminalGame, display_for, parse_seats
+from tests.console import bluffsim_here
 
 PROMPT = r"your move \(0-\d+, name, q\): "
 
@@ -323,13 +324,20 @@ def test_the_display_words_reverse_with_a_card_and_accept():
     (["play", "qdv", "--watch", "--delay", "nan"], "--delay nan: give a finite number"),
     (["play", "qdv", "--seats", "human,random", "--delay", "1"], "--delay 1 paces --watch only"),
 ])
-def test_bad_play_arguments_are_one_line_errors(args, message):
-    """Bad arguments (issue 13: a seed beyond 2**64-1 included) print one line and exit 2."""
-    r = subprocess.run([sys.executable, "-m", "bluffsim.cli", *args], capture_output=True,
-                       text=True, timeout=60)
+def test_bad_play_arguments_are_one_line_errors(args, message, capsys):
+    """Bad arguments (a seed beyond 2**64-1 included) print one line and exit 2."""
+    code, err = bluffsim_here(args, capsys)
+    assert code == 2
+    assert message in err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_bad_play_argument_in_a_real_process_is_one_line():
+    r = subprocess.run([sys.executable, "-m", "bluffsim.cli", "play", "qdv", "--seats",
+                        "human,wizard"], capture_output=True, text=True, timeout=60)
     assert r.returncode == 2
-    assert message in r.stderr
-    assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    assert r.stderr == "bluffsim: error: " + r.stderr.removeprefix("bluffsim: error: ")
+    assert "unknown seat 'wizard'" in r.stderr and r.stderr.count("\n") == 1
 
 
 def test_a_token_challenge_that_ends_the_game_is_one_sentence():
