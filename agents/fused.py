@@ -270,8 +270,10 @@ class FusedLineup:
         self.game, self.kinds, self.params = game, kinds, params
         self.net, self.net_table = net, net_table
         # an agent of each kind HEURISTIC, COUNTING, USER (the lineup's first, else a default
-        # built-in one): whose ``context()`` each call passes, whose ``grow()`` makes room
-        self.members = {kind: cls(game) for kind, cls in builtins.classes.items()}
+        # built-in one, so that every call passes contexts of the same types: one compiled
+        # kernel): whose ``context()`` each call passes, whose ``grow()`` makes room
+        self.members = {kind: cls(game) for kind, cls in builtins.classes.items()
+                        if kind not in members}
         self.members.update(members)
         user = members.get(USER)
         self.kernel = (builtins.module.play_seats_kernel if user is None

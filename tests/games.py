@@ -69,6 +69,8 @@ def assert_rows_equal(name: str, got: Any, want: Any, tag: Any,
     else:
         got = got[rows]
     assert got.shape == want.shape, f"{tag(0)}: {name} shape {got.shape} != {want.shape}"
+    if len(got) < 8 and got.tolist() == want.tolist():   # quicker for a few rows (batch 1)
+        return
     differ = (got != want).reshape(len(got), -1).any(axis=1)
     if differ.any():
         i = int(np.argmax(differ))
