@@ -81,6 +81,7 @@ class LLMServer:
         self.policy, self.faults, self.models = policy, faults, models
         self.key, self.delay, self.slow_seconds = key, delay, slow_seconds
         self.list_models = list_models
+        self.hold: Callable[[], bool] | None = None   # answers wait while this says True
         self.requests: list[dict] = []
         self.asked: Counter[int] = Counter()
         self.in_flight = 0          # chat requests being answered now
@@ -217,6 +218,8 @@ class LLMServer:
             self.in_flight += 1
             self.in_flight_seen.append(self.in_flight)
         try:
+            while self.hold is not None and self.hold():
+                await asyncio.sleep(0.01)
             if self.delay:
                 await asyncio.sleep(self.delay)
             return await self._reply(writer, fault, messages, n, request, blob)

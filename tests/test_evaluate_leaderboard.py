@@ -8,7 +8,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -177,7 +176,10 @@ def test_ctrl_c_with_two_workers_is_one_line_about_tables(tmp_path):
                             start_new_session=True)
     first = proc.stdout.readline()          # the plan line: tables are being played now
     assert "tables" in first, first
-    time.sleep(2.0)
+    # the signal lands once the first table is done (the kernels compiled, the pool playing)
+    while not (line := proc.stdout.readline()).strip().startswith("table ") and line:
+        pass
+    assert line.strip().startswith("table 1/"), line
     os.killpg(proc.pid, signal.SIGINT)      # what Ctrl-C does: the whole process group
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err

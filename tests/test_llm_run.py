@@ -201,15 +201,17 @@ def test_a_run_killed_mid_way_resumes_to_the_same_results(tmp_path, sig) -> None
         killed["run"]["batch"] = 1   # one game at a time: shards land one by one, not together
         cfg = write_config(tmp_path, killed)
         env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+        # once a shard is written no answer comes until the kill: the run cannot end first
+        server.hold = lambda: any((tmp_path / "o" / "shards").glob("games-*.parquet"))
         proc = subprocess.Popen([sys.executable, "-m", "bluffsim.cli", "run", str(cfg), "--out",
                                  "o"], cwd=tmp_path, env=env, stdout=subprocess.DEVNULL,
                                 stderr=subprocess.PIPE, text=True)
-        first_shard = tmp_path / "o" / "shards" / "games-00000.parquet"
         deadline = time.time() + 120
-        while not first_shard.exists() and proc.poll() is None and time.time() < deadline:
+        while not server.hold() and proc.poll() is None and time.time() < deadline:
             time.sleep(0.02)
         proc.send_signal(sig)
         proc.wait(timeout=60)
+        server.hold = None
         assert not (tmp_path / "o" / "games.parquet").exists(), "the run finished before the kill"
         assert len(list((tmp_path / "o" / "shards").glob("games-*"))) >= 1
         done = run_cli("run", str(cfg), "--out", "o", "--resume", cwd=tmp_path)
