@@ -6,7 +6,7 @@ A policy is ``policy(obs, mask, key, r, params, ctx) -> int64``:
 |----------|------------|
 | `obs`    | the current player's observation as one record (``game.observation_dtype``: the |
 |          | fields of ``game.observe``, booleans as uint8), filled by the generated ``observe_row`` |
-| `mask`   | the legal mask of the decision (bool or uint8 ``[A]``) |
+| `mask`   | the legal mask of the decision (uint8 ``[A]``, 1 where legal) |
 | `key`    | the decision's agent key, ``rn.major_key(rn.agent_key(seed, seat), decision)``: its |
 |          | words ``rn.minor_word(key, i)`` are ``AgentRNG.words()[:, i]`` |
 | `r`      | the rules record (``game._rec[0]``: the options and constants every seat knows) |
@@ -97,9 +97,16 @@ def act_rows(kernel: Any, game: Any, obs: dict[str, np.ndarray], legal_mask: np.
     records = observation_records(game, obs)
     out = np.empty(records.shape[0], np.int64)
     keys = np.zeros(out.size, np.uint64) if rng is None else decision_keys(rng)
-    kernel(records, np.ascontiguousarray(legal_mask), keys, game._rec,
-           np.asarray(params, np.float64), ctx, out)
+    kernel(records, mask_bytes(legal_mask), keys, game._rec, np.asarray(params, np.float64),
+           ctx, out)
     return out
+
+
+def mask_bytes(legal_mask: np.ndarray) -> np.ndarray:
+    """``legal_mask`` as contiguous uint8 (a bool mask viewed, not copied): one mask type for
+    every caller, so each policy compiles once per record type, not once more per mask dtype."""
+    mask = np.ascontiguousarray(legal_mask)
+    return mask.view(np.uint8) if mask.dtype == np.bool_ else mask.astype(np.uint8, copy=False)
 
 
 @cache
