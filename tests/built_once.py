@@ -5,6 +5,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -24,7 +25,10 @@ def built_once(tmp_path_factory: pytest.TempPathFactory, name: str,
     where, result = root / name, root / f"{name}.json"
     with open(root / f"{name}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        if not result.exists():
+        if not result.exists():   # not built, or a build that failed: (re)build from scratch
+            shutil.rmtree(where, ignore_errors=True)
             where.mkdir()
-            result.write_text(json.dumps(build(where)))
+            partial = result.with_suffix(".partial")
+            partial.write_text(json.dumps(build(where)))
+            os.replace(partial, result)
     return where, json.loads(result.read_text())

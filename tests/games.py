@@ -68,7 +68,7 @@ def assert_rows_equal(name: str, got: Any, want: Any, tag: Any,
         rows = np.arange(len(got))
     else:
         got = got[rows]
-    assert got.shape == want.shape, f"{tag(0)}: {name} shape {got.shape} != {want.shape}"
+    assert got.shape == want.shape, f"{name} shape {got.shape} != {want.shape}"
     if len(got) < 8 and got.tolist() == want.tolist():   # quicker for a few rows (batch 1)
         return
     differ = (got != want).reshape(len(got), -1).any(axis=1)
@@ -85,7 +85,10 @@ def assert_same_game(game: Any, ref: Any, st: Any, rstates: list, where: str = "
         s = rstates[b]
         return f"{where} game {b} (seed {s.seed}, decision {s.num_decisions})"
 
-    rows = np.arange(len(rstates)) if rows is None else np.asarray(rows)
+    if rows is None:
+        assert st.batch_size == len(rstates), f"{where}: {st.batch_size} games, {len(rstates)} states"
+        rows = np.arange(len(rstates))
+    rows = np.asarray(rows)
     chosen = [rstates[b] for b in rows]
     for name in ("current_player", "terminated", "truncated", "num_decisions", "num_rounds",
                  "placements"):
@@ -114,7 +117,8 @@ def play_random_both(game: Any, ref: Any, seeds: np.ndarray, where: str = "", ev
     fast state); fails if the games have not ended within ``max_steps``.  Each step compares
     the games that were running before it (a game is compared up to and including the step
     that ends it); at the end every game is compared again, observations included, so a
-    finished game the fast engine changed afterwards is caught."""
+    finished game the fast engine changed afterwards and left changed is caught (one changed
+    only while others ran, then put back, would not be)."""
     st = game.init(seeds)
     rstates = [ref.new_game(int(s)) for s in seeds]
     live = np.arange(len(seeds))

@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -176,12 +177,20 @@ def test_ctrl_c_with_two_workers_is_one_line_about_tables(tmp_path):
                             start_new_session=True)
     first = proc.stdout.readline()          # the plan line: tables are being played now
     assert "tables" in first, first
-    # the signal lands once the first table is done (the kernels compiled, the pool playing)
-    while not (line := proc.stdout.readline()).strip().startswith("table ") and line:
-        pass
-    assert line.strip().startswith("table 1/"), line
-    os.killpg(proc.pid, signal.SIGINT)      # what Ctrl-C does: the whole process group
-    _, err = proc.communicate(timeout=60)
+    # the signal lands once the first table is done (the kernels compiled, the pool playing);
+    # a run that stalls is killed after 300 s, which ends the reading with a failure
+    stall = threading.Timer(300, os.killpg, (proc.pid, signal.SIGKILL))
+    stall.start()
+    try:
+        while not (line := proc.stdout.readline()).strip().startswith("table ") and line:
+            pass
+        assert line.strip().startswith("table 1/"), line
+        os.killpg(proc.pid, signal.SIGINT)      # what Ctrl-C does: the whole process group
+        _, err = proc.communicate(timeout=60)
+    finally:
+        stall.cancel()
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
     assert proc.returncode == 130, err
     assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
     lines = err.strip().splitlines()

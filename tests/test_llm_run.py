@@ -206,12 +206,16 @@ def test_a_run_killed_mid_way_resumes_to_the_same_results(tmp_path, sig) -> None
         proc = subprocess.Popen([sys.executable, "-m", "bluffsim.cli", "run", str(cfg), "--out",
                                  "o"], cwd=tmp_path, env=env, stdout=subprocess.DEVNULL,
                                 stderr=subprocess.PIPE, text=True)
-        deadline = time.time() + 120
-        while not server.hold() and proc.poll() is None and time.time() < deadline:
-            time.sleep(0.02)
-        proc.send_signal(sig)
-        proc.wait(timeout=60)
-        server.hold = None
+        try:
+            deadline = time.time() + 120
+            while not server.hold() and proc.poll() is None and time.time() < deadline:
+                time.sleep(0.02)
+            proc.send_signal(sig)
+            proc.wait(timeout=60)
+        finally:
+            server.hold = None
+            if proc.poll() is None:
+                proc.kill()
         assert not (tmp_path / "o" / "games.parquet").exists(), "the run finished before the kill"
         assert len(list((tmp_path / "o" / "shards").glob("games-*"))) >= 1
         done = run_cli("run", str(cfg), "--out", "o", "--resume", cwd=tmp_path)
