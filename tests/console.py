@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import pytest
 
 from bluffsim.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def bluffsim_here(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
@@ -17,3 +22,14 @@ def bluffsim_here(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[
     except SystemExit as stop:   # argparse's own errors exit
         code = stop.code if isinstance(stop.code, int) else 1
     return code, capsys.readouterr().err
+
+
+def run_in_root(args: list[str]) -> int:
+    """``bluffsim ARGS`` in this process from the repository root (where ``experiments.*``
+    agents import): its exit status."""
+    cwd = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        return main(args)
+    finally:
+        os.chdir(cwd)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import sys
@@ -16,7 +15,7 @@ from bluffsim import evaluate
 from bluffsim.analysis.stats import rate_against
 from bluffsim.cli import main
 from tests.built_once import built_once
-from tests.console import bluffsim_here
+from tests.console import bluffsim_here, run_in_root
 
 ROOT = Path(__file__).resolve().parents[1]
 SKEPTIC = "experiments.my_agent:Skeptic"
@@ -28,16 +27,6 @@ def skeptic_args(tmp: Path) -> list[str]:
     return ["evaluate", SKEPTIC, "--table-games", "60", "--players", "2", "--players", "3",
             "--out", str(tmp / "card"), "--leaderboard", str(tmp / "lb.csv"),
             "--reference-dir", str(tmp / "ref"), "--quiet"]
-
-
-def run_in_root(args: list[str]) -> int:
-    """``bluffsim ARGS`` from the repository root (where ``experiments.my_agent`` imports)."""
-    cwd = os.getcwd()
-    os.chdir(ROOT)
-    try:
-        return main(args)
-    finally:
-        os.chdir(cwd)
 
 
 @pytest.fixture(scope="module")

@@ -20,6 +20,7 @@ from bluffsim.analysis import plots
 from bluffsim.analysis.stats import bradley_terry
 from bluffsim.cli import main
 from tests.built_once import built_once
+from tests.console import run_in_root
 
 ROOT = Path(__file__).resolve().parents[1]
 SKEPTIC = "experiments.my_agent:Skeptic"
@@ -31,16 +32,11 @@ def evaluate_twice(tmp: Path) -> str:
     returns the second run's stdout."""
     common = ["--table-games", "60", "--leaderboard", str(tmp / "lb.csv"),
               "--reference-dir", str(tmp / "ref")]
-    cwd = os.getcwd()
-    os.chdir(ROOT)
-    try:
-        assert main(["evaluate", SKEPTIC, "--players", "2", "--players", "3",
-                     "--out", str(tmp / "wide"), "--quiet", *common]) == 0
-        proc = subprocess.run([sys.executable, "-m", "bluffsim.cli", "evaluate", SKEPTIC,
-                               "--players", "2", "--out", str(tmp / "narrow"), *common],
-                              capture_output=True, text=True, cwd=ROOT)
-    finally:
-        os.chdir(cwd)
+    assert run_in_root(["evaluate", SKEPTIC, "--players", "2", "--players", "3",
+                        "--out", str(tmp / "wide"), "--quiet", *common]) == 0
+    proc = subprocess.run([sys.executable, "-m", "bluffsim.cli", "evaluate", SKEPTIC,
+                           "--players", "2", "--out", str(tmp / "narrow"), *common],
+                          capture_output=True, text=True, cwd=ROOT)
     assert proc.returncode == 0, proc.stderr
     return proc.stdout
 
