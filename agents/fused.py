@@ -59,7 +59,8 @@ import numpy as np
 from numba import njit
 
 from agents.base import REGISTRY
-from agents.learned import LearnedAgent, forward_row, pack_layers, policy_action, policy_probs
+from agents.learned import (LearnedAgent, forward_row, forward_scratch, pack_layers, policy_action,
+                            policy_probs)
 from agents.policy import MEMO_FULL, CompiledAgent
 from agents.random import RandomAgent, random_policy
 from bluffsim import rng_nb as rn
@@ -89,14 +90,15 @@ def fused_module(game_id: str) -> Any | None:
 
 
 @njit(inline="always")
-def learned_action(obs, mask, key, r, tensor_row, prow, net, net_table, x, hbuf, nbuf, probs):
+def learned_action(obs, mask, key, r, tensor_row, prow, net, net_table, x, scratch, probs):
     """``LearnedAgent``'s choice on the observation record ``obs``: the game's tensor of it
     (``tensor_row``), the packed network's logits (``forward_row``), the masked softmax and the
     decision's first uniform (``key``, unless greedy) — the very functions ``LearnedAgent.act``
     runs."""
     x[:] = 0
     tensor_row(obs, r, x)
-    logits = forward_row(x, net, net_table, np.int64(prow[0]), np.int64(prow[1]), hbuf, nbuf)
+    work, nz, int_logs = scratch
+    logits = forward_row(x, net, net_table, np.int64(prow[0]), np.int64(prow[1]), work, nz, int_logs)
     n = logits.shape[0]
     m = mask[:n]
     greedy = prow[2] != 0.0
@@ -135,8 +137,7 @@ def play_seats_loop(heuristic_policy, counting_policy, user_policy, observe_row,
     for li in range(net_table.shape[0]):
         width = max(width, net_table[li, 1])
     x = np.zeros(obs_size, np.float32)
-    hbuf = np.empty(width)
-    nbuf = np.empty(width)
+    scratch = forward_scratch(width)  # learned_action's
     probs = np.empty(width)
     made = 0
     rounds = 0
@@ -175,7 +176,7 @@ def play_seats_loop(heuristic_policy, counting_policy, user_policy, observe_row,
             elif kind == LEARNED:
                 observe_row(g, h, r, o)
                 a = learned_action(o, mask, key, r, tensor_row, params[j], net, net_table, x,
-                                   hbuf, nbuf, probs)
+                                   scratch, probs)
             elif kind == EXTERNAL:
                 a = pending[b]
                 if a < 0:

@@ -175,23 +175,51 @@ def two_prod(a: float, b: float) -> tuple[float, float]:
 # exp and its unrounded parts
 
 
+@nb.njit(cache=True, inline="always")
+def exp_step(x: float) -> float:
+    """The Cody-Waite step of ``exp``: the whole number ``k`` (a float) nearest ``x / (ln 2 / 128)``."""
+    return math.floor(x * INV_STEP + 0.5)
+
+
+@nb.njit(cache=True, inline="always")
+def pow2(m: int) -> float:
+    """``2**m`` for ``-1022 <= m <= 1023``, built from its bits (exact)."""
+    return bits_float(np.int64(m + 1023) << 52)
+
+
+@nb.njit(cache=True, inline="always")
+def exp_tail(x: float, tail: float, k: float, t: float, t_lo: float) -> tuple[float, float]:
+    """(ph, pl) of ``exp_parts`` for step ``k`` and its table entry ``(t, t_lo)`` = ``TWO_POW[k % 128]``:
+    the arithmetic after the table lookup, shared by the scalar functions and ``tanh_inplace``."""
+    r = x - k * STEP_HI                    # exact (Sterbenz; k * STEP_HI exact)
+    r_lo = tail - k * STEP_LO
+    # expm1(r + r_lo) = r + r_lo + q, q the degree-6 tail of the Taylor series
+    rr = r + r_lo
+    q = rr * rr * (0.5 + rr * (1.0 / 6.0 + rr * (1.0 / 24.0 + rr * (1.0 / 120.0 + rr * (1.0 / 720.0)))))
+    ph, p_err = two_prod(t, r)
+    pl = p_err + (t * (r_lo + q) + t_lo * (1.0 + rr))
+    return ph, pl
+
+
 @nb.njit(cache=True)
 def exp_parts(x: float, tail: float) -> tuple[float, float, float, int]:
     """(t, ph, pl, m): exp(x + tail) = 2^m (t + ph + pl) with t = 2^(j/128) rounded, |ph| < 2^-7 t
     and |pl| <= ulp(ph), accurate to about 2^-60 relative; for finite ``x`` in
     [EXP_MIN, EXP_MAX] and ``|tail| <= 2^-40 |x|``."""
-    k = math.floor(x * INV_STEP + 0.5)
-    r = x - k * STEP_HI                    # exact (Sterbenz; k * STEP_HI exact)
-    r_lo = tail - k * STEP_LO
+    k = exp_step(x)
     j = int(k) & (EXP_N - 1)
     m = (int(k) - j) >> EXP_TABLE_BITS
-    # expm1(r + r_lo) = r + r_lo + q, q the degree-6 tail of the Taylor series
-    rr = r + r_lo
-    q = rr * rr * (0.5 + rr * (1.0 / 6.0 + rr * (1.0 / 24.0 + rr * (1.0 / 120.0 + rr * (1.0 / 720.0)))))
-    t, t_lo = TWO_POW[j, 0], TWO_POW[j, 1]
-    ph, p_err = two_prod(t, r)
-    pl = p_err + (t * (r_lo + q) + t_lo * (1.0 + rr))
+    t = TWO_POW[j, 0]
+    ph, pl = exp_tail(x, tail, k, t, TWO_POW[j, 1])
     return t, ph, pl, m
+
+
+@nb.njit(cache=True, inline="always")
+def expm1_scaled(t: float, ph: float, pl: float, scale: float) -> float:
+    """``scale (t + ph + pl) - 1`` rounded once, from ``exp_parts`` and ``scale = 2^m`` (``|m| <= 58``)."""
+    u, v = two_sum(t * scale, -1.0)         # exact: |m| <= 58
+    a, b = two_sum(u, ph * scale)
+    return a + (b + (v + pl * scale))
 
 
 @nb.njit(cache=True)
@@ -219,9 +247,7 @@ def expm1(x: float) -> float:
     if x < -40.0:
         return -1.0
     t, ph, pl, m = exp_parts(x, 0.0)
-    u, v = two_sum(scale2(t, m), -1.0)         # exact: |m| <= 58
-    a, b = two_sum(u, scale2(ph, m))
-    return a + (b + (v + scale2(pl, m)))
+    return expm1_scaled(t, ph, pl, pow2(m))
 
 
 @nb.njit(cache=True)
@@ -244,6 +270,33 @@ def tanh(x: float) -> float:
         e = expm1(2.0 * a)
         t = e / (e + 2.0)
     return t if x > 0 else -t
+
+
+@nb.njit(cache=True, error_model="numpy")
+def tanh_inplace(v: np.ndarray, n: int, work: np.ndarray) -> None:
+    """``v[:n] = tanh(v[:n])``, bit for bit ``tanh`` of each element, in loops without branches
+    that the compiler vectorises (the table lookup apart); ``work`` is float64 scratch ``[3, >= n]``.
+    IEEE operations give the same bits in a vector register as alone, so this is still the
+    contract's ``tanh`` (``tests/test_fmath.py`` compares every path)."""
+    step, t, t_lo = work[0], work[1], work[2]
+    for i in range(n):
+        a = abs(v[i])
+        step[i] = exp_step(2.0 * a if (a >= 1e-9) & (a <= 22.0) else 1.0)   # a finite stand-in off the main path
+    for i in range(n):
+        j = np.int64(step[i]) & (EXP_N - 1)
+        t[i], t_lo[i] = TWO_POW[j, 0], TWO_POW[j, 1]
+    for i in range(n):
+        x = v[i]
+        a = abs(x)
+        main = (a >= 1e-9) & (a <= 22.0)          # false for NaN
+        x2 = 2.0 * a if main else 1.0
+        k = step[i]
+        ph, pl = exp_tail(x2, 0.0, k, t[i], t_lo[i])
+        scale = pow2(np.int64(k) >> EXP_TABLE_BITS)     # 0 <= m <= 63 here
+        e = expm1_scaled(t[i], ph, pl, scale) if x2 <= 40.0 else (t[i] + (ph + pl)) * scale  # as expm1
+        y = e / (e + 2.0) if a <= 22.0 else 1.0
+        y = y if x > 0 else -y
+        v[i] = y if a >= 1e-9 else x
 
 
 # ---------------------------------------------------------------------------------------

@@ -124,6 +124,24 @@ def test_ufuncs_equal_the_scalar_functions(name: str) -> None:
     assert ufunc(xs).tobytes() == want.tobytes()
 
 
+def test_tanh_inplace_is_tanh_bit_for_bit() -> None:
+    """The vectorised ``tanh_inplace`` (the learned networks' hidden layers) against the scalar
+    ``tanh`` on each of its paths: tiny (returned as is), the expm1 range, the exp range
+    (|x| in (20, 22]), saturated, ±0, ±inf and NaN, and a length that is not a multiple of any
+    vector width."""
+    xs = np.concatenate([RNG.normal(0, 3, 2001), RNG.uniform(19.5, 22.5, 300), RNG.normal(0, 1e-8, 50),
+                         [0.0, -0.0, math.nan, math.inf, -math.inf, 1e-9, -1e-9, 0.99e-9, 20.0,
+                          np.nextafter(20.0, 21.0), 22.0, np.nextafter(22.0, 23.0), -22.0, 5e-324,
+                          -5e-324, 700.0, -1e300]])
+    got = xs.copy()
+    fm.tanh_inplace(got, got.size, np.empty((3, got.size)))
+    want = np.array([fm.tanh(float(x)) for x in xs])
+    assert got.tobytes() == want.tobytes()
+    part = xs[:37].copy()
+    fm.tanh_inplace(part, 20, np.empty((3, 20)))      # only the first n change
+    assert part[:20].tobytes() == want[:20].tobytes() and part[20:].tobytes() == xs[20:37].tobytes()
+
+
 def test_pow_ufunc_broadcasts_integer_exponents() -> None:
     base = RNG.uniform(0, 1, (40, 1))
     k = np.arange(5)[None, :]
@@ -134,10 +152,13 @@ def test_pow_ufunc_broadcasts_integer_exponents() -> None:
 ASM_PROBE = """
 import json
 from bluffsim import fmath as fm
+import numpy as np
 for f in (fm.exp, fm.log, fm.log1p, fm.expm1, fm.tanh, fm.pow, fm.sigmoid):
     f(0.5) if f is not fm.pow else f(0.5, 3.0)
+fm.tanh_inplace(np.ones(9), 9, np.empty((3, 9)))
 print(json.dumps({f.__name__: "\\n".join(f.inspect_asm().values())
-                  for f in (fm.exp, fm.log, fm.log1p, fm.expm1, fm.tanh, fm.pow, fm.sigmoid)}))
+                  for f in (fm.exp, fm.log, fm.log1p, fm.expm1, fm.tanh, fm.pow, fm.sigmoid,
+                            fm.tanh_inplace)}))
 """
 
 
@@ -149,7 +170,8 @@ def test_machine_code_has_no_fused_multiply_add(tmp_path) -> None:
     out = subprocess.run([sys.executable, "-c", ASM_PROBE], env=env, capture_output=True,
                          text=True, check=True).stdout
     asm = json.loads(out.strip().splitlines()[-1])
-    assert set(asm) == {"exp", "log", "log1p", "expm1", "tanh", "pow", "sigmoid"}
+    assert set(asm) == {"exp", "log", "log1p", "expm1", "tanh", "pow", "sigmoid", "tanh_inplace"}
+    assert "mulpd" in asm["tanh_inplace"]  # packed: it is vectorised (at any vector width)
     for name, code in asm.items():
         assert "mulsd" in code or "vmulsd" in code or "mulpd" in code, name  # real code, not a stub
         for fused in ("fmadd", "fmsub", "fnmadd", "fnmsub"):
