@@ -97,7 +97,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numba.typed import List
 
 from agents.base import Param, Traits, probability, real, register_agent
 from agents.combinatorics import LOG_CHOOSE
@@ -206,21 +205,13 @@ def card_moments(rules: R.Rules) -> tuple[float, float]:
     return m1, m2 - m1 * m1
 
 
-_LISTS: dict = {}
-
-
-def memo_lists(memo: tuple) -> tuple:
-    """The memo tables' arrays as five typed lists (gkeys, buckets, cdf, below, fill; index =
-    salad step), rebuilt only when a table grew (new arrays).  Kept per set of tables: the
-    lists hold the arrays, so an array's ``id`` is not reused while its lists are cached."""
-    arrays = [[t.gkeys for t in memo], [t.buckets for t in memo], [t.cdf for t in memo],
-              [t.below for t in memo], [t.fill for t in memo]]
-    key = tuple(id(t) for t in memo)
-    ids = tuple(id(a) for group in arrays for a in group)
-    hit = _LISTS.get(key)
-    if hit is None or hit[0] != ids:
-        hit = _LISTS[key] = (ids, tuple(List(group) for group in arrays))
-    return hit[1]
+def memo_arrays(memo: tuple) -> tuple:
+    """The memo tables' arrays as five tuples (gkeys, buckets, cdf, below, fill; index = salad
+    step), taken anew at each call (a table that grew holds new arrays).  Tuples, not numba typed
+    lists: a process's first typed list costs about a second of setting up, and the policy runs
+    as fast on tuples (docs/bench.md)."""
+    return (tuple(t.gkeys for t in memo), tuple(t.buckets for t in memo),
+            tuple(t.cdf for t in memo), tuple(t.below for t in memo), tuple(t.fill for t in memo))
 
 
 def memo_tables(rules: R.Rules) -> tuple[CountTable, ...]:
@@ -293,12 +284,12 @@ class QdvCounting(CompiledAgent):
 
     def context(self) -> tuple:
         """The policy's ``ctx`` (``counting_kernel.counting_policy``): a scratch record, the
-        log-binomial table and the memo tables as typed lists (fetched anew after they grow)."""
+        log-binomial table and the memo tables' arrays (``memo_arrays``, fetched anew: tables grow)."""
         *_, deck, tables, strides, max_comp = self._constants()
         rules = self.game.rules
         scratch = K.new_scratch(deck, VALUE, strides, tables[0].width, rules.num_players,
                                 self.game.num_actions, max_comp)
-        return (scratch, LOG_CHOOSE, *memo_lists(tables))
+        return (scratch, LOG_CHOOSE, *memo_arrays(tables))
 
 
 def model_rows(game: Any, obs: dict[str, np.ndarray], legal_mask: np.ndarray | None = None,

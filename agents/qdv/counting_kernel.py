@@ -463,7 +463,7 @@ def counting_policy(obs, mask, key, r, params, ctx):
     """``QdvCounting``'s choice (``agents.policy``'s contract): ``decide_row`` on the
     observation; ``MEMO_FULL`` when a memo table ran full (nothing decided: grow the tables
     and ask again).  ``ctx``: the scratch record (``new_scratch``), the log-binomial table and
-    the memo tables' five typed lists."""
+    the memo tables' five tuples of arrays (``counting.memo_arrays``)."""
     scratch, lc, gkeys_l, buckets_l, cdfs_l, belows_l, fills_l = ctx
     a = decide_row(obs, mask, scratch[0], lc, params, gkeys_l, buckets_l, cdfs_l, belows_l,
                    fills_l, r.gain_id, r.punish0)
@@ -713,8 +713,7 @@ def decide_row(o, mask, sc, lc, prm, gkeys_t, buckets_t, cdfs, belows, fills, ga
     """The action on the observation ``o`` (legal ``mask``), with the scratch record ``sc``
     (``scratch_dtype``): -1 when a memo table ran full (nothing decided; the caller grows the
     tables and asks again), -2 in a phase this agent does not decide.  The memo tables' arrays
-    come in typed lists (index = salad step): a list is one reference-counted object where a
-    tuple counts every array."""
+    come in tuples (index = salad step, ``counting.memo_arrays``)."""
     nf = NUM_FRUITS
     na = sc.values.shape[0]
     ph = np.int64(o.phase)
