@@ -128,7 +128,7 @@ def _play_games(exp: Experiment, shard: int, game: Any, lineup: list[Any], log: 
     nxt = b
     pending = np.full(b, -1, np.int64)  # Python agents' actions for the next fused call
     gathering = 0                       # fused calls since the Python agents last acted
-    kept = KeptRounds(st, KEPT_ROUNDS * b) if fused is not None else None
+    kept = KeptRounds(st, max(1, int(KEPT_ROUNDS * b))) if fused is not None else None
     game_rows: list[dict[str, np.ndarray]] = []
     round_rows: list[dict[str, np.ndarray]] = []
     while active.any():
