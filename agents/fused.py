@@ -313,10 +313,12 @@ class KeptRounds:
         return self.data, self.hot, self.game, self.fill
 
     def take(self) -> tuple[Any, np.ndarray]:
-        """(a state of the kept rounds' records, their batch slots), and empties the rows."""
+        """(a state of the kept rounds' records, their batch slots), and empties the rows.  The
+        state's arrays are views of the rows (copying them cost more than the loop saved):
+        valid until the next ``play``."""
         n = int(self.fill[0])
         self.fill[0] = 0
-        return (self.state_type.from_data(self.data[:n].copy(), self.hot[:n].copy(), self.rules),
+        return (self.state_type.from_data(self.data[:n], self.hot[:n], self.rules),
                 self.game[:n].copy())
 
 

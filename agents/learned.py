@@ -135,9 +135,10 @@ def weighted_sums(h: np.ndarray, nz: np.ndarray, m: int, flat: np.ndarray, wo: i
 def forward_row(x: np.ndarray, flat: np.ndarray, table: np.ndarray, first: int, depth: int,
                 work: np.ndarray, nz: np.ndarray, int_logs: np.ndarray) -> np.ndarray:
     """float64 logits of the packed MLP (layers ``first .. first+depth-1`` of ``table``) on one
-    flat tensor ``x`` (module docstring); ``work``, ``nz``, ``int_logs`` from ``forward_scratch`` (the result is
-    a view of ``work``).  Each sum is added left to right over the inputs from 0.0 (zero inputs
-    skipped: they add nothing), then the bias; ``tanh`` is ``fmath.tanh_inplace``."""
+    flat tensor ``x`` (module docstring); ``work``, ``nz``, ``int_logs`` from ``forward_scratch``
+    (the result is a view of ``work``).  Each sum is added left to right over the inputs from
+    0.0 (zero inputs skipped: they add nothing), then the bias; ``tanh`` is
+    ``fmath.tanh_inplace``."""
     h, nxt = work[0], work[1]
     symlog_into(x, int_logs, h)
     for li in range(first, first + depth):

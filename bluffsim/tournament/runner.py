@@ -73,11 +73,12 @@ REFILL_SHARE = 32
 # A game with a fused loop is played by it (agents without a compiled policy act from Python
 # between its calls): each call plays every running game up to FUSED_DECISIONS decisions, the
 # loop keeping a copy of a game's records at each round's end (``agents.fused.KeptRounds``,
-# KEPT_ROUNDS rows per game of the batch) until those rows are full; the rounds are recorded
-# from the copies after the call, the same records as the stepped path's.  ``_USE_FUSED = False``
-# forces the stepped path (tests compare the two).
+# KEPT_ROUNDS rows per game of the batch, at most KEPT_BYTES) until those rows are full; the
+# rounds are recorded from the copies after the call, the same records as the stepped path's.
+# ``_USE_FUSED = False`` forces the stepped path (tests compare the two).
 FUSED_DECISIONS = 512
 KEPT_ROUNDS = 4
+KEPT_BYTES = 32 << 20
 # the Python agents act once every running game waits for one of them, or after this many fused
 # calls (``_ask_external``): batched agents (a text agent's concurrent requests) get full batches
 GATHER_CALLS = 16
@@ -128,7 +129,9 @@ def _play_games(exp: Experiment, shard: int, game: Any, lineup: list[Any], log: 
     nxt = b
     pending = np.full(b, -1, np.int64)  # Python agents' actions for the next fused call
     gathering = 0                       # fused calls since the Python agents last acted
-    kept = KeptRounds(st, max(1, int(KEPT_ROUNDS * b))) if fused is not None else None
+    row_bytes = st.data.itemsize + st.hot.itemsize
+    kept = (KeptRounds(st, max(1, min(int(KEPT_ROUNDS * b), KEPT_BYTES // row_bytes)))
+            if fused is not None else None)
     game_rows: list[dict[str, np.ndarray]] = []
     round_rows: list[dict[str, np.ndarray]] = []
     while active.any():
@@ -186,8 +189,8 @@ def _round_records(exp: Experiment, game: Any, st: Any, idx: np.ndarray, game_id
     """``game.round_record`` of the games ``idx`` of ``st`` whose round just ended (their ids
     ``game_ids``, lineup members by seat ``seat_agent``), with a ``<seat column>_agent`` label
     column for each of the game's seat columns."""
-    rec = game.round_record(st, idx)
-    rec["game"] = game_ids
+    rec = {k: np.array(v) for k, v in game.round_record(st, idx).items()}  # own copies: st
+    rec["game"] = game_ids                                                # may be reused
     labels = np.asarray(exp.labels + ("",), dtype=object)
     for seat_key in seat_columns:
         if seat_key in rec:
