@@ -281,7 +281,8 @@ def tanh_inplace(v: np.ndarray, n: int, work: np.ndarray) -> None:
     step, t, t_lo = work[0], work[1], work[2]
     for i in range(n):
         a = abs(v[i])
-        step[i] = exp_step(2.0 * a if (a >= 1e-9) & (a <= 22.0) else 1.0)   # a finite stand-in off the main path
+        # off the main path a finite stand-in (its result is not used)
+        step[i] = exp_step(2.0 * a if (a >= 1e-9) & (a <= 22.0) else 1.0)
     for i in range(n):
         j = np.int64(step[i]) & (EXP_N - 1)
         t[i], t_lo[i] = TWO_POW[j, 0], TWO_POW[j, 1]
