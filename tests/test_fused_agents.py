@@ -176,11 +176,8 @@ def test_kept_rounds_filling_up_mid_call_lose_no_round(game_id, monkeypatch):
     seats = [{"agent": "counting", "label": "count"},
              {"agent": "tests.fused:Extremist", "label": "extremist"},
              {"agent": "heuristic", "label": "heur"}]
-    exp = config(seats, players=3, games=80, game=game_id)
     calls = count_fused_calls(monkeypatch)
-    fused = play_shard(exp, 0)
-    stepped(monkeypatch)
-    old = play_shard(exp, 0)
+    fused, old = fused_and_stepped(config(seats, players=3, games=80, game=game_id), 0, monkeypatch)
     rounds = int(fused[0].groupby("game")["rounds"].first().sum())
     assert len(fused[1]) == rounds and len(calls) >= rounds   # a call for each kept round
     assert fused[0].equals(old[0]) and fused[1].equals(old[1])
