@@ -9,7 +9,7 @@ the policies of the game's registered ``heuristic`` and ``counting`` agents (kin
 ``kernels.apply``.  numba caches no kernel that takes functions as arguments, hence one per
 game.  ``args`` is one tuple ``(data, hot, rules, obs, num_actions, decisions, counts,
 seat_agent, kinds, params, round_stop, first_game, resume, pending, net, net_table, obs_size,
-hctx, cctx, uctx, kept)`` (``kept``: the ``KeptRounds`` buffers, no rows when rounds are not kept).
+hctx, cctx, uctx)``.
 
 Those agents are ``CompiledAgent`` classes (``Builtins``): each member's ``params_row()`` is
 its row and ``context()`` its ``ctx`` (fetched at each call: memo tables grow), and ``grow()``
@@ -114,18 +114,6 @@ def learned_action(obs, mask, key, r, tensor_row, prow, net, net_table, x, scrat
 
 
 @njit(inline="always")
-def keep_round(kept_data, kept_hot, kept_game, kept_fill, g, h, b):
-    """Copy game ``b``'s records (``g``, ``h``), just after a step that ended a round, into the
-    next free row of the ``KeptRounds`` buffers; returns whether they are now full."""
-    k = kept_fill[0]
-    kept_data[k] = g
-    kept_hot[k] = h
-    kept_game[k] = b
-    kept_fill[0] = k + 1
-    return k + 1 == kept_game.shape[0]
-
-
-@njit(inline="always")
 def play_seats_loop(heuristic_policy, counting_policy, user_policy, observe_row, tensor_row,
                     apply, args):
     """Each running game from ``first_game`` on advances up to ``decisions`` decisions in a row
@@ -135,10 +123,7 @@ def play_seats_loop(heuristic_policy, counting_policy, user_policy, observe_row,
     calls with the agents' ``act``.  A policy gets the current player's observation record
     (``observe_row`` into ``obs[0]``), the legal mask and the decision's agent key, nothing
     else (``agents.policy``).  ``counts`` gets (decisions made, rounds finished, games ended)
-    added; ``round_over`` is left set on games whose last round ended during the call.  With a
-    ``kept`` buffer of rows (``KeptRounds``) the loop plays on past a round's end: the records of
-    the game right after the step that ended the round go into the buffer's next row, and the
-    call returns once it is full.
+    added; ``round_over`` is left set on games whose last round ended during the call.
     Returns -1; ``b`` when game ``b``'s policy chose an illegal action; ``-2 - b`` when the
     counting policy returned ``MEMO_FULL`` at game ``b`` (nothing applied there) — module doc.
 
@@ -149,10 +134,7 @@ def play_seats_loop(heuristic_policy, counting_policy, user_policy, observe_row,
 
     ``args``: the tuple ``FusedLineup.play`` passes (module docstring)."""
     (data, hot, rules, obs, num_actions, decisions, counts, seat_agent, kinds, params, round_stop,
-     first_game, resume, pending, net, net_table, obs_size, hctx, cctx, uctx, kept) = args
-    kept_data, kept_hot, kept_game, kept_fill = kept
-    keep = kept_game.shape[0] > 0
-    full = False
+     first_game, resume, pending, net, net_table, obs_size, hctx, cctx, uctx) = args
     r = rules[0]
     o = obs[0]
     p = seat_agent.shape[1]
@@ -211,19 +193,15 @@ def play_seats_loop(heuristic_policy, counting_policy, user_policy, observe_row,
             if a < 0 or a >= mask.shape[0] or not mask[a]:
                 code = b
                 break
-            if keep:
-                h.round_over = 0  # as ``step`` does: set below only by this decision
             apply(g, h, r, a)
             made += 1
-            if keep and h.round_over:
-                full = keep_round(kept_data, kept_hot, kept_game, kept_fill, g, h, b)
             if h.terminated or h.truncated:
                 ended += 1
                 break
-            if full or (round_stop and h.round_over):
+            if round_stop and h.round_over:
                 break
         rounds += h.num_rounds - start_rounds
-        if code != -1 or full:
+        if code != -1:
             break
     counts[0] += made
     counts[1] += rounds
@@ -290,38 +268,6 @@ def user_kernel(game: Any, builtins: Builtins, policy: Any) -> Any:
     return _USER_KERNELS[key]
 
 
-class KeptRounds:
-    """Rows of game records the fused loop fills at each round's end (``FusedLineup.play``):
-    the batch slot of the game and copies of its ``data``/``hot`` records just after the step
-    that ended the round, which is all ``round_record`` reads.  A call then plays many rounds
-    and games without returning to Python to record each round."""
-
-    def __init__(self, st: Any, rows: int):
-        self.data = np.empty(rows, st.data.dtype)
-        self.hot = np.empty(rows, st.hot.dtype)
-        self.game = np.empty(rows, np.int64)   # the batch slot of each kept round's game
-        self.fill = np.zeros(1, np.int64)
-        self.state_type, self.rules = type(st), st.rules
-
-    @classmethod
-    def none(cls, st: Any) -> KeptRounds:
-        """No rows: the loop keeps nothing (and stops at round ends if asked to)."""
-        return cls(st, 0)
-
-    def buffers(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """What the kernel fills: (data, hot, batch slot, rows filled [1])."""
-        return self.data, self.hot, self.game, self.fill
-
-    def take(self) -> tuple[Any, np.ndarray]:
-        """(a state of the kept rounds' records, their batch slots), and empties the rows.  The
-        state's arrays are views of the rows (copying them cost more than the loop saved):
-        valid until the next ``play``."""
-        n = int(self.fill[0])
-        self.fill[0] = 0
-        return (self.state_type.from_data(self.data[:n], self.hot[:n], self.rules),
-                self.game[:n].copy())
-
-
 class FusedLineup:
     """A lineup whose members have compiled policies for the game (or are ``EXTERNAL``):
     ``play`` advances a batch with all of them in one compiled call."""
@@ -344,8 +290,7 @@ class FusedLineup:
         self.obs_size = int(game.observation_size) if (kinds == LEARNED).any() else 1
 
     def play(self, st: Any, seat_agent: np.ndarray, decisions: int, round_stop: bool = True,
-             pending: np.ndarray | None = None, kept: KeptRounds | None = None
-             ) -> tuple[int, int, int, int]:
+             pending: np.ndarray | None = None) -> tuple[int, int, int, int]:
         """Each running game of ``st`` plays up to ``decisions`` decisions in a row with the
         policy of the lineup member in the current seat (``seat_agent``: int[B, P]), stopping
         when it ends, with ``round_stop`` when a round ends (``round_over`` is then set, so
@@ -353,12 +298,7 @@ class FusedLineup:
         ``EXTERNAL`` member is to move: it plays ``pending[b]`` (int64[B], set back to -1) when
         that is an action, else the game waits there.  Returns (decisions made, rounds
         finished, games ended, first game whose policy chose an illegal action or -1; the
-        kernel stops there, that action not applied).  With ``kept`` (rows free) the call plays
-        on past round ends instead, keeping each ended round's records there, and returns when
-        its rows are full (``round_stop`` is then ignored)."""
-        if kept is None:
-            kept = KeptRounds.none(st)
-        round_stop = round_stop and kept.game.size == 0
+        kernel stops there, that action not applied)."""
         counts = np.zeros(3, np.int64)
         seats = np.ascontiguousarray(seat_agent, dtype=np.int64)
         if pending is None:
@@ -368,7 +308,7 @@ class FusedLineup:
             code = self.kernel((
                 st.data, st.hot, self.game._rec, self.obs, self.game.num_actions, int(decisions),
                 counts, seats, self.kinds, self.params, bool(round_stop), first, resume, pending,
-                self.net, self.net_table, self.obs_size, *self.contexts(), kept.buffers()))
+                self.net, self.net_table, self.obs_size, *self.contexts()))
             if code > -2:
                 return int(counts[0]), int(counts[1]), int(counts[2]), int(code)
             first, resume = -2 - code, True  # a memo table ran full there: grow, resume

@@ -81,15 +81,15 @@ def forward_scratch(width: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 @nb.njit(cache=True, inline="always")
 def symlog_into(x: np.ndarray, int_logs: np.ndarray, h: np.ndarray) -> None:
     """``h[k] = sign(x[k]) log1p(|x[k]|)`` in float64 (``symlog``), whole numbers looked up in
-    ``int_logs``; ``h[k] = +0.0`` for ``x[k] = ±0``."""
+    ``int_logs``; ``h[k] = +0.0`` for ``x[k] = ±0`` and a NaN kept as it is."""
     for k in range(x.shape[0]):
         v = np.float64(x[k])
         a = abs(v)
         if a < SMALL_INTS and a == math.floor(a):
             y = int_logs[np.int64(a)]
+            h[k] = -y if v < 0.0 else y
         else:
-            y = fm.log1p(a)
-        h[k] = -y if v < 0.0 else y
+            h[k] = -fm.log1p(-v) if v < 0.0 else fm.log1p(v)
 
 
 @nb.njit(cache=True, inline="always")

@@ -176,8 +176,8 @@ def two_prod(a: float, b: float) -> tuple[float, float]:
 
 
 @nb.njit(cache=True, inline="always")
-def exp_step(x: float) -> float:
-    """The Cody-Waite step of ``exp``: the whole number ``k`` (a float) nearest ``x / (ln 2 / 128)``."""
+def exp_step(x: float) -> int:
+    """The Cody-Waite step of ``exp``: the integer ``k`` nearest ``x / (ln 2 / 128)``."""
     return math.floor(x * INV_STEP + 0.5)
 
 

@@ -156,9 +156,12 @@ import numpy as np
 for f in (fm.exp, fm.log, fm.log1p, fm.expm1, fm.tanh, fm.pow, fm.sigmoid):
     f(0.5) if f is not fm.pow else f(0.5, 3.0)
 fm.tanh_inplace(np.ones(9), 9, np.empty((3, 9)))
+from agents import learned
+learned.forward([(np.ones((3, 4), np.float32), np.ones(4, np.float32)),
+                 (np.ones((4, 2), np.float32), np.ones(2, np.float32))], np.ones((2, 3)))
 print(json.dumps({f.__name__: "\\n".join(f.inspect_asm().values())
                   for f in (fm.exp, fm.log, fm.log1p, fm.expm1, fm.tanh, fm.pow, fm.sigmoid,
-                            fm.tanh_inplace)}))
+                            fm.tanh_inplace, learned._forward_kernel)}))
 """
 
 
@@ -170,7 +173,8 @@ def test_machine_code_has_no_fused_multiply_add(tmp_path) -> None:
     out = subprocess.run([sys.executable, "-c", ASM_PROBE], env=env, capture_output=True,
                          text=True, check=True).stdout
     asm = json.loads(out.strip().splitlines()[-1])
-    assert set(asm) == {"exp", "log", "log1p", "expm1", "tanh", "pow", "sigmoid", "tanh_inplace"}
+    assert set(asm) == {"exp", "log", "log1p", "expm1", "tanh", "pow", "sigmoid", "tanh_inplace",
+                        "_forward_kernel"}  # the learned network's sums, weighted_sums
     assert "mulpd" in asm["tanh_inplace"]  # packed: it is vectorised (at any vector width)
     for name, code in asm.items():
         assert "mulsd" in code or "vmulsd" in code or "mulpd" in code, name  # real code, not a stub

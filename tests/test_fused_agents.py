@@ -167,22 +167,6 @@ def test_a_python_agent_among_builtins_acts_between_fused_calls(game_id, monkeyp
     assert decisions > 2 * len(in_games)  # the others' decisions were compiled
 
 
-@pytest.mark.parametrize("game_id", ["qdv", "legumes", "veru"])
-def test_kept_rounds_filling_up_mid_call_lose_no_round(game_id, monkeypatch):
-    """A round buffer of one row (``KEPT_ROUNDS`` cut to 1/37 of a row per batch game): each
-    fused call stops at its first kept round, with a Python agent's seat among the compiled
-    ones; every round is recorded once and the records equal the stepped path's."""
-    monkeypatch.setattr(runner, "KEPT_ROUNDS", 1 / 37)   # 37 = the tests' batch: one row
-    seats = [{"agent": "counting", "label": "count"},
-             {"agent": "tests.fused:Extremist", "label": "extremist"},
-             {"agent": "heuristic", "label": "heur"}]
-    calls = count_fused_calls(monkeypatch)
-    fused, old = fused_and_stepped(config(seats, players=3, games=80, game=game_id), 0, monkeypatch)
-    rounds = int(fused[0].groupby("game")["rounds"].first().sum())
-    assert len(fused[1]) == rounds and len(calls) >= rounds   # a call for each kept round
-    assert fused[0].equals(old[0]) and fused[1].equals(old[1])
-
-
 # the games whose heuristic and counting agents both have compiled policies
 COMPILED_BUILTINS = [g for g in bluffsim.list_games() if fused_module(g) is not None
                      and all(g in agents.REGISTRY.get(n, {}) for n in ("heuristic", "counting"))]

@@ -4,14 +4,13 @@
 acts for the games whose current seat it holds (one batched ``act`` call per
 agent), the game steps, rounds that ended are recorded, and finished games are
 recorded and replaced by the shard's next games (autoreset).  When the game has a fused
-loop (``agents.fused``), the built-in agents' compiled policies play instead, many rounds and
-games in one compiled call that keeps a copy of each game's records at each round's end (the
-rounds are recorded from those copies after the call); a seat held by an agent without a
-compiled policy (a user's Python agent) stops its game there, the agent acts on those games in
-one batched ``act`` call, and the next compiled call plays its actions and goes on.  The
-records are the same on both paths.  A game depends only on its seed and the agents' actions,
-and agents draw from streams keyed by (game seed, seat, decision), so results do not depend
-on batch size or on which games share a batch.
+loop (``agents.fused``), the built-in agents' compiled policies play instead, each game to its
+round's end in one compiled call; a seat held by an agent without one (a user's Python agent)
+stops its game there, the agent acts on those games in one batched ``act`` call, and the next
+compiled call plays its actions and goes on.  The records are the same on both paths.  A game depends
+only on its seed and the agents' actions, and agents draw from streams keyed by
+(game seed, seat, decision), so results do not depend on batch size or on which
+games share a batch.
 
 **Text agents** (``agents.text``: ``llm``, ``text-counting``, ``text:`` callables) are drained
 after every ``act`` (``TextLog``): each decision becomes a transcript line (the messages sent,
@@ -43,7 +42,7 @@ import pandas as pd
 import agents as agent_registry
 import bluffsim
 from agents.base import nth_legal
-from agents.fused import KeptRounds, fused_lineup
+from agents.fused import fused_lineup
 from agents.llm import CallBudgetReached, LLMAgent, LLMCallError, start_budget
 from agents.text import Decision, TextAgent, TextCounting
 from bluffsim.api import BluffsimError
@@ -71,14 +70,11 @@ def schedule_of(exp: Experiment) -> Schedule:
 # game depends only on its seed and actions, so results do not change.
 REFILL_SHARE = 32
 # A game with a fused loop is played by it (agents without a compiled policy act from Python
-# between its calls): each call plays every running game up to FUSED_DECISIONS decisions, the
-# loop keeping a copy of a game's records at each round's end (``agents.fused.KeptRounds``,
-# KEPT_ROUNDS rows per game of the batch, at most KEPT_BYTES) until those rows are full; the
-# rounds are recorded from the copies after the call, the same records as the stepped path's.
-# ``_USE_FUSED = False`` forces the stepped path (tests compare the two).
+# between its calls): each call plays every running game up to the end of its round (at most
+# FUSED_DECISIONS decisions), so each finished round is recorded before the next overwrites
+# it; the records are those of the stepped path.  ``_USE_FUSED = False`` forces the stepped
+# path (tests compare the two).
 FUSED_DECISIONS = 512
-KEPT_ROUNDS = 4
-KEPT_BYTES = 32 << 20
 # the Python agents act once every running game waits for one of them, or after this many fused
 # calls (``_ask_external``): batched agents (a text agent's concurrent requests) get full batches
 GATHER_CALLS = 16
@@ -129,19 +125,11 @@ def _play_games(exp: Experiment, shard: int, game: Any, lineup: list[Any], log: 
     nxt = b
     pending = np.full(b, -1, np.int64)  # Python agents' actions for the next fused call
     gathering = 0                       # fused calls since the Python agents last acted
-    row_bytes = st.data.itemsize + st.hot.itemsize
-    kept = (KeptRounds(st, max(1, min(int(KEPT_ROUNDS * b), KEPT_BYTES // row_bytes)))
-            if fused is not None else None)
     game_rows: list[dict[str, np.ndarray]] = []
     round_rows: list[dict[str, np.ndarray]] = []
     while active.any():
-        if fused is not None:  # the compiled seats play on, keeping each ended round
-            *_, bad = fused.play(st, lineup_of[slot], FUSED_DECISIONS, pending=pending, kept=kept)
-            rounds_st, rows = kept.take()
-            if rows.size:
-                round_rows.append(_round_records(exp, game, rounds_st, np.arange(rows.size),
-                                                 games[slot[rows]], lineup_of[slot[rows]],
-                                                 seat_columns))
+        if fused is not None:  # every seat compiled: play each game to its round's end
+            *_, bad = fused.play(st, lineup_of[slot], FUSED_DECISIONS, pending=pending)
             if bad >= 0:
                 j = int(lineup_of[slot[bad], st.current_player[bad]])
                 raise AgentFailure(f"agent {exp.labels[j]!r} chose an illegal action "
@@ -157,10 +145,17 @@ def _play_games(exp: Experiment, shard: int, game: Any, lineup: list[Any], log: 
                 if idx.size:
                     actions[idx] = _act(exp, agent, j, st, obs, idx, games[slot], log)
             game.step(st, actions)
-            ended = np.flatnonzero(st.round_over & active)
-            if ended.size:
-                round_rows.append(_round_records(exp, game, st, ended, games[slot[ended]],
-                                                 lineup_of[slot[ended]], seat_columns))
+        ended = np.flatnonzero(st.round_over & active)
+        if ended.size:
+            rec = game.round_record(st, ended)
+            rec["game"] = games[slot[ended]]
+            labels = np.asarray(exp.labels + ("",), dtype=object)
+            for seat_key in seat_columns:
+                if seat_key in rec:
+                    s = rec[seat_key].astype(np.int64)
+                    rec[f"{seat_key}_agent"] = labels[np.where(
+                        s >= 0, lineup_of[slot[ended], np.maximum(s, 0)], len(exp.labels))]
+            round_rows.append(rec)
         done = np.flatnonzero(st.done & active & ~waiting)
         if done.size:
             game_rows.append(_game_records(exp, game, st, done, games[slot[done]],
@@ -182,22 +177,6 @@ def _play_games(exp: Experiment, shard: int, game: Any, lineup: list[Any], log: 
                                       active, games[slot], pending, need_obs, log, gathering)
     return _frame(game_rows, ["game", "seat"]), _frame(round_rows,
                                                                 ["game", "round"])
-
-
-def _round_records(exp: Experiment, game: Any, st: Any, idx: np.ndarray, game_ids: np.ndarray,
-                   seat_agent: np.ndarray, seat_columns: tuple[str, ...]) -> dict[str, np.ndarray]:
-    """``game.round_record`` of the games ``idx`` of ``st`` whose round just ended (their ids
-    ``game_ids``, lineup members by seat ``seat_agent``), with a ``<seat column>_agent`` label
-    column for each of the game's seat columns."""
-    rec = {k: np.array(v) for k, v in game.round_record(st, idx).items()}  # own copies: st
-    rec["game"] = game_ids                                                # may be reused
-    labels = np.asarray(exp.labels + ("",), dtype=object)
-    for seat_key in seat_columns:
-        if seat_key in rec:
-            s = rec[seat_key].astype(np.int64)
-            rec[f"{seat_key}_agent"] = labels[np.where(
-                s >= 0, seat_agent[np.arange(s.size), np.maximum(s, 0)], len(exp.labels))]
-    return rec
 
 
 def _ask_external(exp: Experiment, game: Any, lineup: list[Any], external: np.ndarray,
