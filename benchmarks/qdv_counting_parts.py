@@ -100,12 +100,18 @@ def main() -> None:
     records, masks = recorded_decisions(args.steps)
     game = bluffsim.make("qdv", 4)
     agent = agents.make("counting", game)
-    ctx, rules = agent.context(), game._rec[0]
+    rules = game._rec[0]
     out = np.empty(records.shape[0], np.int64)
     print(f"{records.shape[0]:,} decisions ({np.mean(records['phase'] == K.PHASE_BID):.1%} bids)")
     for evidence in (True, False):
         prm = agent.params_row()
         prm[K.P_EVIDENCE] = float(evidence)
+        while True:  # fill the memo tables first: a decision that finds one full stops early
+            ctx = agent.context()
+            decide_rows(records, masks, prm, ctx, rules["gain_id"], rules["punish0"], out)
+            if not (out == -1).any():
+                break
+            agent.grow()
         parts = {"visible_row": lambda: visible_rows(records, ctx, out),
                  "beliefs_row": lambda p=prm: beliefs_rows(records, masks, p, ctx, out),
                  "decide_row": lambda p=prm: decide_rows(records, masks, p, ctx, rules["gain_id"],
