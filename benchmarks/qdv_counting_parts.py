@@ -112,10 +112,11 @@ def main() -> None:
             if not (out == -1).any():
                 break
             agent.grow()
-        parts = {"visible_row": lambda: visible_rows(records, ctx, out),
-                 "beliefs_row": lambda p=prm: beliefs_rows(records, masks, p, ctx, out),
-                 "decide_row": lambda p=prm: decide_rows(records, masks, p, ctx, rules["gain_id"],
-                                                         rules["punish0"], out)}
+        parts = {"visible_row": lambda c=ctx: visible_rows(records, c, out),
+                 "beliefs_row": lambda p=prm, c=ctx: beliefs_rows(records, masks, p, c, out),
+                 "decide_row": lambda p=prm, c=ctx: decide_rows(records, masks, p, c,
+                                                                rules["gain_id"],
+                                                                rules["punish0"], out)}
         for name, run in parts.items():
             print(f"evidence {'on ' if evidence else 'off'} {name}: "
                   f"{ns_per_row(run, records.shape[0], args.repeats):,.0f} ns a decision")
