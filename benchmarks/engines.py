@@ -48,7 +48,7 @@ import os
 import random
 import time
 import tracemalloc
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -97,6 +97,24 @@ def pin_to_one_core() -> tuple[int | None, set[int] | None]:
     os.sched_setaffinity(0, {cpu})
     return cpu, before
 
+
+
+def played_decisions(game: Any, batch: int, choose: Callable[[dict, Any, AgentRNG], np.ndarray]
+                     ) -> Iterator[tuple[Any, dict]]:
+    """Endless steps of ``batch`` games of ``game`` (seeds 0, 1, ...; a finished game is
+    replaced by the next seed at once): yields (state, its observation) before each step,
+    then steps with ``choose(obs, state, rng)``'s actions (int[B]; finished games ignore theirs)."""
+    st = game.init(np.arange(batch))
+    nxt = batch
+    while True:
+        obs = game.observe(st)
+        yield st, obs
+        rng = AgentRNG(st.seed, st.current_player, st.num_decisions)
+        game.step(st, np.where(st.done, -1, choose(obs, st, rng)))
+        done = np.flatnonzero(st.done)
+        if done.size:
+            game.reset_games(st, done, np.arange(nxt, nxt + done.size))
+            nxt += done.size
 
 class VectorisedLoop:
     """A full batch of one game under one agent, stepped with autoreset.

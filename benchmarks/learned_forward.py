@@ -3,8 +3,9 @@
 For each weights file in ``agents/weights`` the script plays random games of its table, takes the
 current player's flat observation tensor at every decision, and times ``agents.learned.forward``
 (the very ``forward_row`` the fused loop runs) on them: microseconds per decision, median
-(min – max) of ``--repeats`` runs.  Beside it, the work a decision does: multiply-adds (each
-layer's nonzero inputs × its outputs: zero inputs are skipped), ``tanh`` calls (the hidden
+(min – max) of ``--repeats`` runs.  Beside it, the work a decision does: multiply-adds (the
+first layer's nonzero inputs × its outputs, zero inputs being skipped, and every later layer's
+inputs × outputs, a ``tanh`` output being almost never exactly 0), ``tanh`` calls (the hidden
 widths), and the time the multiply-adds alone need at the machine's peak under the contract:
 a multiply and an add each (no FMA), two vector floating-point ports, ``V`` float64 lanes a
 vector (4 with 256-bit vectors, the width numba's LLVM uses on this CPU; 8 with AVX-512), at
@@ -26,7 +27,7 @@ import numpy as np
 import agents
 import bluffsim
 from agents.learned import WEIGHTS_DIR, forward, load_weights
-from bluffsim.rng import AgentRNG
+from benchmarks.engines import played_decisions
 
 
 def clock_hz() -> float:
@@ -38,27 +39,20 @@ def clock_hz() -> float:
     return float(mhz.group(1)) * 1e6 if mhz else float("nan")
 
 
-def observed_tensors(game_id: str, players: int, decisions: int, seed: int = 0) -> np.ndarray:
+def observed_tensors(game_id: str, players: int, decisions: int) -> np.ndarray:
     """float32 ``[decisions, D]``: the mover's flat observation tensor at successive decisions
-    of random games (finished games replaced)."""
+    of random games (``played_decisions``)."""
     game = bluffsim.make(game_id, players)
     layout = bluffsim.spec(game_id).observation
-    batch = min(256, decisions)
-    st = game.init(np.arange(seed, seed + batch))
-    rng = agents.make("random", game)
-    rows, got, nxt = [], 0, seed + batch
-    while got < decisions:
-        live = np.flatnonzero(~st.done)
-        x = layout.to_tensor(game.rules, game.observe(st))[live]
+    rand = agents.make("random", game)
+    rows, got = [], 0
+    for st, obs in played_decisions(game, min(256, decisions),
+                                    lambda obs, st, rng: rand.act(obs, st.legal_action_mask, rng)):
+        if got >= decisions:
+            break
+        x = layout.to_tensor(game.rules, obs)[~st.done]
         rows.append(x)
         got += x.shape[0]
-        act = rng.act(None, st.legal_action_mask, AgentRNG(st.seed, st.current_player,
-                                                             st.num_decisions))
-        game.step(st, np.where(st.done, -1, act))
-        done = np.flatnonzero(st.done)
-        if done.size:
-            game.reset_games(st, done, np.arange(nxt, nxt + done.size))
-            nxt += done.size
     return np.concatenate(rows)[:decisions].astype(np.float32)
 
 

@@ -15,8 +15,10 @@ with the evidence on (the shipped agent) and off.  Nanoseconds a decision, media
 from __future__ import annotations
 
 import argparse
+import itertools
 import time
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 from numba import njit
@@ -25,31 +27,25 @@ import agents
 import bluffsim
 from agents.policy import mask_bytes, observation_records
 from agents.qdv import counting_kernel as K
+from benchmarks.engines import played_decisions
 from bluffsim.rng import AgentRNG
 
 
 def recorded_decisions(steps: int) -> tuple[np.ndarray, np.ndarray]:
     """(observation records, uint8 legal masks) of the start and bid decisions of ``steps``
-    steps of 512 games, counting against heuristic."""
+    steps of 512 games (``played_decisions``), counting in the even seats against heuristic."""
     game = bluffsim.make("qdv", 4)
     counting, heuristic = agents.make("counting", game), agents.make("heuristic", game)
-    st = game.init(np.arange(512))
-    records, masks, nxt = [], [], 512
-    for _ in range(steps):
-        obs = game.observe(st)
-        rng = AgentRNG(st.seed, st.current_player, st.num_decisions)
-        live = ~st.done
-        keep = live & ((st.phase == K.PHASE_START) | (st.phase == K.PHASE_BID))
+
+    def choose(obs: dict, st: Any, rng: AgentRNG) -> np.ndarray:
+        return np.where(st.current_player % 2 == 0, counting.act(obs, st.legal_action_mask, rng),
+                        heuristic.act(obs, st.legal_action_mask, rng))
+
+    records, masks = [], []
+    for st, obs in itertools.islice(played_decisions(game, 512, choose), steps):
+        keep = ~st.done & ((st.phase == K.PHASE_START) | (st.phase == K.PHASE_BID))
         records.append(observation_records(game, {k: v[keep] for k, v in obs.items()}))
         masks.append(mask_bytes(st.legal_action_mask[keep]))
-        even = st.current_player % 2 == 0
-        act = np.where(even, counting.act(obs, st.legal_action_mask, rng),
-                       heuristic.act(obs, st.legal_action_mask, rng))
-        game.step(st, np.where(live, act, -1))
-        done = np.flatnonzero(st.done)
-        if done.size:
-            game.reset_games(st, done, np.arange(nxt, nxt + done.size))
-            nxt += done.size
     return np.concatenate(records), np.concatenate(masks)
 
 
