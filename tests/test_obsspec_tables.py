@@ -32,7 +32,6 @@ def test_declarations_are_the_objects_the_spec_reads():
          Block("cards", ("T",), "cards plus one", Copy("hand", add=1))),
         lambda rules: {"T": 4, "P": 2})
     assert spec.keys == ("seat", "hand", "derived")
-    assert spec.computed_keys == ("hand", "derived")      # not plain byte copies
     assert spec.tensor_size(None) == 3 + 4
     x = spec.to_tensor(SimpleNamespace(num_players=2), {"seat": np.array([1], np.int8),
                               "hand": np.array([[0, 1, 2, 3]], np.int8),

@@ -16,7 +16,7 @@ provides, with these exact names and signatures:
 | `mask_kernel(data, hot, rec)`                | recompute every legal mask                            |
 | `observe_row(g, h, r, obs)`                  | one game's observation into one record (generated)    |
 | `tensor_kernel(data, hot, rec, obs, out)`    | the flat tensor, through ``observe_row`` (generated) |
-| `observe_kernel(data, hot, rec, *arrays)`    | the observation keys that are not plain copies (generated) |
+| `observe_kernel(data, hot, rec, obs)`        | every game's ``observe_row`` into ``obs[b]`` (generated) |
 | `OBS_SIZES`                                  | the spec's named sizes as the compiled code reads them |
 | `play_random_kernel(data, hot, rec, n, counts)` | the fused all-``random`` loop                      |
 
@@ -25,9 +25,9 @@ The kernels live in the game's committed ``kernels_generated.py``, written from
 
 A game's engine subclass sets ``kernels``, ``observation`` (its ``observe`` module) and
 ``state_type`` (its ``RecordState`` whose ``from_data`` builds the public field views), and
-adds only ``final_score``, ``round_record`` and ``from_reference``.  What ``observe`` copies
-byte-wise and what ``observe_kernel`` fills (``computed_keys``, in its argument order) both
-follow from the fields of ``observation.SPEC`` (their ``source``).
+adds only ``final_score``, ``round_record`` and ``from_reference``.  ``observe`` returns the
+fields of the records ``observe_row`` fills, so the observation a user, a numpy agent and a
+compiled policy see is built in one place.
 """
 
 from __future__ import annotations
@@ -38,7 +38,6 @@ from typing import Any, ClassVar
 import numpy as np
 
 from bluffsim.api import Game, SeedError, State, check_seeds
-from bluffsim.games.drivers import observation_table
 from bluffsim.games.obscompile import check_sizes
 from bluffsim.games.records import kernel_records
 
@@ -59,10 +58,8 @@ class CompiledGame(Game):
         self._blank_hot = np.zeros((), kn.HOT_DTYPE)   # a new game's hot record (seed 0)
         spec = self.observation.SPEC
         check_sizes(spec, kn.OBS_SIZES, rules, self._rec)
-        self._obs_keys, self._obs_table = observation_table(spec, rules, kn.STATE_DTYPE,
-                                                            kn.HOT_DTYPE)
-        self.computed_keys = spec.computed_keys
         self.observation_dtype = spec.record_dtype(rules)  # what compiled policies read
+        self._obs_dtypes = spec.dtypes
 
     # ================================================================ set-up
     def empty_state(self, seeds: np.ndarray) -> Any:
@@ -111,21 +108,11 @@ class CompiledGame(Game):
     # ================================================================ observation
     def observe(self, st: Any) -> dict[str, np.ndarray]:
         """The current player's information set, batch-first (the game's ``observe.py`` table):
-        plain fields copied byte-wise from the records, the rest filled by ``observe_kernel``."""
-        b = st.batch_size
-        step = (b * self._obs_table[:, 2] + 7) // 8 * 8  # each key's array 8-byte aligned
-        offsets = np.cumsum(step) - step
-        out = np.empty(int(step.sum()), np.uint8)
-        raw = (st.data.view(np.uint8).reshape(b, -1), st.hot.view(np.uint8).reshape(b, -1))
-        obs = {}
-        for (name, dtype, shape), (src, off, n), dst in zip(self._obs_keys, self._obs_table,
-                                                             offsets, strict=True):
-            if src >= 0:  # the first n bytes of the field, game by game
-                np.copyto(np.ndarray((b, n), np.uint8, out, int(dst)), raw[src][:, off:off + n])
-            obs[name] = np.ndarray((b, *shape), dtype, out, int(dst))
-        self.kernels.observe_kernel(st.data, st.hot, self._rec,
-                                    *(obs[k] for k in self.computed_keys))
-        return obs
+        the fields of one observation record per game (``observe_kernel``, i.e. ``observe_row``,
+        the record compiled policies read), booleans viewed as ``bool``."""
+        rec = kernel_records(np.zeros(st.batch_size, self.observation_dtype))
+        self.kernels.observe_kernel(st.data, st.hot, self._rec, rec)
+        return {name: rec[name].view(dtype) for name, dtype in self._obs_dtypes.items()}
 
     def observation_tensor(self, st: Any) -> np.ndarray:
         """float32[B, D] flat observation; layout in the game's ``observe.tensor_layout``."""

@@ -19,12 +19,10 @@ a cached kernel as a value would make it uncacheable, and counting references on
 made fused play 4x slower).  numba's cache keys a kernel on its own file only;
 ``bluffsim.numba_sources`` clears the cached kernels when a source they call changes.
 ``one_hot``/``rel_seat`` are the tensor encodings every game uses (the generated ``tensor_row``
-calls them, ``games.obscompile``); ``observation_table`` reads a game's ``ObservationSpec`` fields.
+calls them, ``games.obscompile``).
 """
 
 from __future__ import annotations
-
-from typing import Any
 
 import numpy as np
 from numba import njit
@@ -72,6 +70,14 @@ def mask_loop(update_mask, data, hot, rules):
     r = rules[0]
     for b in range(data.shape[0]):
         update_mask(data[b], hot[b], r)
+
+
+@njit(inline="always")
+def observe_loop(observe_row, data, hot, rules, obs):
+    """Every game's observation into its record ``obs[b]``: the game's ``observe_row``."""
+    r = rules[0]
+    for b in range(data.shape[0]):
+        observe_row(data[b], hot[b], r, obs[b])
 
 
 @njit(inline="always")
@@ -244,25 +250,3 @@ def rel_seat(x, o, seat, me, p):
     if seat >= 0:
         x[o + (seat - me) % p] = 1.0
     return o + p
-
-
-def observation_table(spec: Any, rules: Any, state_dtype: np.dtype,
-                      hot_dtype: np.dtype) -> tuple[list, np.ndarray]:
-    """(per field of the ``ObservationSpec`` ``spec``: name, dtype, shape for ``rules``;
-    int64[fields, 3] rows: source (0 data, 1 hot, -1 filled by ``observe_kernel``), byte offset
-    of the field in its record, bytes per game): the table ``CompiledGame.observe`` copies by."""
-    keys, rows = [], []
-    for name, (dtype, shape) in spec.shapes(rules).items():
-        f = next(f for f in spec.fields if f.name == name)
-        nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
-        if f.copied():
-            rec, fld, _ = f.where()
-            record: Any = hot_dtype if rec == "hot" else state_dtype
-            if fld not in record.names or record.fields[fld][0].itemsize < nbytes:
-                raise ValueError(f"observation field {name!r}: {rec}.{fld} cannot hold {nbytes} "
-                                 "bytes per game")
-            rows.append((int(rec == "hot"), record.fields[fld][1], nbytes))
-        else:
-            rows.append((-1, 0, nbytes))
-        keys.append((name, dtype, shape))
-    return keys, np.asarray(rows, dtype=np.int64)

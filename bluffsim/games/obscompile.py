@@ -1,6 +1,6 @@
 """The compiled side of a game's ``ObservationSpec``, written from the spec: numba source of
-``tensor_row`` / ``tensor_kernel`` (from the blocks) and ``observe_kernel`` (from the fields
-that are not plain byte copies), with the game's batch kernels (``drivers.KERNELS`` with its
+``observe_row`` (from the fields), ``tensor_row`` (from the blocks), their batch loops
+``observe_kernel`` / ``tensor_kernel``, with the game's batch kernels (``drivers.KERNELS`` with its
 rule functions), in one committed file per game: ``kernels_generated.py`` beside its
 ``kernels.py``.
 
@@ -128,59 +128,35 @@ class _Source:
         self._size_locals(out)
         out("seat = np.int64(h.current_player)")
         for f in self.spec.fields:
-            self._fill_field(out, f, record=True)
+            self._fill_field(out, f)
         out.depth -= 1
 
-    def _fill_field(self, out: _Writer, f: Field, record: bool) -> None:
-        """Every value of field ``f``: into the record ``obs`` (``record``) or into its batch
-        array at row ``b``; an observer's row (``data.<x>[seat]``) is zeros once the game is
-        over."""
+    def _fill_field(self, out: _Writer, f: Field) -> None:
+        """Every value of field ``f`` into the record ``obs``; an observer's row
+        (``data.<x>[seat]``) is zeros once the game is over."""
         w = f.where()
         if w is not None and w[2]:
             out("if seat >= 0:")
             out.depth += 1
-            self._fill(out, f, record, guarded=True)
+            self._fill(out, f, guarded=True)
             out.depth -= 1
             out("else:")
             out.depth += 1
-            self._fill(out, f, record, zero=True)
+            self._fill(out, f, zero=True)
             out.depth -= 1
         else:
-            self._fill(out, f, record)
+            self._fill(out, f)
 
-    # ------------------------------------------------------------ observe_kernel
-    def observe_kernel(self, out: _Writer) -> None:
-        """``observe_kernel``: every field ``spec.computed_keys`` lists, game by game."""
-        keys = self.spec.computed_keys
-        out("@njit(cache=True)")
-        out(f"def observe_kernel(data, hot, rules{''.join(', ' + k for k in keys)}):")
-        out.depth += 1
-        out('"""The observation fields that are not plain copies of record bytes (observers\' '
-            'rows, computed fields), game by game (generated from the spec\'s fields)."""')
-        out("r = rules[0]")
-        self._size_locals(out)
-        out("for b in range(data.shape[0]):")
-        out.depth += 1
-        out("g = data[b]")
-        out("h = hot[b]")
-        out("seat = np.int64(h.current_player)")
-        for k in keys:
-            self._fill_field(out, self.fields[k], record=False)
-        out.depth -= 2
-
-    def _fill(self, out: _Writer, f: Field, record: bool, guarded: bool = False,
-              zero: bool = False) -> None:
-        """``obs.<name>[...] = value`` (``record``: booleans stored as uint8) or
-        ``<name>[b, ...] = value`` over the field's shape."""
+    def _fill(self, out: _Writer, f: Field, guarded: bool = False, zero: bool = False) -> None:
+        """``obs.<name>[...] = value`` over the field's shape (booleans stored as uint8)."""
         idx = [f"i{k}" for k in range(len(f.dims))]
         for i, d in zip(idx, f.dims, strict=True):
             out(f"for {i} in range({_n(d, self.sizes)}):")
             out.depth += 1
         value = "0" if zero else self.value(f, idx, guarded)
-        if record and f.dtype == "bool" and not zero:
+        if f.dtype == "bool" and not zero:
             value = f"np.uint8({value})"
-        target = self.record_value(f, idx) if record else f"{f.name}[{', '.join(['b', *idx])}]"
-        out(f"{target} = {value}")
+        out(f"{self.record_value(f, idx)} = {value}")
         out.depth -= len(idx)
 
     # ------------------------------------------------------------ tensor_row
@@ -290,7 +266,7 @@ class _Source:
 
     # ------------------------------------------------------------ the module
     def source(self) -> str:
-        """The observation kernels' source (``tensor_row``, ``tensor_kernel``,
+        """The observation kernels' source (``observe_row``, ``tensor_row``, ``tensor_kernel``,
         ``observe_kernel``), without imports."""
         for f in self.spec.fields:
             self._check_field(f)
@@ -309,7 +285,10 @@ class _Source:
         out("    DR.tensor_loop(observe_row, tensor_row, data, hot, rules, obs, out)")
         out("")
         out("")
-        self.observe_kernel(out)
+        out("@njit(cache=True)")
+        out("def observe_kernel(data, hot, rules, obs):")
+        out('    """Every game\'s observation into its record ``obs[b]`` (``observe_row``)."""')
+        out("    DR.observe_loop(observe_row, data, hot, rules, obs)")
         return "\n".join(out.lines) + "\n"
 
 

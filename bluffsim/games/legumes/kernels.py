@@ -520,7 +520,7 @@ def accepts(h, r, a):
 
 # ===================================================================== observation
 # the structured observation and the flat tensor are declared once, in ``observe.SPEC``: the
-# fields name their record sources, and ``observe_kernel``, ``tensor_row`` and ``tensor_kernel``
+# fields name their record sources, and ``observe_row``, ``tensor_row`` and their batch loops
 # are generated from it (``obscompile``, at the end of this module).  Here: the named sizes as
 # the compiled code reads them and the computed fields (``obs_<name>(g, h, r, seat)``).
 OBS_SIZES = {"P": "r.num_players", "T": T, "V": V}

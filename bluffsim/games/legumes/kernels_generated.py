@@ -211,48 +211,9 @@ def tensor_kernel(data, hot, rules, obs, out):
 
 
 @njit(cache=True)
-def observe_kernel(data, hot, rules, hand, my_face_down, discard_size, draw_size, my_discard, reshuffled_known, taken_known):
-    """The observation fields that are not plain copies of record bytes (observers' rows, computed fields), game by game (generated from the spec's fields)."""
-    r = rules[0]
-    n_P = np.int64(r.num_players)
-    for b in range(data.shape[0]):
-        g = data[b]
-        h = hot[b]
-        seat = np.int64(h.current_player)
-        if seat >= 0:
-            for i0 in range(22):
-                hand[b, i0] = g.hands[seat, i0]
-        else:
-            for i0 in range(22):
-                hand[b, i0] = 0
-        if seat >= 0:
-            for i0 in range(22):
-                my_face_down[b, i0] = g.fd_by_owner[seat, i0]
-        else:
-            for i0 in range(22):
-                my_face_down[b, i0] = 0
-        discard_size[b] = np.int16(obs_discard_size(g, h, r, seat))
-        draw_size[b] = np.int16(obs_draw_size(g, h, r, seat))
-        if seat >= 0:
-            for i0 in range(22):
-                my_discard[b, i0] = g.my_discard[seat, i0]
-        else:
-            for i0 in range(22):
-                my_discard[b, i0] = 0
-        if seat >= 0:
-            for i0 in range(22):
-                reshuffled_known[b, i0] = g.reshuffled_known[seat, i0]
-        else:
-            for i0 in range(22):
-                reshuffled_known[b, i0] = 0
-        if seat >= 0:
-            for i0 in range(n_P):
-                for i1 in range(22):
-                    taken_known[b, i0, i1] = g.taken_known[seat, i0, i1]
-        else:
-            for i0 in range(n_P):
-                for i1 in range(22):
-                    taken_known[b, i0, i1] = 0
+def observe_kernel(data, hot, rules, obs):
+    """Every game's observation into its record ``obs[b]`` (``observe_row``)."""
+    DR.observe_loop(observe_row, data, hot, rules, obs)
 
 
 @njit(cache=True)

@@ -607,7 +607,7 @@ def deal_kernel(data, hot, rules, idx, orders):
 
 # ===================================================================== observation
 # the structured observation and the flat tensor are declared once, in ``observe.SPEC``: the
-# fields name their record sources, and ``observe_kernel``, ``tensor_row`` and ``tensor_kernel``
+# fields name their record sources, and ``observe_row``, ``tensor_row`` and their batch loops
 # are generated from it (``obscompile``, at the end of this module).  Here: the named sizes as
 # the compiled code reads them, the computed fields (``obs_<name>(g, h, r, seat, ...)``) and
 # the builder of the ``Custom`` block.

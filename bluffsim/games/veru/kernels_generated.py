@@ -261,62 +261,9 @@ def tensor_kernel(data, hot, rules, obs, out):
 
 
 @njit(cache=True)
-def observe_kernel(data, hot, rules, hand, my_table, bank_sizes, my_bank, discard_hidden, seen_taken, last_check_cards, swaps_left, ace_where, endgame_left, my_out, known_in_hand, swaps_made):
-    """The observation fields that are not plain copies of record bytes (observers' rows, computed fields), game by game (generated from the spec's fields)."""
-    r = rules[0]
-    n_P = np.int64(r.num_players)
-    n_W = np.int64(r.num_players + 3)
-    for b in range(data.shape[0]):
-        g = data[b]
-        h = hot[b]
-        seat = np.int64(h.current_player)
-        if seat >= 0:
-            for i0 in range(14):
-                hand[b, i0] = g.hands[seat, i0]
-        else:
-            for i0 in range(14):
-                hand[b, i0] = 0
-        for i0 in range(14):
-            my_table[b, i0] = np.int8(obs_my_table(g, h, r, seat, i0))
-        for i0 in range(n_P):
-            bank_sizes[b, i0] = np.int8(obs_bank_sizes(g, h, r, seat, i0))
-        if seat >= 0:
-            for i0 in range(14):
-                my_bank[b, i0] = g.bank[seat, i0]
-        else:
-            for i0 in range(14):
-                my_bank[b, i0] = 0
-        discard_hidden[b] = np.int8(obs_discard_hidden(g, h, r, seat))
-        if seat >= 0:
-            for i0 in range(n_P):
-                for i1 in range(14):
-                    seen_taken[b, i0, i1] = g.seen_taken[seat, i0, i1]
-        else:
-            for i0 in range(n_P):
-                for i1 in range(14):
-                    seen_taken[b, i0, i1] = 0
-        for i0 in range(14):
-            last_check_cards[b, i0] = np.int8(obs_last_check_cards(g, h, r, seat, i0))
-        swaps_left[b] = np.int8(obs_swaps_left(g, h, r, seat))
-        for i0 in range(n_W):
-            ace_where[b, i0] = np.int8(obs_ace_where(g, h, r, seat, i0))
-        endgame_left[b] = np.int32(obs_endgame_left(g, h, r, seat))
-        if seat >= 0:
-            for i0 in range(14):
-                my_out[b, i0] = g.hidden_out[seat, i0]
-        else:
-            for i0 in range(14):
-                my_out[b, i0] = 0
-        if seat >= 0:
-            for i0 in range(n_P):
-                for i1 in range(14):
-                    known_in_hand[b, i0, i1] = g.known[seat, i0, i1]
-        else:
-            for i0 in range(n_P):
-                for i1 in range(14):
-                    known_in_hand[b, i0, i1] = 0
-        for i0 in range(n_P):
-            swaps_made[b, i0] = np.int32(obs_swaps_made(g, h, r, seat, i0))
+def observe_kernel(data, hot, rules, obs):
+    """Every game's observation into its record ``obs[b]`` (``observe_row``)."""
+    DR.observe_loop(observe_row, data, hot, rules, obs)
 
 
 @njit(cache=True)

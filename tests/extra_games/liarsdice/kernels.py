@@ -179,7 +179,7 @@ def accepts(h, r, a):
 # ===================================================================== observation
 # declared once in ``observe.SPEC``: each field names its record source (``"data.dice_left"``,
 # ``"hot.num_rounds"``, ``"data.hands[seat]"`` = the observer's row), each tensor block its
-# encoding; ``observe_kernel``, ``tensor_row`` and ``tensor_kernel`` are generated from it.
+# encoding; ``observe_row``, ``tensor_row`` and their batch loops are generated from it.
 # The compiled code reads the spec's named sizes as given here (an int, or an expression of the
 # rules record ``r``); a computed field (source None) would add ``obs_<name>(g, h, r, seat, ...)``.
 OBS_SIZES = {"P": "r.num_players", "F": F}

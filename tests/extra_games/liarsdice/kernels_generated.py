@@ -72,20 +72,9 @@ def tensor_kernel(data, hot, rules, obs, out):
 
 
 @njit(cache=True)
-def observe_kernel(data, hot, rules, hand):
-    """The observation fields that are not plain copies of record bytes (observers' rows, computed fields), game by game (generated from the spec's fields)."""
-    r = rules[0]
-    n_P = np.int64(r.num_players)
-    for b in range(data.shape[0]):
-        g = data[b]
-        h = hot[b]
-        seat = np.int64(h.current_player)
-        if seat >= 0:
-            for i0 in range(6):
-                hand[b, i0] = g.hands[seat, i0]
-        else:
-            for i0 in range(6):
-                hand[b, i0] = 0
+def observe_kernel(data, hot, rules, obs):
+    """Every game's observation into its record ``obs[b]`` (``observe_row``)."""
+    DR.observe_loop(observe_row, data, hot, rules, obs)
 
 
 @njit(cache=True)
