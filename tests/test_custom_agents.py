@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -13,6 +14,7 @@ import pytest
 import agents
 import bluffsim
 from agents.custom import AgentContractError
+from tests.console import bluffsim_here
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -136,7 +138,7 @@ plots = false
 """
 
 
-@pytest.mark.parametrize("agent, params, message", [
+MISFITS = [
     ("nosuchmodule_xyz:A", "{}", "cannot import module 'nosuchmodule_xyz'"),
     ("mybad:Missing", "{}", "module 'mybad' has no class 'Missing'"),
     ("mybad:NoAct", "{}", "needs a method act(obs, legal_mask, rng) -> int[B]"),
@@ -151,14 +153,46 @@ plots = false
                              "the rng argument only (rng.uniform, rng.below), not np.random"),
     ("mybad:StdRandom", "{}", "draw random numbers from the rng argument only"),
     ("mybad:Stateful", "{}", "keep no state between calls, or runs cannot be reproduced"),
-])
-def test_a_custom_agent_that_does_not_fit_is_a_one_line_error(tmp_path, agent, params, message):
+]
+"""Custom agents that do not fit, with what the one-line error says."""
+
+
+def misfit_error(tmp_path: Path, agent: str, params: str, run: Any) -> str:
+    """The stderr of ``bluffsim run`` (``run(args) -> (exit status, stderr)``) in ``tmp_path`` on
+    a config seating ``agent``, after checking it exits 2."""
     (tmp_path / "mybad.py").write_text(BAD_AGENTS)
     (tmp_path / "c.toml").write_text(TOML.format(agent=agent, params=params))
-    proc = cli(["run", "c.toml", "--out", "res", "--quiet"], cwd=tmp_path)
-    assert proc.returncode == 2, proc.stderr
-    assert message.replace("\\", "") in proc.stderr, proc.stderr
-    assert "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+    code, err = run(["run", "c.toml", "--out", "res", "--quiet"])
+    assert code == 2, err
+    return err
+
+
+def test_a_custom_agent_that_does_not_fit_is_a_one_line_error_from_a_process(tmp_path):
+    """One case as a real process (``tests.console``); the others in this process below."""
+    agent, params, message = MISFITS[0]
+
+    def process(args: list[str]) -> tuple[int, str]:
+        proc = cli(args, cwd=tmp_path)
+        return proc.returncode, proc.stderr
+
+    err = misfit_error(tmp_path, agent, params, process)
+    assert message.replace("\\", "") in err, err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "res").exists()
+
+
+@pytest.mark.parametrize("agent, params, message", MISFITS[1:])
+def test_a_custom_agent_that_does_not_fit_is_a_one_line_error(tmp_path, monkeypatch, capsys,
+                                                               agent, params, message):
+    monkeypatch.chdir(tmp_path)                  # the loader imports from the working directory
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    sys.modules.pop("mybad", None)
+    try:
+        err = misfit_error(tmp_path, agent, params, lambda args: bluffsim_here(args, capsys))
+    finally:
+        sys.modules.pop("mybad", None)
+    assert message.replace("\\", "") in err, err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "res").exists()
 
 
