@@ -87,7 +87,7 @@ class Extremist:
 
 
 @njit
-def _policy_rows(observe_row, policy, data, hot, rules, obs, params, ctx, out):
+def _policy_rows(observe_row, policy, data, hot, rules, obs, num_actions, params, ctx, out):
     r = rules[0]
     o = obs[0]
     for b in range(data.shape[0]):
@@ -98,7 +98,8 @@ def _policy_rows(observe_row, policy, data, hot, rules, obs, params, ctx, out):
         observe_row(data[b], h, r, o)
         seat = np.int64(h.current_player)
         key = rn.major_key(rn.agent_key(h.seed, seat), np.int64(h.num_decisions))
-        out[b] = policy(o, h.mask, key, r, params, ctx)
+        # the mask as the fused loop passes it (the engine's is padded past the actions)
+        out[b] = policy(o, h.mask[:num_actions], key, r, params, ctx)
 
 
 def policy_on_states(game: Any, policy: Any, params: Any, ctx: tuple) -> Any:
@@ -110,7 +111,7 @@ def policy_on_states(game: Any, policy: Any, params: Any, ctx: tuple) -> Any:
     def compiled(st: Any) -> np.ndarray:
         out = np.empty(st.batch_size, np.int64)
         _policy_rows(game.kernels.observe_row, policy, st.data, st.hot, game._rec,
-                     game.observation_record(), row, ctx, out)
+                     game.observation_record(), game.num_actions, row, ctx, out)
         return out
 
     return compiled

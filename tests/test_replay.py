@@ -16,6 +16,7 @@ from bluffsim.replay import ReplayError, open_source, replay_game
 from bluffsim.replay.html import viewer_data, write_viewer
 from bluffsim.replay.views import ViewBuilder
 from tests.browser import browser, response_bodies  # noqa: F401
+from tests.console import bluffsim_here
 from tests.test_workflow import assert_one_line_error, cli
 
 TEXT_AGENT = '''
@@ -87,18 +88,29 @@ def test_a_changed_record_is_a_one_line_error_naming_the_difference(tmp_path) ->
     replay_game(open_source(out), 1, note=lambda _: None)   # the other games still replay
 
 
-@pytest.mark.parametrize(("argv", "words"), [
+BAD_FLAGS = [
     (["--game", "99"], "has no game 99; it holds games 0..7"),
     ([], "give --game N"),
     (["--game", "1", "--seat", "5"], "--seat 5: game 1 has seats 0..1"),
     (["--game", "1", "--find", "winner=0"], "--find lists games and --game replays one"),
     (["--find", "colour=red"], "no column 'colour'"),
     (["--game", "1", "--html", "/nonexistent/dir/v.html"], "does not exist"),
-])
-def test_bad_flags_are_one_line_errors(tmp_path, capsys, argv, words) -> None:
+]
+"""Bad ``bluffsim replay`` flags on a results dir, with words of the one-line error."""
+
+
+def test_bad_flags_are_one_line_errors_from_a_process(tmp_path, capsys) -> None:
+    """One case as a real process (``tests.console``); the others in this process below."""
+    argv, words = BAD_FLAGS[0]
     out = run_lineup(tmp_path, "qdv", 2, ["counting", "random"], "")
     capsys.readouterr()
     assert_one_line_error(*cli("replay", str(out), *argv), words)
+
+
+@pytest.mark.parametrize(("argv", "words"), BAD_FLAGS[1:])
+def test_bad_flags_are_one_line_errors(tmp_path, capsys, argv, words) -> None:
+    out = run_lineup(tmp_path, "qdv", 2, ["counting", "random"], "")
+    assert_one_line_error(*bluffsim_here(["replay", str(out), *argv], capsys), words)
 
 
 def test_a_dir_without_config_is_a_one_line_error(tmp_path) -> None:

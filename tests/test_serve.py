@@ -32,6 +32,7 @@ from bluffsim.web import setup_of
 from bluffsim.web.server import Server, serving, warm_up
 from bluffsim.web.setup import bind
 from bluffsim.web.table import WebGame
+from tests.console import bluffsim_here
 
 # (game, flags): short games, the human not always at seat 0
 GAMES = [
@@ -445,21 +446,47 @@ BAD_FLAGS = [   # (flags, words of the one-line error); {taken}, {other}: dirs m
 ]
 
 
-@pytest.mark.parametrize("flags, words", BAD_FLAGS, ids=[" ".join(f) for f, _ in BAD_FLAGS])
-def test_bad_flags_are_one_line_errors_before_the_server_starts(tmp_path, flags, words):
-    """Each bad flag: one ``bluffsim: error:`` line naming it, exit status 2, nothing served."""
+def bad_flags_error(tmp_path: Path, flags: list[str], words: str,
+                    run: Callable[[list[str]], tuple[int, str]]) -> None:
+    """Check that ``bluffsim serve FLAGS`` (``run(args) -> (exit status, stderr)``, run in
+    ``tmp_path``) is one ``bluffsim: error:`` line with ``words``, exit status 2, nothing served."""
     (tmp_path / "taken").mkdir()
     (tmp_path / "taken" / "notes.txt").write_text("mine")
     (tmp_path / "other").mkdir()
     (tmp_path / "other" / "config.json").write_text(json.dumps({
         "identity": {"game": "veru"}, "config": {"game": "veru", "seed": 1}}))
     flags = [f.format(taken=tmp_path / "taken", other=tmp_path / "other") for f in flags]
-    r = subprocess.run([*CLI, "serve", "--port", str(free_port()), *flags], capture_output=True,
-                       text=True, timeout=60, cwd=tmp_path)
-    assert r.returncode == 2, r.stderr
-    assert r.stderr.startswith("bluffsim: error: ") and r.stderr.count("\n") == 1, r.stderr
-    assert words in r.stderr
+    code, err = run(["serve", "--port", str(free_port()), *flags])
+    assert code == 2, err
+    assert err.startswith("bluffsim: error: ") and err.count("\n") == 1, err
+    assert words in err
     assert not (tmp_path / "results").exists()
+
+
+def test_bad_flags_are_one_line_errors_before_the_server_starts_from_a_process(tmp_path):
+    """One case as a real process (``tests.console``); the others in this process below."""
+    flags, words = BAD_FLAGS[0]
+
+    def process(args: list[str]) -> tuple[int, str]:
+        r = subprocess.run([*CLI, *args], capture_output=True, text=True, timeout=60, cwd=tmp_path)
+        return r.returncode, r.stderr
+
+    bad_flags_error(tmp_path, flags, words, process)
+
+
+@pytest.mark.parametrize("flags, words", BAD_FLAGS[1:],
+                         ids=[" ".join(f) for f, _ in BAD_FLAGS[1:]])
+def test_bad_flags_are_one_line_errors_before_the_server_starts(tmp_path, monkeypatch, capsys,
+                                                                 flags, words):
+    """Each other bad flag, in this process: every one is refused by ``from_flags``, so a call
+    of ``bind`` (the port, then the server) fails the test instead of serving here."""
+    monkeypatch.chdir(tmp_path)                  # --out defaults to results/serve_<game> here
+
+    def no_bind(host: str, port: int) -> None:
+        pytest.fail(f"bluffsim serve got past its flags to bind {host}:{port}")
+
+    monkeypatch.setattr(bluffsim.web, "bind", no_bind)
+    bad_flags_error(tmp_path, flags, words, lambda args: bluffsim_here(args, capsys))
 
 
 def test_a_port_in_use_is_a_one_line_error(tmp_path):
