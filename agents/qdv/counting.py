@@ -100,7 +100,7 @@ import numpy as np
 
 from agents.base import Param, Traits, probability, real, register_agent
 from agents.combinatorics import LOG_CHOOSE
-from agents.policy import CompiledAgent, observation_records
+from agents.policy import CompiledAgent, mask_bytes, observation_records
 from agents.qdv import counting_kernel as K
 from agents.qdv.common import VALUE, deck_counts
 from bluffsim.games.qdv import rules as R
@@ -316,8 +316,8 @@ def model_rows(game: Any, obs: dict[str, np.ndarray], legal_mask: np.ndarray | N
     agent = QdvCounting(game, **params)
     records = observation_records(game, obs)
     b, nf, na = records.shape[0], R.NUM_FRUITS, game.num_actions
-    mask = (np.ones((b, na), bool) if legal_mask is None
-            else np.ascontiguousarray(legal_mask, bool))
+    mask = mask_bytes(np.ones((b, na), bool) if legal_mask is None
+                      else np.asarray(legal_mask, bool))
     w = agent._constants()[4][0].width
     out = {"known": np.zeros((b, nf), np.int64), "tilt": np.zeros((b, nf)),
            "cdf": np.zeros((b, nf, w + 1)), "below": np.zeros((b, nf, w + 1)),

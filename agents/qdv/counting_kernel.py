@@ -443,7 +443,10 @@ def scratch_dtype(kinds: int, width: int, players: int, actions: int, max_comp: 
         ("values", np.float64, (actions,)), ("feats", np.float64, (2 * f, 4)),
         ("comp_p", np.float64, (max_comp,)),
         ("comp_int", np.int64, (2, max_comp)), ("partial", np.float64, (w,)),
-        ("fresh", np.float64, (w,))], align=True)
+        ("fresh", np.float64, (w,)),
+        # ``model_rows_batch``: whether ``decide_row`` models the row instead of deciding, and
+        # what ``beliefs_row`` returned there besides its status
+        ("model", np.uint8), ("hidden_total", np.float64), ("shared", np.uint8)], align=True)
 
 
 def new_scratch(deck: np.ndarray, value: np.ndarray, strides: np.ndarray, width: int,
@@ -713,31 +716,41 @@ def decide_row(o, mask, sc, lc, prm, gkeys_t, buckets_t, cdfs, belows, fills, ga
     """The action on the observation ``o`` (legal ``mask``), with the scratch record ``sc``
     (``scratch_dtype``): -1 when a memo table ran full (nothing decided; the caller grows the
     tables and asks again), -2 in a phase this agent does not decide.  The memo tables' arrays
-    come in tuples (index = salad step, ``counting.memo_arrays``)."""
+    come in tuples (index = salad step, ``counting.memo_arrays``).  With ``sc.model`` set
+    (``model_rows_batch``), whatever the phase: the beliefs, every action's value and the call
+    model's features into ``sc``, no decision (0, or -1 when a memo table ran full).  The flag
+    is a field, not an argument, so that both callers run one compiled kernel."""
     nf = NUM_FRUITS
     na = sc.values.shape[0]
     ph = np.int64(o.phase)
-    if ph == PHASE_SALADS:
-        return np.int64(declare_salads_row(o))
-    if ph == PHASE_REWARD:
-        return np.int64(reward_row(o, mask, max(np.int64(o.seat), 0), gain_id, punish0))
-    if ph != PHASE_BID and ph != PHASE_START:
-        return np.int64(-2)
+    model = sc.model != 0
+    if not model:
+        if ph == PHASE_SALADS:
+            return np.int64(declare_salads_row(o))
+        if ph == PHASE_REWARD:
+            return np.int64(reward_row(o, mask, max(np.int64(o.seat), 0), gain_id, punish0))
+        if ph != PHASE_BID and ph != PHASE_START:
+            return np.int64(-2)
     status, hidden_total, shared = beliefs_row(o, mask, sc, lc, prm, gkeys_t, buckets_t, cdfs,
                                                belows, fills)
     if status < 0:
         return np.int64(-1)
     mean = sc.mean
-    if ph == PHASE_START:
+    if ph == PHASE_START and not model:
         # the start: the fruit with the largest expected count
         best = 0
         for f in range(1, nf):
             if mean[f] > mean[best]:
                 best = f
         return np.int64(START0 + best)
+    # one call site (numba inlines it): a second would compile it into this kernel twice
     if action_values(o, mask, sc, lc, prm, gkeys_t, buckets_t, cdfs, belows, fills, hidden_total,
-                     shared, False) < 0:
+                     shared, model) < 0:
         return np.int64(-1)
+    if model:
+        sc.hidden_total = hidden_total
+        sc.shared = shared
+        return np.int64(0)
     values = sc.values
     best = 0
     for a in range(1, na):
@@ -750,10 +763,11 @@ def decide_row(o, mask, sc, lc, prm, gkeys_t, buckets_t, cdfs, belows, fills, ga
 def model_rows_batch(records, masks, rules, params, ctx, step, first, known, tilt, cdf, below, prior,
                  called, feats, values):
     """The model of ``counting_policy`` on rows ``first, first + 1, …`` of the observation
-    ``records`` (legal masks ``masks``): the very functions the policy runs (``beliefs_row``,
-    ``called_row``, ``action_values``), whatever the phase, for the fitting script and the
-    tests.  Row ``b``: ``known[b]`` and ``tilt[b]`` (int64/float64[F]), the posterior's ``cdf[b]``
-    and ``below[b]`` (float64[F, W+1]: ``P(H < u)``, ``E[H · 1(H < u)]`` of ``T = known + H``),
+    ``records`` (legal masks ``masks``, uint8): the very functions the policy runs
+    (``decide_row`` with ``model``: ``beliefs_row`` and ``action_values``, then ``called_row``),
+    whatever the phase, for the fitting script and the tests.  Row ``b``: ``known[b]`` and
+    ``tilt[b]`` (int64/float64[F]), the posterior's ``cdf[b]`` and ``below[b]`` (float64[F, W+1]:
+    ``P(H < u)``, ``E[H · 1(H < u)]`` of ``T = known + H``),
     ``prior[b]`` (the untilted cdf of memo table ``step``: salads of the others counted with
     probability ``step / SALAD_STEPS``), ``called[b]`` (float64[W]: the bid fruit's called
     posterior), ``feats[b]`` (float64[12, 4]: the call model's features of each bid) and
@@ -763,12 +777,16 @@ def model_rows_batch(records, masks, rules, params, ctx, step, first, known, til
     sc = scratch[0]
     nf = NUM_FRUITS
     w = cdfs[0].shape[1] - 1
+    r0 = rules[0]
     for b in range(first, records.shape[0]):
         o, mask = records[b], masks[b]
-        status, hidden_total, shared = beliefs_row(o, mask, sc, lc, params, gkeys_t, buckets_t,
-                                                   cdfs, belows, fills)
+        sc.model = 1
+        status = decide_row(o, mask, sc, lc, params, gkeys_t, buckets_t, cdfs, belows, fills,
+                            r0.gain_id, r0.punish0)
+        sc.model = 0
         if status < 0:
             return b
+        hidden_total, shared = sc.hidden_total, sc.shared != 0
         for f in range(nf):
             r = memo_row(gkeys_t[step], buckets_t[step], cdfs[step], belows[step], fills[step],
                          sc.keys[f], sc.cls, f, np.float64(step) / params[P_SALAD_STEPS], lc,
@@ -779,9 +797,6 @@ def model_rows_batch(records, masks, rules, params, ctx, step, first, known, til
                 prior[b, f, u] = cdfs[step][r, u]
         if called_row(o, sc, lc, params, gkeys_t, buckets_t, cdfs, belows, fills, hidden_total,
                       shared) < 0:
-            return b
-        if action_values(o, mask, sc, lc, params, gkeys_t, buckets_t, cdfs, belows, fills,
-                         hidden_total, shared, True) < 0:
             return b
         for f in range(nf):
             known[b, f] = sc.known[f]
