@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -20,7 +21,7 @@ from bluffsim.analysis import plots
 from bluffsim.analysis.stats import bradley_terry
 from bluffsim.cli import main
 from tests.built_once import built_once
-from tests.console import run_in_root
+from tests.console import bluffsim_here, run_in_root
 
 ROOT = Path(__file__).resolve().parents[1]
 SKEPTIC = "experiments.my_agent:Skeptic"
@@ -96,24 +97,41 @@ CORRUPT = {
 }
 
 
-@pytest.mark.parametrize("kind", sorted(CORRUPT))
-def test_a_corrupt_leaderboard_is_one_line_before_anything_is_played(tmp_path, kind):
+def check_corrupt_leaderboard(tmp_path: Path, kind: str,
+                              run: Callable[[list[str]], tuple[int, str]]) -> None:
+    """Check that ``bluffsim leaderboard`` and ``bluffsim evaluate`` (each through ``run(args) ->
+    (exit status, stderr)``) on a ``CORRUPT[kind]`` leaderboard are one-line errors that play and
+    write nothing."""
     lb = tmp_path / "leaderboard.csv"
     content = CORRUPT[kind]
     (lb.write_bytes if isinstance(content, bytes) else lb.write_text)(content)
     before = lb.read_bytes()
-    shown = subprocess.run([sys.executable, "-m", "bluffsim.cli", "leaderboard", "--path", str(lb)],
-                           capture_output=True, text=True)
-    ev = subprocess.run([sys.executable, "-m", "bluffsim.cli", "evaluate", "random", "--game", "qdv",
-                         "--players", "2", "--leaderboard", str(lb), "--out", str(tmp_path / "o")],
-                        capture_output=True, text=True)
-    for proc in (shown, ev):
-        assert proc.returncode == 2
-        err = proc.stderr.strip()
+    shown = run(["leaderboard", "--path", str(lb)])
+    ev = run(["evaluate", "random", "--game", "qdv", "--players", "2", "--leaderboard", str(lb),
+              "--out", str(tmp_path / "o")])
+    for code, stderr in (shown, ev):
+        assert code == 2
+        err = stderr.strip()
         assert "Traceback" not in err and len(err.splitlines()) == 1, err
         assert err.startswith("bluffsim: error: leaderboard") and str(lb) in err
     assert not (tmp_path / "o").exists()      # nothing played, nothing written
     assert lb.read_bytes() == before          # the user's file is left as it was
+
+
+def test_a_corrupt_leaderboard_is_one_line_before_anything_is_played_from_a_process(tmp_path):
+    """One kind as real processes (``tests.console``); the others in this process below."""
+
+    def process(args: list[str]) -> tuple[int, str]:
+        proc = subprocess.run([sys.executable, "-m", "bluffsim.cli", *args], capture_output=True,
+                              text=True)
+        return proc.returncode, proc.stderr
+
+    check_corrupt_leaderboard(tmp_path, sorted(CORRUPT)[0], process)
+
+
+@pytest.mark.parametrize("kind", sorted(CORRUPT)[1:])
+def test_a_corrupt_leaderboard_is_one_line_before_anything_is_played(tmp_path, capsys, kind):
+    check_corrupt_leaderboard(tmp_path, kind, lambda args: bluffsim_here(args, capsys))
 
 
 def test_a_leaderboard_without_a_scope_column_reads_as_full_battery_rows(tmp_path):

@@ -16,6 +16,7 @@ from bluffsim.cli import main
 from bluffsim.tournament import ConfigError
 from bluffsim.tournament.overrides import apply_sets
 from bluffsim.tournament.sweep import Sweep, load_plan, parse_plan
+from tests.console import bluffsim_here
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -61,6 +62,14 @@ def one_line_error(proc, message):
     assert "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
 
 
+def one_line_error_here(args: list[str], capsys: pytest.CaptureFixture[str], message: str) -> None:
+    """``one_line_error`` for ``bluffsim ARGS`` run in this process (``tests.console``)."""
+    code, err = bluffsim_here(args, capsys)
+    assert code == 2, err
+    assert message in err, err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
 # ------------------------------------------------------------------ --set
 def test_set_overrides_any_key_as_a_toml_value(tmp_path):
     conf = tmp_path / "c.toml"
@@ -86,7 +95,7 @@ def test_set_on_the_cli_changes_the_run(tmp_path):
     assert pd.read_parquet(out / "games.parquet")["game"].nunique() == 12
 
 
-@pytest.mark.parametrize("sets, message", [
+BAD_SETS = [
     (["rules.jokers"], "--set 'rules.jokers': write KEY=VALUE"),
     (["rules..jokers=1"], "write a dotted key such as rules.jokers"),
     (["rules.jokers=-1"], "jokers"),                                  # validated like the file
@@ -94,14 +103,31 @@ def test_set_on_the_cli_changes_the_run(tmp_path):
     (["experiment.games=0"], "experiment.games = 0 is invalid"),
     (["run.speed=2"], "unknown key in [run] 'speed'"),
     (["experiment.games.x=1"], "--set experiment.games.x: experiment.games is a value, not a table"),
-])
-def test_bad_set_is_a_one_line_error_and_writes_nothing(tmp_path, sets, message):
+]
+"""Bad ``--set`` flags, with what the one-line error says."""
+
+
+def bad_set_args(tmp_path: Path, sets: list[str]) -> list[str]:
+    """The ``bluffsim run`` arguments of a config in ``tmp_path`` with ``--set`` for each of
+    ``sets`` and ``--out tmp_path/o``."""
     conf = tmp_path / "c.toml"
     conf.write_text(BASE)
     args = ["run", str(conf), "--out", str(tmp_path / "o"), "--quiet"]
     for s in sets:
         args += ["--set", s]
-    one_line_error(cli(args), message)
+    return args
+
+
+def test_bad_set_is_a_one_line_error_and_writes_nothing_from_a_process(tmp_path):
+    """One case as a real process (``tests.console``); the others in this process below."""
+    sets, message = BAD_SETS[0]
+    one_line_error(cli(bad_set_args(tmp_path, sets)), message)
+    assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("sets, message", BAD_SETS[1:])
+def test_bad_set_is_a_one_line_error_and_writes_nothing(tmp_path, capsys, sets, message):
+    one_line_error_here(bad_set_args(tmp_path, sets), capsys, message)
     assert not (tmp_path / "o").exists()
 
 
@@ -301,27 +327,29 @@ def test_the_sweep_notebook_executes_and_shows_its_figures(tmp_path, monkeypatch
     assert '"BLUFFSIM_SWEEP", "results/sweep_veru_jokers"' in "".join(nb.cells[1].source)
 
 
-def test_sweep_output_errors_are_one_line(tmp_path):
+def test_sweep_output_errors_are_one_line(tmp_path, capsys):
     conf = tmp_path / "s.toml"
     conf.write_text(SWEEP)
     out = tmp_path / "o"
     assert run(conf, out, "--no-plots") == 0
+    # the first as a real process (tests.console), the others in this process
     one_line_error(cli(["run", str(conf), "--out", str(out), "--quiet", "--resume", "--set",
                         "sweep.rules.jokers=[1, 2]"]), "was made by a different sweep config")
-    one_line_error(cli(["run", str(conf), "--out", str(out), "--quiet"]),
-                   "is not empty: it holds a previous sweep; pass --resume to finish it, --force")
-    one_line_error(cli(["run", str(conf), "--out", str(out), "--quiet", "--resume", "--force"]),
-                   "--resume and --force exclude each other")
+    one_line_error_here(["run", str(conf), "--out", str(out), "--quiet"], capsys,
+                        "is not empty: it holds a previous sweep; pass --resume to finish it, --force")
+    one_line_error_here(["run", str(conf), "--out", str(out), "--quiet", "--resume", "--force"],
+                        capsys, "--resume and --force exclude each other")
     blocker = tmp_path / "file"
     blocker.write_text("x")
-    one_line_error(cli(["run", str(conf), "--out", str(blocker), "--quiet"]), "is a file")
+    one_line_error_here(["run", str(conf), "--out", str(blocker), "--quiet"], capsys, "is a file")
     other = tmp_path / "other"
     other.mkdir()
     (other / "notes.txt").write_text("mine")
-    one_line_error(cli(["run", str(conf), "--out", str(other), "--quiet"]),
-                   "holds no bluffsim sweep (no sweep.json)")
+    one_line_error_here(["run", str(conf), "--out", str(other), "--quiet"], capsys,
+                        "holds no bluffsim sweep (no sweep.json)")
     (out / "points" / "1" / "games.parquet").unlink()
-    one_line_error(cli(["report", str(out)]), "the sweep is unfinished; rerun it with --resume")
+    one_line_error_here(["report", str(out)], capsys,
+                        "the sweep is unfinished; rerun it with --resume")
 
 
 def test_a_sweep_over_a_pool(tmp_path):

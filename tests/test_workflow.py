@@ -13,6 +13,7 @@ import pytest
 import bluffsim
 from bluffsim.analysis import plots, stats
 from bluffsim.cli import main
+from tests.console import bluffsim_here
 
 ROOT = __import__("pathlib").Path(__file__).resolve().parents[1]
 
@@ -252,16 +253,30 @@ def test_stepping_another_games_state_is_a_clear_error():
 
 
 # ------------------------------------------------------------------ 4. agent parameters
-@pytest.mark.parametrize("params, needle", [
+BAD_PARAMS = [
     ("bluff = 7", "bluff = 7"),
     ("call_margin = nan", "call_margin = nan"),
     ('bluff = "high"', "bluff = 'high'"),
     ("exact_window = -0.5", "exact_window = -0.5"),
     ("bluff = true", "bluff = True"),
-])
-def test_bad_agent_parameters_fail_at_load_before_anything_is_written(tmp_path, params, needle):
+]
+"""Bad parameters of the heuristic seat, with how the one-line error shows them."""
+
+
+def test_bad_agent_parameters_fail_at_load_before_anything_is_written_from_a_process(tmp_path):
+    """One case as a real process (``tests.console``); the others in this process below."""
+    params, needle = BAD_PARAMS[0]
     out = tmp_path / "o"
     code, err = cli("run", str(toml(tmp_path, params=params)), "--out", str(out))
+    assert_one_line_error(code, err, "seats[1]", "heuristic", needle, "allowed:")
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("params, needle", BAD_PARAMS[1:])
+def test_bad_agent_parameters_fail_at_load_before_anything_is_written(tmp_path, capsys, params,
+                                                                       needle):
+    out = tmp_path / "o"
+    code, err = bluffsim_here(["run", str(toml(tmp_path, params=params)), "--out", str(out)], capsys)
     assert_one_line_error(code, err, "seats[1]", "heuristic", needle, "allowed:")
     assert not out.exists()
 
