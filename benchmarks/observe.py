@@ -2,7 +2,7 @@
 
 For each game at 4 players the script deals ``batch`` games, plays five decisions (the first
 legal action), then times ``observe`` on that state: microseconds a call, median (min – max) of
-``--repeats`` runs of ``--calls`` calls (a tenth as many at batch 4,096)::
+``--repeats`` runs of ``--calls`` calls (a hundredth as many at batch 4,096, at least 3)::
 
     python -m benchmarks.observe --repeats 5
 """

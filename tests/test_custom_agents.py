@@ -167,9 +167,13 @@ def misfit_error(tmp_path: Path, agent: str, params: str, run: Any) -> str:
     return err
 
 
+IN_A_PROCESS = "mybad:Illegal"
+"""The misfit run as a real process: one whose ``act`` runs (the contract check plays it)."""
+
+
 def test_a_custom_agent_that_does_not_fit_is_a_one_line_error_from_a_process(tmp_path):
     """One case as a real process (``tests.console``); the others in this process below."""
-    agent, params, message = MISFITS[0]
+    agent, params, message = next(case for case in MISFITS if case[0] == IN_A_PROCESS)
 
     def process(args: list[str]) -> tuple[int, str]:
         proc = cli(args, cwd=tmp_path)
@@ -181,7 +185,8 @@ def test_a_custom_agent_that_does_not_fit_is_a_one_line_error_from_a_process(tmp
     assert not (tmp_path / "res").exists()
 
 
-@pytest.mark.parametrize("agent, params, message", MISFITS[1:])
+@pytest.mark.parametrize("agent, params, message",
+                         [case for case in MISFITS if case[0] != IN_A_PROCESS])
 def test_a_custom_agent_that_does_not_fit_is_a_one_line_error(tmp_path, monkeypatch, capsys,
                                                                agent, params, message):
     monkeypatch.chdir(tmp_path)                  # the loader imports from the working directory
