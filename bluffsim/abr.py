@@ -45,7 +45,6 @@ import math
 import platform
 import shutil
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -101,14 +100,15 @@ def parse_budget(text: str | int) -> tuple[str, int]:
     except ValueError:
         n = 0
     if n < 1:
-        raise AbrError(f"--budget {text!r}: give {' | '.join(BUDGETS)} or a number of PPO "
-                       f"iterations >= 1 (each {DECISIONS_PER_ITERATION:,} learner decisions)")
+        raise AbrError(f"--budget {text!r}: give {' | '.join(BUDGETS)}, a number of PPO "
+                       f"iterations >= 1 (each {DECISIONS_PER_ITERATION:,} learner decisions) or "
+                       "plateau[:start=N,cap=N,gain=X,seeds=N]")
     return str(n), n
 
 
-def split_agents(text: str) -> list[str]:
-    """``random,heuristic:bluff=0.3,trust=1,counting`` -> the agent texts (a piece with ``=``
-    and no ``:`` is one more parameter of the agent before it)."""
+def split_pieces(text: str) -> list[str]:
+    """``random,heuristic:bluff=0.3,trust=1,counting`` -> ``["random", "heuristic:bluff=0.3,trust=1",
+    "counting"]``: a piece with ``=`` and no ``:`` is one more parameter of the piece before it."""
     out: list[str] = []
     for piece in (p.strip() for p in text.split(",")):
         if not piece:
@@ -117,6 +117,12 @@ def split_agents(text: str) -> list[str]:
             out[-1] += "," + piece
         else:
             out.append(piece)
+    return out
+
+
+def split_agents(text: str) -> list[str]:
+    """The agent texts of ``--agent`` (``split_pieces``); an empty list is an ``AbrError``."""
+    out = split_pieces(text)
     if not out:
         raise AbrError("--agent is empty; give an agent, e.g. --agent counting or "
                        "--agent random,heuristic,counting,learned")
@@ -192,11 +198,13 @@ def weights_digest(game: str, players: int, target: Target) -> str | None:
 
 
 def identity(game: str, players: int, rules: dict[str, Any], target: Target, iterations: int,
-             seed: int, eval_games: int) -> dict[str, Any]:
+             seed: int, eval_games: int, schedule: dict[str, Any] | None = None) -> dict[str, Any]:
     """What decides an ABR result (a cell is reused only when this matches); a ``learned``
     target counts by its weights file's content (new shipped weights are measured again), a
-    class of your own by its module's source."""
+    class of your own by its module's source; ``schedule``: a plateau's (``bluffsim.plateau``)."""
     source = {} if target.source_sha256 is None else {"agent_source_sha256": target.source_sha256}
+    if schedule is not None:
+        source["schedule"] = dict(schedule)
     return {"game": game, "players": players, "rules": rules, "agent": target.agent,
             "agent_params": target.params, **source,
             "weights_sha256": weights_digest(game, players, target),
@@ -205,18 +213,19 @@ def identity(game: str, players: int, rules: dict[str, Any], target: Target, ite
             "seed": seed, "eval_games": eval_games, "bluffsim": bluffsim.__version__}
 
 
-def eval_seed(seed: int) -> int:
-    """The evaluation tournament's seed: another stream than training's game seeds."""
-    return int(brng.word(seed, EVAL_STREAM, 0)) >> 1
+def eval_seed(seed: int, draw: int = 0) -> int:
+    """The evaluation tournament's seed: another stream than training's game seeds; ``draw``
+    numbers independent sets of deals (``bluffsim.plateau`` re-evaluates on ``draw`` 1)."""
+    return int(brng.word(seed, EVAL_STREAM, draw)) >> 1
 
 
 POLICIES = ("sampling", "greedy")
 
 
 def policy_table(game: str, players: int, rules: dict[str, Any], target: Target, weights: str,
-                 greedy: bool, games: int, seed: int) -> Any:
+                 greedy: bool, games: int, seed: int, draw: int = 0) -> Any:
     """The evaluation table (``tournament.tables.Table``) of the trained policy: ``subject`` +
-    (P-1) x ``A``, rotated, ``games`` games from ``eval_seed(seed)``, one shard."""
+    (P-1) x ``A``, rotated, ``games`` games from ``eval_seed(seed, draw)``, one shard."""
     from bluffsim.evaluate import SUBJECT, unique_seats
     from bluffsim.tournament.config import Experiment
     from bluffsim.tournament.tables import Table
@@ -224,34 +233,35 @@ def policy_table(game: str, players: int, rules: dict[str, Any], target: Target,
     seats = unique_seats([("learned", SUBJECT, {"weights": weights, "greedy": greedy})]
                          + [(target.agent, target.agent, dict(target.params))] * (players - 1))
     exp = Experiment(name="abr_eval", game=game, players=players, games=games,
-                     seed=eval_seed(seed), rules=dict(rules), seats=seats, batch=1024, workers=1,
-                     seating="rotate", duplicate=False, shard_games=games, plots=False)
+                     seed=eval_seed(seed, draw), rules=dict(rules), seats=seats, batch=1024,
+                     workers=1, seating="rotate", duplicate=False, shard_games=games, plots=False)
     return Table(exp, key=f"abr_eval_{'greedy' if greedy else 'sampling'}")
 
 
 def evaluate_policies(game: str, players: int, rules: dict[str, Any], target: Target,
-                      weights: str, games: int, seed: int, executor: Any = None
+                      weights: str, games: int, seed: int, executor: Any = None,
+                      kinds: tuple[str, ...] = POLICIES, draw: int = 0
                       ) -> dict[str, dict[str, Any]]:
-    """``{"sampling": ..., "greedy": ...}``: both evaluation tables played together
-    (``tournament.tables.play_tables``, in this process unless ``executor`` says otherwise),
-    each scored by ``policy_score``."""
+    """``{"sampling": ..., "greedy": ...}`` (or the ``kinds`` asked for): the evaluation tables
+    played together (``play_policies``), each scored by ``policy_score``."""
+    played = play_policies(game, players, rules, target, weights, games, seed, executor, kinds,
+                           draw)
+    return {kind: policy_score(t, g, target) for kind, (t, g) in played.items()}
+
+
+def play_policies(game: str, players: int, rules: dict[str, Any], target: Target, weights: str,
+                  games: int, seed: int, executor: Any = None,
+                  kinds: tuple[str, ...] = POLICIES, draw: int = 0
+                  ) -> dict[str, tuple[Any, pd.DataFrame]]:
+    """Per policy kind, its evaluation table (``policy_table``) and the games played there, the
+    tables played together (``tournament.tables.play_tables``, in this process unless
+    ``executor`` says otherwise)."""
     from bluffsim.tournament.tables import Executor, play_tables
 
-    tables = [policy_table(game, players, rules, target, weights, kind == "greedy", games, seed)
-              for kind in POLICIES]
+    tables = [policy_table(game, players, rules, target, weights, kind == "greedy", games, seed,
+                           draw) for kind in kinds]
     played = play_tables(tables, executor or Executor())
-    return {kind: policy_score(t, r.games, target)
-            for kind, t, r in zip(POLICIES, tables, played, strict=True)}
-
-
-def evaluate_policy(game: str, players: int, rules: dict[str, Any], target: Target,
-                    weights: str, greedy: bool, games: int, seed: int) -> dict[str, Any]:
-    """Win rate and mean placement (95% CIs, module docstring) of the trained policy against
-    (P-1) x ``A`` in a rotated tournament of ``games`` games."""
-    from bluffsim.tournament.tables import Executor, play_tables
-
-    table = policy_table(game, players, rules, target, weights, greedy, games, seed)
-    return policy_score(table, play_tables([table], Executor())[0].games, target)
+    return {kind: (t, r.games) for kind, t, r in zip(kinds, tables, played, strict=True)}
 
 
 def policy_score(table: Any, played: pd.DataFrame, target: Target) -> dict[str, Any]:
@@ -281,6 +291,27 @@ def read_curve(log_csv: Path) -> list[dict[str, float]]:
     return rows
 
 
+CHECKPOINT_EVERY = 10   # PPO iterations between checkpoints (and the training env's re-deals)
+
+
+def response_config(game: str, players: int, rules: dict[str, Any], target: Target, seed: int,
+                    iterations: int, train_dir: Path, weights: Path,
+                    anneal_iterations: int | None = None) -> Any:
+    """The validated ``TrainConfig`` of a response to ``target``: PPO with the response's
+    settings against (P-1) x ``A``, checkpoints in ``train_dir``, weights to ``weights``; the
+    step size anneals to 0 at ``anneal_iterations`` (default: ``iterations``)."""
+    from bluffsim.learn import TrainConfig
+
+    cfg = TrainConfig(game=game, players=players, seed=seed, envs=ENVS, rollout=ROLLOUT,
+                      iterations=iterations, anneal_iterations=anneal_iterations,
+                      checkpoint_every=CHECKPOINT_EVERY, snapshot_every=10**9,
+                      out=str(train_dir), weights=str(weights),
+                      opponents=({"agent": target.agent, "params": dict(target.params)},),
+                      opponent_weights=(1.0,), snapshots=0.0, rules=rules, **PPO)
+    cfg.validate()
+    return cfg
+
+
 def approximate_best_response(game: str, agent: str | Target, players: int | None = None,
                               budget: str | int = "small", seed: int = 1,
                               out: str | Path = "results/exploit/abr",
@@ -291,7 +322,6 @@ def approximate_best_response(game: str, agent: str | Target, players: int | Non
     result (sampling and greedy) in a fresh rotated tournament, write ``out/abr.json``,
     ``out/curve.png``, ``out/weights.npz`` and ``out/train/log.csv``; return the record
     (module docstring).  ``agent`` is an agent text (``heuristic:bluff=0.3``) or a ``Target``."""
-    from bluffsim.learn import TrainConfig
     from bluffsim.learn.ppo import train
 
     target = agent if isinstance(agent, Target) else parse_target(agent)
@@ -302,12 +332,7 @@ def approximate_best_response(game: str, agent: str | Target, players: int | Non
     opponent = check_target(game, players, rules, target)
     out = Path(out)
     weights = out / "weights.npz"
-    cfg = TrainConfig(game=game, players=players, seed=seed, envs=ENVS, rollout=ROLLOUT,
-                      iterations=iterations, checkpoint_every=10, snapshot_every=10**9,
-                      out=str(out / "train"), weights=str(weights),
-                      opponents=({"agent": target.agent, "params": dict(target.params)},),
-                      opponent_weights=(1.0,), snapshots=0.0, rules=rules, **PPO)
-    cfg.validate()
+    cfg = response_config(game, players, rules, target, seed, iterations, out / "train", weights)
     if (out / "train").exists():
         shutil.rmtree(out / "train")
     start_cpu, start = time.process_time(), time.perf_counter()
@@ -327,33 +352,13 @@ def approximate_best_response(game: str, agent: str | Target, players: int | Non
         "sampling": evals["sampling"], "greedy": evals["greedy"], "curve": curve,
         "seed": seed, "eval_seed": eval_seed(seed),
         "identity": identity(game, players, rules, target, iterations, seed, eval_games),
-        "date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
-        "machine": f"{platform.machine()} {platform.processor() or ''}".strip(),
+        "date": now(),
+        "machine": machine(),
         "versions": versions(),
     }
     (out / "abr.json").write_text(json.dumps(record, indent=1, default=str), encoding="utf-8")
     write_curve(record, out)
     return record
-
-
-def measure_plan(plan: list[tuple[Any, ...]], seed: int, eval_games: int,
-                 records: list[dict[str, Any]], say: Callable[[str], None]) -> None:
-    """Measure each planned cell ``(game, players, rules, preset, target, budget, cell, reused
-    record or None)`` in turn (``bluffsim exploit --agent``), appending its record to
-    ``records`` as it finishes (an interrupted caller knows which did) and saying each step."""
-    for k, (game, players, rules, preset, target, label, cell, done) in enumerate(plan, 1):
-        what = f"{preset or game} {players}p vs {target.text}, budget {label}"
-        if done is not None:
-            say(f"exploit {k}/{len(plan)}: {what}: reused {cell}/abr.json")
-            write_curve(done, cell)
-            records.append(done)
-            continue
-        say(f"exploit {k}/{len(plan)}: {what}: training ...")
-        rec = approximate_best_response(game, target, players, label, seed, cell, rules=rules,
-                                        eval_games=eval_games, preset=preset)
-        say(f"exploit {k}/{len(plan)}: {what}: win rate {rec['sampling']['win_rate']:.3f} "
-            f"({rec['train_cpu_seconds']:.0f} CPU s of training) -> {cell}/")
-        records.append(rec)
 
 
 def write_curve(record: dict[str, Any], out: Path) -> None:
@@ -375,6 +380,16 @@ def curve_frame(record: dict[str, Any]) -> pd.DataFrame:
     """The learning curve of a record as a DataFrame (decisions, win_share, mean_reward)."""
     return pd.DataFrame(record["curve"], columns=["iteration", "decisions", "seconds", "episodes",
                                                   "mean_reward", "win_share"])
+
+
+def now() -> str:
+    """The time a record is written, to the minute, in UTC."""
+    return dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def machine() -> str:
+    """The machine an ABR ran on (architecture and processor)."""
+    return f"{platform.machine()} {platform.processor() or ''}".strip()
 
 
 def versions() -> dict[str, str]:

@@ -7,6 +7,7 @@ User errors (bad config, unknown game, unwritable dir, ...) print one line
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import shutil
 import sys
 from collections.abc import Sequence
@@ -145,7 +146,10 @@ def build_parser() -> argparse.ArgumentParser:
                     help="with --agent: seats (default: the game's smallest count, 2; veru 3)")
     ex.add_argument("--budget", default="small",
                     help="with --agent: small | full (40 | 200 PPO iterations of 4,096 learner "
-                         "decisions) or a number of PPO iterations; comma-separated for several")
+                         "decisions), a number of PPO iterations, or plateau (train 3 seeds, "
+                         "evaluating at 40, 80, ... 1280 iterations, until the win rate gains "
+                         "< 0.01 over two doublings; plateau:start=N,cap=N,gain=X,seeds=N to "
+                         "change that); comma-separated for several")
     ex.add_argument("--seed", type=int, default=1, help="with --agent: training seed (the "
                                                         "evaluation's deals derive from it too)")
     ex.add_argument("--eval-games", type=int, default=None,
@@ -435,8 +439,9 @@ def cmd_exploit(args: argparse.Namespace) -> int:
 
 def cmd_abr(args: argparse.Namespace) -> int:
     """``bluffsim exploit --agent A``: an approximate best response per (game, agent, budget),
-    every input checked before anything is trained or written (``bluffsim.abr``)."""
-    from bluffsim import abr
+    every input checked before anything is trained or written (``bluffsim.abr``,
+    ``bluffsim.plateau``)."""
+    from bluffsim import abr, plateau
 
     try:
         import bluffsim.learn.ppo  # noqa: F401  (JAX and optax: checked before anything runs)
@@ -448,7 +453,7 @@ def cmd_abr(args: argparse.Namespace) -> int:
             raise BluffsimError(f"{flag} is for the CFR table (without --agent); against a "
                                 "learned policy write --agent learned:weights=PATH")
     abr.check_seed(args.seed)
-    cells = abr_cells(args, abr)
+    cells = abr_cells(args, abr, plateau)
     root = Path(args.out or "results/exploit")
     if root.exists() and not root.is_dir():
         raise BluffsimError(f"--out {str(root)!r} is a file; give a directory")
@@ -457,14 +462,15 @@ def cmd_abr(args: argparse.Namespace) -> int:
         raise BluffsimError(f"--eval-games {eval_games}: give a positive number of games")
     plan = []
     for game, players, rules, preset, target, budget in cells:
-        label, iterations = abr.parse_budget(budget)
+        label, iterations, schedule = plateau.budget_plan(budget)
         cell = abr.cell_dir(root, game, players, target, label, preset)
-        ident = abr.identity(game, players, rules, target, iterations, args.seed, eval_games)
+        ident = abr.identity(game, players, rules, target, iterations, args.seed, eval_games,
+                             None if schedule is None else dataclasses.asdict(schedule))
         done = None if args.force else abr.reusable(cell, ident)
-        plan.append((game, players, rules, preset, target, label, cell, done))
+        plan.append((game, players, rules, preset, target, label, schedule, cell, done))
     records: list[dict[str, Any]] = []
     try:
-        abr.measure_plan(plan, args.seed, eval_games, records, to_stderr)
+        plateau.measure_plan(plan, args.seed, eval_games, records, to_stderr)
     except KeyboardInterrupt:
         to_stderr(f"bluffsim: interrupted after {len(records)} of {len(plan)} cells; each finished "
                   f"cell's abr.json in {root}/ is kept and reused when the same command runs again")
@@ -478,21 +484,25 @@ def cmd_abr(args: argparse.Namespace) -> int:
           "probable action; decisions, cpu_s: the training budget")
     if args.markdown:
         md = abr.markdown_table(records)
+        plateaus = [r for r in records if "runs" in r]
+        if plateaus:
+            md += "\n\n" + plateau.markdown_table(plateaus)
         print(md)
         (root / "abr_table.md").write_text(md + "\n", encoding="utf-8")
-    print(f"results in {root}/ (per cell: abr.json, curve.png, weights.npz, train/log.csv)")
+    print(f"results in {root}/ (per cell: abr.json, curve.png, weights.npz, train/log.csv; a "
+          "plateau cell: abr.json, curve.png, seed<N>/weights_<iterations>.npz, seed<N>/train/)")
     return 0
 
 
-def abr_cells(args: argparse.Namespace, abr: Any) -> list[tuple[Any, ...]]:
+def abr_cells(args: argparse.Namespace, abr: Any, plateau: Any) -> list[tuple[Any, ...]]:
     """(game, players, rules, preset, target, budget) of every ABR to run; one-line errors.
 
     An agent that cannot play one of several games (``learned`` has no weights for veru 3p) is
     skipped there with a note; an agent that plays none of them is an error."""
     targets = [abr.parse_target(t) for t in abr.split_agents(args.agent)]
-    budgets = [b.strip() for b in str(args.budget).split(",") if b.strip()] or ["small"]
+    budgets = abr.split_pieces(str(args.budget)) or ["small"]
     for b in budgets:
-        abr.parse_budget(b)
+        plateau.budget_plan(b)
     preset, rules = args.preset, {}
     if preset is not None:
         try:

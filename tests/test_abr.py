@@ -14,7 +14,7 @@ from matplotlib.figure import Figure
 
 pytest.importorskip("jax")
 
-from bluffsim import abr, cli  # noqa: E402
+from bluffsim import abr, cli, plateau  # noqa: E402
 from bluffsim.analysis.plots import abr_curve  # noqa: E402
 
 
@@ -152,7 +152,7 @@ def test_ctrl_c_in_exploit_says_which_cells_are_kept(tmp_path, monkeypatch, caps
     def interrupted(plan, seed, eval_games, records, say):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(abr, "measure_plan", interrupted)
+    monkeypatch.setattr(plateau, "measure_plan", interrupted)
     assert cli.main(["exploit", "--agent", "random", "--game", "qdv", "--budget", "1",
                      "--out", str(tmp_path / "ex")]) == 130
     err = capsys.readouterr().err.strip()

@@ -63,7 +63,7 @@ LAYERS: tuple[dict[str, tuple[str, ...]], ...] = (
     {"tournament": ("bluffsim.tournament.*",)},
     {"terminal play": ("bluffsim.play",), "bench": ("benchmarks.*",),
      "learn": ("bluffsim.learn.*",)},
-    {"evaluate": ("bluffsim.evaluate", "bluffsim.abr")},
+    {"evaluate": ("bluffsim.evaluate", "bluffsim.abr", "bluffsim.plateau")},
     {"replay": ("bluffsim.replay.*",), "serve": ("bluffsim.web.*",)},
     {"cli": ("bluffsim.cli",)},
 )
@@ -77,7 +77,8 @@ FORBIDDEN: tuple[tuple[str, str, str], ...] = (
     ("bluffsim.games.*", "bluffsim.play", "the games sit below the terminal front end"),
 )
 # matplotlib only where plots are drawn
-MATPLOTLIB_USERS = ("bluffsim.analysis.*", "bluffsim.evaluate", "bluffsim.abr", "bluffsim.cli")
+MATPLOTLIB_USERS = ("bluffsim.analysis.*", "bluffsim.evaluate", "bluffsim.abr", "bluffsim.plateau",
+                    "bluffsim.cli")
 
 
 def _module_files() -> dict[str, Path]:

@@ -363,6 +363,40 @@ def abr_curve(curve: pd.DataFrame, evals: dict[str, dict[str, float]], players: 
     return fig
 
 
+def plateau_curves(curves: pd.DataFrame, marks: pd.DataFrame, fresh: dict[str, dict[str, float]],
+                   players: int, title: str = "") -> Figure:
+    """Best responses run to a plateau (``bluffsim.plateau``): each seed's win share per PPO
+    iteration (``curves``: seed, decisions, win_share), its evaluations with 95% CIs at the
+    marks (``marks``: seed, decisions, win_rate, ci_low, ci_high), the chosen response's
+    re-evaluation on fresh deals (``fresh``: per policy kind) as bands at the right and the fair
+    share 1/P; learner decisions on a log axis (the marks double)."""
+    fig, ax = plt.subplots(figsize=(7.5, 5))
+    right = float(curves["decisions"].max()) if len(curves) else 1.0
+    for i, seed in enumerate(sorted(curves["seed"].unique()) if len(curves) else []):
+        c = curves[curves["seed"] == seed]
+        ax.plot(c["decisions"], c["win_share"], lw=0.8, alpha=0.45, color=f"C{i}")
+        m = marks[marks["seed"] == seed]
+        err = _error_bars(m["win_rate"], m["ci_low"], m["ci_high"])
+        ax.errorbar(m["decisions"], m["win_rate"], yerr=err, fmt="o-", ms=4, lw=1.4, capsize=3,
+                    color=f"C{i}", label=f"seed {seed}: evaluations")
+    for j, (kind, e) in enumerate(fresh.items()):
+        lo, hi = float(e["ci_low"]), float(e["ci_high"])
+        colour = "black" if j == 0 else "grey"
+        ax.axhspan(lo, max(hi, lo + 1e-3), xmin=0.92, xmax=1.0, color=colour, alpha=0.3)
+        ax.axhline(float(e["win_rate"]), xmin=0.92, xmax=1.0, color=colour, lw=2,
+                   label=f"fresh deals, {kind}: {float(e['win_rate']):.3f} [{lo:.3f}, {hi:.3f}]")
+    ax.axhline(1 / players, color="black", ls="--", lw=1, label=f"fair share 1/{players}")
+    ax.set_xscale("log")
+    ax.set_xlim(right=right * 1.6 if right > 0 else 1.0)
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_xlabel("learner decisions (log)")
+    ax.set_ylabel("win rate of the response")
+    _legend_below(ax)
+    _titled(ax, "Best responses run to a plateau", title)
+    fig.tight_layout()
+    return fig
+
+
 def calibration(table: pd.DataFrame, title: str = "", order: list[str] | None = None,
                 references: tuple[str, ...] = ("counting", "heuristic")) -> Figure:
     """Call rate against the exact probability that the claim was true, per agent (``table``:
