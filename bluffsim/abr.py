@@ -296,18 +296,22 @@ CHECKPOINT_EVERY = 10   # PPO iterations between checkpoints (and the training e
 
 def response_config(game: str, players: int, rules: dict[str, Any], target: Target, seed: int,
                     iterations: int, train_dir: Path, weights: Path,
-                    anneal_iterations: int | None = None) -> Any:
+                    anneal_iterations: int | None = None, anneal_restarts: tuple[int, ...] = (),
+                    deals: int = 0) -> Any:
     """The validated ``TrainConfig`` of a response to ``target``: PPO with the response's
     settings against (P-1) x ``A``, checkpoints in ``train_dir``, weights to ``weights``; the
-    step size anneals to 0 at ``anneal_iterations`` (default: ``iterations``)."""
+    step size anneals to 0 at ``anneal_iterations`` (default: ``iterations``), starting again at
+    each of ``anneal_restarts``; ``deals``: only
+    game seeds 0..deals-1 (an OpenSpiel preset's; 0: every deal)."""
     from bluffsim.learn import TrainConfig
 
     cfg = TrainConfig(game=game, players=players, seed=seed, envs=ENVS, rollout=ROLLOUT,
                       iterations=iterations, anneal_iterations=anneal_iterations,
+                      anneal_restarts=tuple(anneal_restarts),
                       checkpoint_every=CHECKPOINT_EVERY, snapshot_every=10**9,
                       out=str(train_dir), weights=str(weights),
                       opponents=({"agent": target.agent, "params": dict(target.params)},),
-                      opponent_weights=(1.0,), snapshots=0.0, rules=rules, **PPO)
+                      opponent_weights=(1.0,), snapshots=0.0, rules=rules, deals=deals, **PPO)
     cfg.validate()
     return cfg
 

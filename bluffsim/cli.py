@@ -7,7 +7,6 @@ User errors (bad config, unknown game, unwritable dir, ...) print one line
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import shutil
 import sys
 from collections.abc import Sequence
@@ -464,8 +463,10 @@ def cmd_abr(args: argparse.Namespace) -> int:
     for game, players, rules, preset, target, budget in cells:
         label, iterations, schedule = plateau.budget_plan(budget)
         cell = abr.cell_dir(root, game, players, target, label, preset)
-        ident = abr.identity(game, players, rules, target, iterations, args.seed, eval_games,
-                             None if schedule is None else dataclasses.asdict(schedule))
+        ident = (abr.identity(game, players, rules, target, iterations, args.seed, eval_games)
+                 if schedule is None else
+                 plateau.identity(game, players, rules, target, args.seed, eval_games, schedule,
+                                  preset))
         done = None if args.force else abr.reusable(cell, ident)
         plan.append((game, players, rules, preset, target, label, schedule, cell, done))
     records: list[dict[str, Any]] = []

@@ -7,10 +7,14 @@ an agent concedes that has stopped growing, or a record that says it has not.
 against (P-1) x A, on deals of its own that stay the same at every mark, so that two marks differ
 by the policy, not by the deals.  A response stops at the first mark where its evaluated win
 rate has gained less than ``gain`` over the last two doublings (``plateaued``), else at ``cap``;
-the record says which.  The step size anneals linearly to 0 at ``cap`` and a response continues
+the record says which.  Between two marks the step size decays linearly from PPO's step size to
+0 and starts again at the mark (warm restarts: ``TrainConfig.anneal_restarts``), so every mark
+evaluates a policy trained to the end of a decay, as a run of that budget alone ends — a single
+decay over the cap left the early marks half-trained (veru 3p against counting: 0.63 at 1,280
+iterations where a run annealed over 600 reaches 0.97, docs/exploit.md).  A response continues
 from its checkpoint at each mark (the marks are multiples of the checkpoint interval, where the
-training env re-deals), so the response evaluated at 4·start is the one a single run of 4·start
-iterations trains.  ``weights_<iterations>.npz`` keeps each mark's policy.
+training env re-deals), so the response evaluated at 4·start is the one a single run of the
+schedule trains to 4·start.  ``weights_<iterations>.npz`` keeps each mark's policy.
 
 **The bound.**  The response whose last evaluation is highest is chosen and evaluated again on
 fresh deals (``abr.eval_seed(seed, 1)``; sampling, the headline, and greedy).  Choosing the best
@@ -45,6 +49,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from bluffsim import abr
@@ -115,10 +120,107 @@ def plateaued(rates: Sequence[float], gain: float) -> bool:
     return len(rates) >= 3 and rates[-1] - rates[-3] < gain
 
 
+class Scorer:
+    """How a plateau run scores its responses: a response's sampling policy at each mark
+    (``mark``), then the chosen one's final numbers (``final``); ``deals``: the deals training
+    plays (0: every deal)."""
+
+    deals = 0
+
+    def mark(self, weights: Path, seed: int) -> dict[str, Any]:
+        """The sampling policy's win rate (``abr.policy_score``'s keys) at a mark."""
+        raise NotImplementedError
+
+    def final(self, weights: Path, seed: int) -> dict[str, Any]:
+        """The record's ``sampling``, ``greedy``, ``seat_gains``, ``behaviour`` and ``eval_seed``
+        of the chosen response."""
+        raise NotImplementedError
+
+
+@dataclass
+class Tournaments(Scorer):
+    """Scores from tournaments against (P-1) x A on sampled deals (module docstring)."""
+
+    game: str
+    players: int
+    rules: dict[str, Any]
+    target: abr.Target
+    eval_games: int
+
+    def mark(self, weights: Path, seed: int) -> dict[str, Any]:
+        """The sampling policy's win rate on the seed's evaluation deals (``abr.eval_seed``)."""
+        return abr.evaluate_policies(self.game, self.players, self.rules, self.target, str(weights),
+                                     self.eval_games, seed, kinds=("sampling",))["sampling"]
+
+    def final(self, weights: Path, seed: int) -> dict[str, Any]:
+        """Both policies on fresh deals, the seat gains over A's self-play there, the behaviour."""
+        fresh = abr.play_policies(self.game, self.players, self.rules, self.target, str(weights),
+                                  self.eval_games, seed, draw=FRESH_DEALS)
+        alone = self_play_games(self.game, self.players, self.rules, self.target,
+                                self.eval_games, seed)
+        return {**{kind: abr.policy_score(t, g, self.target) for kind, (t, g) in fresh.items()},
+                "seat_gains": seat_gains(fresh["sampling"][1], alone),
+                "behaviour": behaviour(*fresh["sampling"]),
+                "eval_seed": abr.eval_seed(seed, FRESH_DEALS)}
+
+
+class Exact(Scorer):
+    """Exact scores on an OpenSpiel preset's deals (``bluffsim.adapters.exploit``): training
+    plays only those deals, every score is a policy's exact win share there (no games, no
+    noise), and the record gains the exact best response's (``best_response``) — the truth
+    the approximate one is checked against."""
+
+    SAMPLES = 256   # draws per information state of the learned policy's mixed strategy
+
+    def __init__(self, preset: str, target: abr.Target):
+        from bluffsim.adapters import exploit
+
+        self.exploit, self.target = exploit, target
+        self.game = exploit.load_preset(preset)
+        self.deals = int(exploit.PRESETS[preset]["deals"])
+
+    def shares(self, agent: str, greedy: bool | None = None, **params: Any) -> list[float]:
+        """Per seat, the exact win share of ``agent`` against A."""
+        kw = {} if greedy is None else {"greedy": greedy}
+        subject = self.exploit.AgentPolicy(self.game, agent, self.SAMPLES, **params, **kw)
+        return self.exploit.policy_win_shares(self.game, subject, self.target.agent,
+                                              **self.target.params)
+
+    def mark(self, weights: Path, seed: int) -> dict[str, Any]:
+        """The sampling policy's exact win share (mean over seats)."""
+        return exact_score(self.shares("learned", False, weights=str(weights)))
+
+    def final(self, weights: Path, seed: int) -> dict[str, Any]:
+        """Both policies' exact win shares, the seat gains over A's self-play, the best
+        response's; no games, so no behaviour."""
+        scores = {kind: exact_score(self.shares("learned", kind == "greedy", weights=str(weights)))
+                  for kind in abr.POLICIES}
+        alone = self.shares(self.target.agent, **self.target.params)
+        best = self.exploit.best_response_win_shares(self.game, self.target.agent,
+                                                     **self.target.params)
+        gains = [{"seat": p, "games": 0, "response_win_rate": r, "agent_win_rate": a,
+                  "gain": r - a, "ci_low": r - a, "ci_high": r - a}
+                 for p, (r, a) in enumerate(zip(scores["sampling"]["per_seat"], alone,
+                                                strict=True))]
+        return {**scores, "seat_gains": gains, "eval_seed": None,
+                "best_response": exact_score(best),
+                "behaviour": {"games": 0, "note": "exact values on the preset's deals: no games "
+                                                  "played, behaviour not measured"}}
+
+
+def exact_score(shares: list[float]) -> dict[str, Any]:
+    """``abr.policy_score``'s keys for exact per-seat win shares (2 players): their mean, an
+    interval of zero width, no games."""
+    rate = float(np.mean(shares))
+    return {"games": 0, "wins": None, "shared_wins": None, "win_rate": rate, "ci_low": rate,
+            "ci_high": rate, "mean_placement": 2 - rate, "placement_ci_low": 2 - rate,
+            "placement_ci_high": 2 - rate, "per_seat": [float(x) for x in shares], "exact": True}
+
+
 def train_seed(game: str, players: int, rules: dict[str, Any], target: abr.Target, opponent: Any,
-               seed: int, schedule: Schedule, eval_games: int, out: Path, say: Say) -> dict[str, Any]:
-    """One response trained mark by mark (module docstring): its evaluations, where it stopped
-    and why, its training CPU seconds and learning curve."""
+               seed: int, schedule: Schedule, scorer: Scorer, out: Path, say: Say) -> dict[str, Any]:
+    """One response trained mark by mark (module docstring), scored at each by ``scorer``: its
+    evaluations, where it stopped and why, its training CPU seconds and learning curve."""
     from bluffsim.learn.ppo import train
 
     if (out / "train").exists():
@@ -128,13 +230,13 @@ def train_seed(game: str, players: int, rules: dict[str, Any], target: abr.Targe
     for m in schedule.marks():
         weights = out / f"weights_{m}.npz"
         cfg = abr.response_config(game, players, rules, target, seed, m, out / "train", weights,
-                                  anneal_iterations=schedule.cap)
+                                  anneal_iterations=schedule.cap,
+                                  anneal_restarts=tuple(schedule.marks()[:-1]), deals=scorer.deals)
         t0 = time.process_time()
         train(cfg, resume=bool(marks), progress=False, opponent_agents=[opponent],
               command=f"plateau response {seed} against {target.text}")
         cpu += time.process_time() - t0
-        score = abr.evaluate_policies(game, players, rules, target, str(weights), eval_games, seed,
-                                      kinds=("sampling",))["sampling"]
+        score = scorer.mark(weights, seed)
         marks.append({"iterations": m, "decisions": m * abr.DECISIONS_PER_ITERATION,
                       "train_cpu_seconds": round(cpu, 1), "weights": weights.name, **score})
         say(f"seed {seed}, {m} iterations: win rate {score['win_rate']:.3f} "
@@ -224,7 +326,7 @@ def _share(k: float, n: float) -> float | None:
 def picture(record: dict[str, Any]) -> str:
     """What the chosen response does against A, in one sentence (``behaviour``)."""
     b, a = record["behaviour"], record["agent"]
-    if b["response"]["claims"] + b["response"]["decisions"] == 0:
+    if "response" not in b or b["response"]["claims"] + b["response"]["decisions"] == 0:
         return f"no bluff or call measured ({b['note'] or 'no claims in the replayed games'})"
 
     def pct(side: str, rate: str) -> str:
@@ -256,16 +358,14 @@ def plateau_response(game: str, agent: str | abr.Target, players: int | None = N
     rules = dict(rules or {})
     opponent = abr.check_target(game, players, rules, target)
     out = Path(out)
-    runs = [train_seed(game, players, rules, target, opponent, s, schedule, eval_games,
+    scorer = (Exact(preset, target) if preset is not None
+              else Tournaments(game, players, rules, target, eval_games))
+    runs = [train_seed(game, players, rules, target, opponent, s, schedule, scorer,
                        out / f"seed{s}", say) for s in range(seed, seed + schedule.seeds)]
     best = max(runs, key=lambda r: r["marks"][-1]["win_rate"])
     weights = out / f"seed{best['seed']}" / best["marks"][-1]["weights"]
     t0 = time.perf_counter()
-    fresh = abr.play_policies(game, players, rules, target, str(weights), eval_games, seed,
-                              draw=FRESH_DEALS)
-    scores = {kind: abr.policy_score(t, g, target) for kind, (t, g) in fresh.items()}
-    gains = seat_gains(fresh["sampling"][1],
-                       self_play_games(game, players, rules, target, eval_games, seed))
+    final = scorer.final(weights, seed)
     record = {
         "game": game, "players": players, "preset": preset, "rules": rules,
         "agent": target.text, "agent_name": target.agent, "agent_params": target.params,
@@ -273,14 +373,11 @@ def plateau_response(game: str, agent: str | abr.Target, players: int | None = N
         "iterations": best["iterations"],
         "decisions": best["iterations"] * abr.DECISIONS_PER_ITERATION,
         "train_cpu_seconds": round(sum(r["train_cpu_seconds"] for r in runs), 1),
-        "fair_share": 1 / players, "sampling": scores["sampling"], "greedy": scores["greedy"],
+        "fair_share": 1 / players, **final, "gain_sum": gain_sum(final["seat_gains"]),
         "best_seed": best["seed"], "weights": str(weights.relative_to(out)),
         "plateau": all(r["plateau"] for r in runs), "runs": runs, "curve": best["curve"],
-        "seat_gains": gains, "gain_sum": gain_sum(gains),
-        "behaviour": behaviour(*fresh["sampling"]),
-        "seed": seed, "eval_seed": abr.eval_seed(seed, FRESH_DEALS),
-        "identity": abr.identity(game, players, rules, target, schedule.cap, seed, eval_games,
-                                 dataclasses.asdict(schedule)),
+        "seed": seed,
+        "identity": identity(game, players, rules, target, seed, eval_games, schedule, preset),
         "date": abr.now(), "machine": abr.machine(), "versions": abr.versions(),
     }
     record["eval_seconds"] = round(time.perf_counter() - t0, 1)
@@ -288,6 +385,14 @@ def plateau_response(game: str, agent: str | abr.Target, players: int | None = N
     (out / "abr.json").write_text(json.dumps(record, indent=1, default=str), encoding="utf-8")
     write_curves(record, out)
     return record
+
+
+def identity(game: str, players: int, rules: dict[str, Any], target: abr.Target, seed: int,
+             eval_games: int, schedule: Schedule, preset: str | None) -> dict[str, Any]:
+    """What decides a plateau result (``abr.identity`` with the schedule, and the preset whose
+    deals an exact run plays)."""
+    return abr.identity(game, players, rules, target, schedule.cap, seed, eval_games,
+                        {**dataclasses.asdict(schedule), "preset": preset})
 
 
 def marks_frame(record: dict[str, Any]) -> pd.DataFrame:
@@ -327,16 +432,26 @@ def markdown_table(records: list[dict[str, Any]]) -> str:
              "(fresh deals) | seat gains | Σ gains [95% CI] | what the response does |",
              "|---|---|---|---|---|---|---|---|---|"]
     for r in records:
-        s, t = r["sampling"], r["gain_sum"]
+        t = r["gain_sum"]
         stops = ", ".join(f"{x['seed']}: {x['iterations']}{'' if x['plateau'] else ' (cap)'}"
                           for x in r["runs"])
         gains = ", ".join(f"{g['gain']:+.3f}" for g in r["seat_gains"])
         lines.append(
             f"| {r['game']}{' (' + r['preset'] + ')' if r.get('preset') else ''} | {r['players']} "
             f"| {r['agent']} | {stops} | {r['train_cpu_seconds']:.0f} "
-            f"| {s['win_rate']:.3f} [{s['ci_low']:.3f}, {s['ci_high']:.3f}] | {gains} "
+            f"| {bound(r)} | {gains} "
             f"| {t['gain']:+.3f} [{t['ci_low']:+.3f}, {t['ci_high']:+.3f}] | {r['picture']} |")
     return "\n".join(lines)
+
+
+def bound(record: dict[str, Any]) -> str:
+    """The bound's table cell: the win rate and its 95% CI, or an exact win share beside the
+    exact best response's."""
+    s = record["sampling"]
+    if "best_response" in record:
+        return (f"{s['win_rate']:.3f} exact (best response {record['best_response']['win_rate']:.3f}"
+                f", gap {record['best_response']['win_rate'] - s['win_rate']:+.3f})")
+    return f"{s['win_rate']:.3f} [{s['ci_low']:.3f}, {s['ci_high']:.3f}]"
 
 
 def is_plateau(budget: str) -> bool:

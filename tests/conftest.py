@@ -65,6 +65,7 @@ SLOW_TESTS = (
     "tests/test_abr.py::test_abr_ordering_agrees_with_cfr_nash_conv_on_qdv_small",
     "tests/test_abr.py::test_abr_against_random_wins_nearly_always_in_qdv_2p",
     "tests/test_plateau.py::test_a_small_plateau_run_from_the_command_line",
+    "tests/test_plateau.py::test_on_the_qdv_small_preset_the_plateau_reaches_the_exact_best_response",
     "tests/test_progress.py::test_the_first_run_says_it_compiles_and_the_next_one_does_not",
     "tests/test_fused_choice.py::test_legal_listing_equals_the_mask",
     "tests/test_evaluate_leaderboard.py::test_a_restricted_evaluation_adds_its_own_row_and_keeps_the_wider_one",

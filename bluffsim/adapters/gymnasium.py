@@ -55,6 +55,9 @@
   (first call: ``s`` from the env's ``np_random``).  A game that ends before the learner's first
   decision (possible only through elimination by others) is skipped; the next game is dealt.
   ``info["game_seed"]`` holds the seed of each slot's game, ``info["seat"]`` the learner's seat.
+  ``deals=n`` (default 0: every deal) plays only game seeds ``0..n-1``, that seed modulo ``n``:
+  the deals of an OpenSpiel game of ``bluffsim.adapters.openspiel`` with ``deals=n``, so that a
+  response trained here can be scored against the exact best response there.
 """
 
 from __future__ import annotations
@@ -144,7 +147,7 @@ class BluffsimVectorEnv(VectorEnv):
                  opponents: Opponent | Sequence[Opponent] = "random", num_players: int | None = None,
                  reward: str = "zero_sum", dict_obs: bool = False, autoreset: bool = True,
                  end_when_out: bool = False, shaping: float = 0.0, use_fused: bool = True,
-                 **rules_options: Any):
+                 deals: int = 0, **rules_options: Any):
         if isinstance(opponents, str) or not isinstance(opponents, Sequence):
             players = bluffsim.spec(game_id).players[2] if num_players is None else int(num_players)
             opponents = [opponents] * (players - 1)
@@ -162,6 +165,9 @@ class BluffsimVectorEnv(VectorEnv):
         if shaping and spec.potential is None:
             raise ValueError(f"shaping: no potential for {game_id}; games with one: "
                              f"{', '.join(__getattr__('POTENTIALS'))}")
+        if not isinstance(deals, int | np.integer) or deals < 0:
+            raise ValueError(f"deals {deals!r}: give 0 (every deal) or a number of deals >= 1")
+        self.deals = int(deals)
         self._settled_fn, self._potential_fn = spec.settled, spec.potential
         self.end_when_out, self.shaping = bool(end_when_out), float(shaping)
         self.game = bluffsim.make(game_id, players, **rules_options)
@@ -204,6 +210,8 @@ class BluffsimVectorEnv(VectorEnv):
         j = self.next_game + np.arange(rows.size, dtype=np.int64)
         self.next_game += rows.size
         seeds = brng.words(np.uint64(self.base_seed), brng.Stream.SCHEDULE, j.astype(np.uint64), 0)
+        if self.deals:
+            seeds = seeds % np.uint64(self.deals)
         self.game_index[rows], self.game_seeds[rows] = j, seeds
         p = self.num_players
         learner = j % p if self.seat_mode == "rotate" else np.full(rows.size, int(self.seat_mode))
@@ -455,7 +463,7 @@ def vector_env(game_id: str, num_envs: int, seat: int | str = 0,
     """A ``gymnasium.vector.VectorEnv`` of ``num_envs`` games of ``game_id`` (module docstring).
 
     Keywords besides the rules options: ``num_players``, ``reward`` ("zero_sum" or "win"),
-    ``dict_obs``, ``end_when_out`` (bool), ``shaping`` (float).
+    ``dict_obs``, ``end_when_out`` (bool), ``shaping`` (float), ``deals`` (int).
     """
     return BluffsimVectorEnv(game_id, num_envs, seat=seat, opponents=opponents, **rules_options)
 

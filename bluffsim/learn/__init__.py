@@ -13,6 +13,8 @@ A training config (``bluffsim train CONFIG``, e.g. ``experiments/train_qdv_2p.to
     lr = 3e-4               # Adam step size (linearly decayed to 0 if anneal = true)
     anneal_iterations = 400 # the decay reaches 0 after this many iterations (default: iterations;
                             # more = a run stopped early on the schedule of a longer one)
+    anneal_restarts = []    # iterations where the decay starts again from lr, each segment
+                            # reaching 0 at its end (warm restarts: bluffsim.plateau)
     epochs = 4              # passes over each rollout
     minibatches = 4
     gamma = 0.995           # discount per learner decision
@@ -26,6 +28,7 @@ A training config (``bluffsim train CONFIG``, e.g. ``experiments/train_qdv_2p.to
                             # whose spec declares `settled`, e.g. qdv, veru)
     shaping = 0.0           # + shaping * change of the game's potential (its spec's `potential`;
                             # qdv: the learner's share of the tokens in play)
+    deals = 0               # 0: every deal; n: only game seeds 0..n-1 (an OpenSpiel preset's)
     checkpoint_every = 10   # iterations between checkpoints (out/checkpoint.npz)
     snapshot_every = 25     # iterations between frozen copies added to the opponent pool
     out = "results/train_qdv_2p"              # checkpoints, log.csv
@@ -102,6 +105,7 @@ class TrainConfig:
     lr: float = 3e-4
     anneal: bool = True
     anneal_iterations: int | None = None
+    anneal_restarts: tuple[int, ...] = ()
     epochs: int = 4
     minibatches: int = 4
     gamma: float = 0.995
@@ -113,6 +117,7 @@ class TrainConfig:
     reward: str = "zero_sum"
     end_when_out: bool = False
     shaping: float = 0.0
+    deals: int = 0
     seat: str | int = "rotate"
     checkpoint_every: int = 10
     snapshot_every: int = 25
@@ -186,6 +191,10 @@ class TrainConfig:
             raise ConfigError(f"train.anneal_iterations ({self.anneal_iterations}) is below iterations "
                               f"({self.iterations}): the step size would be 0 for the last iterations; "
                               "allowed: at least iterations, or leave it out")
+        end = self.anneal_iterations or self.iterations
+        _check(not self.anneal_restarts or (self.anneal and self.anneal_restarts[-1] < end),
+               "train.anneal_restarts", list(self.anneal_restarts),
+               f"increasing iterations below anneal_iterations ({end}), with anneal = true")
 
 
 def _num(v: Any) -> bool:
@@ -231,6 +240,10 @@ TRAIN: tuple[RunKey, ...] = (
     _bool_key("anneal", "decay the step size linearly to 0"),
     RunKey("anneal_iterations", None, lambda v: v is None or (_is_int(v) and v >= 1),
            "an integer >= iterations, or leave it out", "iterations until the decay reaches 0"),
+    RunKey("anneal_restarts", None, lambda v: isinstance(v, list | tuple) and all(
+        _is_int(r) and r >= 1 for r in v) and list(v) == sorted(set(v)),
+           "increasing integers >= 1, below anneal_iterations, e.g. [40, 80]",
+           "iterations where the decay starts again"),
     _int_key("epochs", "passes over each rollout"),
     _int_key("minibatches", "minibatches per epoch"),
     _num_key("gamma", "discount per learner decision", 0.0, 1.0),
@@ -244,6 +257,7 @@ TRAIN: tuple[RunKey, ...] = (
     _bool_key("end_when_out", "end the learner's episode once its place is settled"),
     RunKey("shaping", None, _num, "a finite number",
            "potential shaping (games whose spec declares a potential)"),
+    _int_key("deals", "0 (every deal) or the deals played (game seeds 0..deals-1)", 0),
     RunKey("seat", None, lambda v: v == "rotate" or (_is_int(v) and v >= 0),
            "\"rotate\" or a seat number", "the learner's seat"),
     _int_key("checkpoint_every", "iterations between checkpoints"),
@@ -470,7 +484,8 @@ def load_train_config(path: str | Path) -> TrainConfig:
     values = {**train, **{OPPONENT_FIELDS[k]: v for k, v in opp.items()}}
     cfg = TrainConfig(**values, rules=dict(raw.get("rules", {})), source=text)
     cfg.check_keys()      # the values as given, before lists become tuples
-    cfg = replace(cfg, hidden=tuple(cfg.hidden), opponents=tuple(cfg.opponents),
+    cfg = replace(cfg, hidden=tuple(cfg.hidden), anneal_restarts=tuple(cfg.anneal_restarts),
+                  opponents=tuple(cfg.opponents),
                   opponent_weights=tuple(float(w) for w in cfg.opponent_weights),
                   snapshots=float(cfg.snapshots), responses=float(cfg.responses),
                   lr=float(cfg.lr))

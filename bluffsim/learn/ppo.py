@@ -126,9 +126,22 @@ def ppo_loss(params: Params, batch: dict[str, jax.Array], clip: float, ent_coef:
 
 
 def make_optimizer(cfg: TrainConfig, steps: int) -> optax.GradientTransformation:
-    """Adam with global-norm clipping; the step size decays linearly to 0 if ``anneal``."""
-    lr = optax.linear_schedule(cfg.lr, 0.0, steps) if cfg.anneal else cfg.lr
+    """Adam with global-norm clipping; the step size decays linearly to 0 over ``steps`` if
+    ``anneal``, starting again from ``lr`` at each of ``anneal_restarts`` (in iterations) and
+    reaching 0 at the end of each segment."""
+    lr = learning_rate(cfg, steps) if cfg.anneal else cfg.lr
     return optax.chain(optax.clip_by_global_norm(cfg.max_grad_norm), optax.adam(lr, eps=1e-5))
+
+
+def learning_rate(cfg: TrainConfig, steps: int) -> optax.Schedule:
+    """The annealed step size over ``steps`` optimizer steps (``make_optimizer``)."""
+    per_iteration = cfg.epochs * cfg.minibatches
+    bounds = [r * per_iteration for r in cfg.anneal_restarts if r * per_iteration < steps]
+    ends = [*bounds, steps]
+    starts = [0, *bounds]
+    pieces = [optax.linear_schedule(cfg.lr, 0.0, end - start) for start, end in zip(starts, ends,
+                                                                                     strict=True)]
+    return pieces[0] if not bounds else optax.join_schedules(pieces, bounds)
 
 
 def make_update(cfg: TrainConfig, opt: optax.GradientTransformation) -> Any:
@@ -372,7 +385,7 @@ def train_response(cfg: TrainConfig, game: Any, frozen: list[tuple[np.ndarray, n
     path = response_path(out, iteration)
     br = replace(cfg, seed=int(brng.word(cfg.seed, RESPONSE_STREAM, iteration)) % 2**32,
                  envs=RESPONSE_ENVS, rollout=RESPONSE_ROLLOUT, iterations=cfg.response_iterations,
-                 anneal_iterations=None, checkpoint_every=cfg.response_iterations,
+                 anneal_iterations=None, anneal_restarts=(), checkpoint_every=cfg.response_iterations,
                  snapshot_every=10**9, out=str(out / "responses" / f"run_{iteration:06d}"),
                  weights=str(path), opponents=("learned",), opponent_weights=(1.0,),
                  snapshots=0.0, responses=0.0, **RESPONSE_PPO)
@@ -400,7 +413,7 @@ def train(cfg: TrainConfig, resume: bool = False, progress: bool = True,
     mix = MixedOpponent([], [])
     env = vector_env(cfg.game, cfg.envs, seat=cfg.seat, opponents=[mix] * (cfg.players - 1),
                      num_players=cfg.players, reward=cfg.reward, end_when_out=cfg.end_when_out,
-                     shaping=cfg.shaping, **cfg.rules)
+                     shaping=cfg.shaping, deals=cfg.deals, **cfg.rules)
     game = env.game
     base = ([build_opponent(parse_opponent(o), game) for o in cfg.opponents]
             if opponent_agents is None else list(opponent_agents))
