@@ -1,20 +1,25 @@
 """Best responses run to a plateau (``bluffsim exploit --budget plateau``): a lower bound on what
 an agent concedes that has stopped growing, or a record that says it has not.
 
-**The schedule** (``Schedule``).  Each of ``seeds`` responses (training seeds ``seed``,
-``seed + 1``, ...) trains with PPO as ``bluffsim.abr`` does and is evaluated after ``start``,
-2·start, 4·start, ... PPO iterations and at ``cap``: its sampling policy, ``eval_games`` games
-against (P-1) x A, on deals of its own that stay the same at every mark, so that two marks differ
-by the policy, not by the deals.  A response stops at the first mark where its evaluated win
-rate has gained less than ``gain`` over the last two doublings (``plateaued``), else at ``cap``;
-the record says which.  Between two marks the step size decays linearly from PPO's step size to
-0 and starts again at the mark (warm restarts: ``TrainConfig.anneal_restarts``), so every mark
-evaluates a policy trained to the end of a decay, as a run of that budget alone ends — a single
-decay over the cap left the early marks half-trained (veru 3p against counting: 0.63 at 1,280
-iterations where a run annealed over 600 reaches 0.97, docs/exploit.md).  A response continues
-from its checkpoint at each mark (the marks are multiples of the checkpoint interval, where the
-training env re-deals), so the response evaluated at 4·start is the one a single run of the
-schedule trains to 4·start.  ``weights_<iterations>.npz`` keeps each mark's policy.
+**The schedule** (``Schedule``). Each of ``seeds`` responses (training seeds ``seed``, ``seed +
+1``, ...) trains with PPO as ``bluffsim.abr`` does and is evaluated after ``start``, 2·start,
+4·start, ... PPO iterations and at ``cap``: its sampling policy, ``eval_games`` games against
+(P-1) x A, on deals of its own that stay the same at every mark, so that two marks differ by the
+policy, not by the deals. A response stops at the first mark where its evaluated win rate has
+gained less than ``gain`` over the last two doublings and is at least the fair share
+(``plateaued``), else at ``cap``; the record says which. Between two marks the step size decays
+linearly from PPO's step size to 0 and starts again at the mark (warm restarts:
+``TrainConfig.anneal_restarts``), so every mark evaluates a policy trained to the end of a decay,
+as a run of that budget alone ends (a single decay over the cap left the early marks
+half-trained: docs/exploit.md). A response continues from its checkpoint at each mark (the marks are multiples
+of the checkpoint interval, where the training env re-deals), so the response evaluated at 4·start
+is the one a single run of the schedule trains to 4·start. ``weights_<iterations>.npz`` keeps each
+mark's policy.
+
+**On a preset** (``--preset qdv-small``; ``Exact``): training plays only the preset's deals and
+every score is exact (OpenSpiel's policy value over those deals: no games, no noise), and the
+record holds the exact best response's win share beside it (``best_response``): the check that
+the approximate response gets where the truth is (tests/test_plateau.py).
 
 **The bound.**  The response whose last evaluation is highest is chosen and evaluated again on
 fresh deals (``abr.eval_seed(seed, 1)``; sampling, the headline, and greedy).  Choosing the best
@@ -114,10 +119,13 @@ def parse_schedule(text: str) -> Schedule:
     return schedule
 
 
-def plateaued(rates: Sequence[float], gain: float) -> bool:
+def plateaued(rates: Sequence[float], gain: float, floor: float) -> bool:
     """Whether the last evaluated win rate gained less than ``gain`` over the two doublings
-    before it (False before three evaluations)."""
-    return len(rates) >= 3 and rates[-1] - rates[-3] < gain
+    before it and is at least ``floor``, the fair share 1/P (False before three evaluations).
+    Below the fair share a response is worse than A itself, so it is no best response yet,
+    however flat its curve: early in training the win rate can stay near 0 for several marks
+    (docs/exploit.md)."""
+    return len(rates) >= 3 and rates[-1] - rates[-3] < gain and rates[-1] >= floor
 
 
 class Scorer:
@@ -241,10 +249,10 @@ def train_seed(game: str, players: int, rules: dict[str, Any], target: abr.Targe
                       "train_cpu_seconds": round(cpu, 1), "weights": weights.name, **score})
         say(f"seed {seed}, {m} iterations: win rate {score['win_rate']:.3f} "
             f"[{score['ci_low']:.3f}, {score['ci_high']:.3f}] ({cpu:.0f} CPU s)")
-        if plateaued([x["win_rate"] for x in marks], schedule.gain):
+        if plateaued([x["win_rate"] for x in marks], schedule.gain, 1 / players):
             break
     return {"seed": seed, "marks": marks, "iterations": marks[-1]["iterations"],
-            "plateau": plateaued([x["win_rate"] for x in marks], schedule.gain),
+            "plateau": plateaued([x["win_rate"] for x in marks], schedule.gain, 1 / players),
             "train_cpu_seconds": round(cpu, 1), "curve": abr.read_curve(out / "train" / "log.csv")}
 
 

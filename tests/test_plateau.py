@@ -26,12 +26,14 @@ def test_the_marks_double_up_to_the_cap() -> None:
     assert plateau.Schedule(start=40, cap=40).marks() == [40]
 
 
-def test_a_plateau_needs_three_marks_and_a_small_gain_over_the_last_two_doublings() -> None:
-    assert not plateau.plateaued([0.30, 0.30], 0.01)
-    assert not plateau.plateaued([0.10, 0.20, 0.205], 0.01)   # gained 0.105 since 2 marks back
-    assert plateau.plateaued([0.30, 0.305, 0.309], 0.01)
-    assert plateau.plateaued([0.50, 0.40, 0.45], 0.01)         # fell: no gain
-    assert not plateau.plateaued([0.10, 0.30, 0.305, 0.32], 0.01)   # 0.02 over the last two
+def test_a_plateau_needs_three_marks_a_small_gain_and_the_fair_share() -> None:
+    assert not plateau.plateaued([0.30, 0.30], 0.01, 0.25)
+    assert not plateau.plateaued([0.10, 0.20, 0.205], 0.01, 0.1)   # gained 0.105 in 2 doublings
+    assert plateau.plateaued([0.30, 0.305, 0.309], 0.01, 0.25)
+    assert plateau.plateaued([0.50, 0.40, 0.45], 0.01, 0.25)         # fell: no gain
+    assert not plateau.plateaued([0.10, 0.30, 0.305, 0.32], 0.01, 0.25)   # 0.02 in the last two
+    assert not plateau.plateaued([0.036, 0.032, 0.041], 0.01, 1 / 3)   # flat, below 1/P
+    assert plateau.plateaued([0.036, 0.032, 0.041], 0.01, 0.04)
 
 
 def test_schedules_parse_and_label_their_directories() -> None:
