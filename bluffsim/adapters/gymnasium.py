@@ -57,7 +57,10 @@
   ``info["game_seed"]`` holds the seed of each slot's game, ``info["seat"]`` the learner's seat.
   ``deals=n`` (default 0: every deal) plays only game seeds ``0..n-1``, that seed modulo ``n``:
   the deals of an OpenSpiel game of ``bluffsim.adapters.openspiel`` with ``deals=n``, so that a
-  response trained here can be scored against the exact best response there.
+  response trained here can be scored against the exact best response there.  The opponents
+  then still draw from streams keyed by the game's own seed before the modulo (as OpenSpiel's
+  agents draw independently of the deal: otherwise ``random`` would repeat its moves in every
+  deal), so they play through Python, not the fused loop, which keys them by the deal's seed.
 """
 
 from __future__ import annotations
@@ -168,6 +171,8 @@ class BluffsimVectorEnv(VectorEnv):
         if not isinstance(deals, int | np.integer) or deals < 0:
             raise ValueError(f"deals {deals!r}: give 0 (every deal) or a number of deals >= 1")
         self.deals = int(deals)
+        # the fused loop keys the opponents' draws by the game seed, which repeats with ``deals``
+        use_fused = use_fused and not self.deals
         self._settled_fn, self._potential_fn = spec.settled, spec.potential
         self.end_when_out, self.shaping = bool(end_when_out), float(shaping)
         self.game = bluffsim.make(game_id, players, **rules_options)
@@ -194,6 +199,7 @@ class BluffsimVectorEnv(VectorEnv):
         self.base_seed = 0
         self.next_game = 0
         self.game_seeds = np.zeros(self.num_envs, np.uint64)
+        self.agent_seeds = np.zeros(self.num_envs, np.uint64)   # the opponents' draws' key
         self.game_index = np.zeros(self.num_envs, np.int64)
         self.learner = np.zeros(self.num_envs, np.int64)
         self.who = np.zeros((self.num_envs, players), np.int64)  # opponent index per seat, -1 learner
@@ -209,10 +215,9 @@ class BluffsimVectorEnv(VectorEnv):
         """Give ``rows`` the next games of the sequence: seeds, learner seat, opponent seats."""
         j = self.next_game + np.arange(rows.size, dtype=np.int64)
         self.next_game += rows.size
-        seeds = brng.words(np.uint64(self.base_seed), brng.Stream.SCHEDULE, j.astype(np.uint64), 0)
-        if self.deals:
-            seeds = seeds % np.uint64(self.deals)
-        self.game_index[rows], self.game_seeds[rows] = j, seeds
+        words = brng.words(np.uint64(self.base_seed), brng.Stream.SCHEDULE, j.astype(np.uint64), 0)
+        seeds = words % np.uint64(self.deals) if self.deals else words
+        self.game_index[rows], self.game_seeds[rows], self.agent_seeds[rows] = j, seeds, words
         p = self.num_players
         learner = j % p if self.seat_mode == "rotate" else np.full(rows.size, int(self.seat_mode))
         self.learner[rows] = learner
@@ -300,7 +305,7 @@ class BluffsimVectorEnv(VectorEnv):
                 at = np.flatnonzero(who[:, s] == k)
                 if not at.size:
                     continue
-                pick = (mix.member_of(self.game_seeds[rows[at]], np.full(at.size, s))
+                pick = (mix.member_of(self.agent_seeds[rows[at]], np.full(at.size, s))
                         if mix is not None else 0)
                 out[at, s] = base + pick
             base += len(group)
@@ -372,7 +377,7 @@ class BluffsimVectorEnv(VectorEnv):
             if pick.size == 0:
                 continue
             r = rows[pick]
-            rng = AgentRNG(self.game_seeds[idx[pick]], cp[pick], st.num_decisions[r])
+            rng = AgentRNG(self.agent_seeds[idx[pick]], cp[pick], st.num_decisions[r])
             o = {key: v[r] for key, v in obs.items()} if obs is not None else None
             out[pick] = opp.act(o, None if x is None else x[r], st.legal_action_mask[r], rng)
         return out
