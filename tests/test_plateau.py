@@ -190,3 +190,24 @@ def test_on_the_qdv_small_preset_the_plateau_reaches_the_exact_best_response(tmp
         assert s["win_rate"] <= best["win_rate"] + 1e-9   # nothing beats a best response
         assert [g["seat"] for g in rec["seat_gains"]] == [0, 1]
         assert rec["runs"][0]["marks"][0]["games"] == 0
+
+
+def test_the_env_plays_only_the_deals_asked_with_opponents_drawing_per_game() -> None:
+    """``deals=1``: every game is deal 0, yet ``random`` opponents move differently from game to
+    game (their draws are keyed by each game's own stream, as OpenSpiel's agents draw
+    independently of the deal), while the learner's moves are the same everywhere."""
+    from bluffsim.adapters.exploit import PRESETS
+    from bluffsim.adapters.gymnasium import vector_env
+
+    env = vector_env("qdv", 128, seat=1, opponents="random", num_players=2, deals=1,
+                     **PRESETS["qdv-small"]["options"])
+    x, info = env.reset(seed=3)
+    rows = set()
+    for _ in range(3):
+        assert set(info["game_seed"].tolist()) == {0}
+        rows |= {tuple(r) for r in np.asarray(x)}
+        first_legal = np.asarray(info["action_mask"]).argmax(axis=1)
+        x, _, _, _, info = env.step(first_legal)
+    assert len(rows) > 3, len(rows)
+    with pytest.raises(ValueError, match="deals -1: give 0"):
+        vector_env("qdv", 2, deals=-1)
