@@ -347,20 +347,10 @@ def abr_curve(curve: pd.DataFrame, evals: dict[str, dict[str, float]], players: 
     y = curve["win_share"].to_numpy(float) if len(curve) else np.zeros(0)
     ax.plot(x, y, "-o", ms=2.5, lw=1.2, color="C0", label="training: win share per iteration")
     right = float(x.max()) if x.size else 1.0
-    for i, (kind, e) in enumerate(evals.items()):
-        lo, hi = float(e["ci_low"]), float(e["ci_high"])
-        ax.axhspan(lo, max(hi, lo + 1e-3), xmin=0.9, xmax=1.0, color=f"C{i + 1}", alpha=0.35)
-        ax.axhline(float(e["win_rate"]), xmin=0.9, xmax=1.0, color=f"C{i + 1}", lw=2,
-                   label=f"evaluation, {kind}: {float(e['win_rate']):.3f} [{lo:.3f}, {hi:.3f}]")
-    ax.axhline(1 / players, color="black", ls="--", lw=1, label=f"fair share 1/{players}")
+    _evaluation_bands(ax, evals, [f"C{i + 1}" for i in range(len(evals))], "evaluation", 0.9)
     ax.set_xlim(0, right * 1.12 if right > 0 else 1.0)
-    ax.set_ylim(-0.02, 1.02)
-    ax.set_xlabel("learner decisions")
-    ax.set_ylabel("win rate of the response")
-    _legend_below(ax)
-    _titled(ax, "Approximate best response", title)
-    fig.tight_layout()
-    return fig
+    return _response_axes(fig, ax, players, "learner decisions", "Approximate best response",
+                          title)
 
 
 def plateau_curves(curves: pd.DataFrame, marks: pd.DataFrame, fresh: dict[str, dict[str, float]],
@@ -379,20 +369,34 @@ def plateau_curves(curves: pd.DataFrame, marks: pd.DataFrame, fresh: dict[str, d
         err = _error_bars(m["win_rate"], m["ci_low"], m["ci_high"])
         ax.errorbar(m["decisions"], m["win_rate"], yerr=err, fmt="o-", ms=4, lw=1.4, capsize=3,
                     color=f"C{i}", label=f"seed {seed}: evaluations")
-    for j, (kind, e) in enumerate(fresh.items()):
-        lo, hi = float(e["ci_low"]), float(e["ci_high"])
-        colour = "black" if j == 0 else "grey"
-        ax.axhspan(lo, max(hi, lo + 1e-3), xmin=0.92, xmax=1.0, color=colour, alpha=0.3)
-        ax.axhline(float(e["win_rate"]), xmin=0.92, xmax=1.0, color=colour, lw=2,
-                   label=f"fresh deals, {kind}: {float(e['win_rate']):.3f} [{lo:.3f}, {hi:.3f}]")
-    ax.axhline(1 / players, color="black", ls="--", lw=1, label=f"fair share 1/{players}")
+    _evaluation_bands(ax, fresh, ["black", "grey"], "fresh deals", 0.92)
     ax.set_xscale("log")
     ax.set_xlim(right=right * 1.6 if right > 0 else 1.0)
+    return _response_axes(fig, ax, players, "learner decisions (log)",
+                          "Best responses run to a plateau", title)
+
+
+def _evaluation_bands(ax: plt.Axes, evals: dict[str, dict[str, float]], colours: list[str],
+                      what: str, left: float) -> None:
+    """Each evaluated win rate (``evals``: per policy kind) as a line in its 95% CI band, from
+    ``left`` (a fraction of the axes' width) to the right edge."""
+    for (kind, e), colour in zip(evals.items(), colours, strict=False):
+        lo, hi = float(e["ci_low"]), float(e["ci_high"])
+        ax.axhspan(lo, max(hi, lo + 1e-3), xmin=left, xmax=1.0, color=colour, alpha=0.35)
+        ax.axhline(float(e["win_rate"]), xmin=left, xmax=1.0, color=colour, lw=2,
+                   label=f"{what}, {kind}: {float(e['win_rate']):.3f} [{lo:.3f}, {hi:.3f}]")
+
+
+def _response_axes(fig: Figure, ax: plt.Axes, players: int, xlabel: str, what: str,
+                   title: str) -> Figure:
+    """A best response's win-rate axes finished: the fair share 1/P, the rate axis, labels,
+    the legend and the title."""
+    ax.axhline(1 / players, color="black", ls="--", lw=1, label=f"fair share 1/{players}")
     ax.set_ylim(-0.02, 1.02)
-    ax.set_xlabel("learner decisions (log)")
+    ax.set_xlabel(xlabel)
     ax.set_ylabel("win rate of the response")
     _legend_below(ax)
-    _titled(ax, "Best responses run to a plateau", title)
+    _titled(ax, what, title)
     fig.tight_layout()
     return fig
 
