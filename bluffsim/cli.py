@@ -147,8 +147,9 @@ def build_parser() -> argparse.ArgumentParser:
                     help="with --agent: small | full (40 | 200 PPO iterations of 4,096 learner "
                          "decisions), a number of PPO iterations, or plateau (train 3 seeds, "
                          "evaluating at 40, 80, ... 1280 iterations, until the win rate gains "
-                         "< 0.01 over two doublings; plateau:start=N,cap=N,gain=X,seeds=N to "
-                         "change that); comma-separated for several")
+                         "< 0.01 over two doublings and is at least the agent's own in "
+                         "self-play; plateau:start=N,cap=N,gain=X,seeds=N to change that); "
+                         "comma-separated for several")
     ex.add_argument("--seed", type=int, default=1, help="with --agent: training seed (the "
                                                         "evaluation's deals derive from it too)")
     ex.add_argument("--eval-games", type=int, default=None,
@@ -503,7 +504,11 @@ def abr_cells(args: argparse.Namespace, abr: Any, plateau: Any) -> list[tuple[An
     targets = [abr.parse_target(t) for t in abr.split_agents(args.agent)]
     budgets = abr.split_pieces(str(args.budget)) or ["small"]
     for b in budgets:
-        plateau.budget_plan(b)
+        schedule = plateau.budget_plan(b)[2]
+        if schedule is not None and args.seed + schedule.seeds - 1 > abr.SEED_MAX:
+            raise BluffsimError(f"--seed {args.seed} with --budget plateau seeds={schedule.seeds}: "
+                                f"its seeds run to {args.seed + schedule.seeds - 1}, above "
+                                f"{abr.SEED_MAX}; give a smaller --seed")
     preset, rules = args.preset, {}
     if preset is not None:
         try:

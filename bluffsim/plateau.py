@@ -6,18 +6,21 @@ an agent concedes that has stopped growing, or a record that says it has not.
 4·start, ... PPO iterations and at ``cap``: its sampling policy, ``eval_games`` games against
 (P-1) x A, on deals of its own that stay the same at every mark, so that two marks differ by the
 policy, not by the deals. A response stops at the first mark where its evaluated win rate has
-gained less than ``gain`` over the last two doublings and is at least the fair share
-(``plateaued``), else at ``cap``; the record says which. Between two marks the step size decays
+gained less than ``gain`` over the last two doublings and is at least A's own win rate against
+itself on those deals (``plateaued``, ``Scorer.floor``), else at ``cap``; the record says which.
+A gain of 0.01 is below the noise of one evaluation (a 95% CI of about ±0.015 at 3,000 games;
+the shared deals make the difference less noisy, not noiseless), so a plateau can be declared by
+chance: hence several seeds and a fresh re-evaluation. Between two marks the step size decays
 linearly from PPO's step size to 0 and starts again at the mark (warm restarts:
-``TrainConfig.anneal_restarts``), so every mark evaluates a policy trained to the end of a decay,
-as a run of that budget alone ends (a single decay over the cap left the early marks
-half-trained: docs/exploit.md). A response continues from its checkpoint at each mark (the marks are multiples
-of the checkpoint interval, where the training env re-deals), so the response evaluated at 4·start
-is the one a single run of the schedule trains to 4·start. ``weights_<iterations>.npz`` keeps each
-mark's policy.
+``TrainConfig.anneal_restarts``), so every mark evaluates a policy at the end of a decay; that is
+not a standalone run of the same budget, which can be stronger (docs/exploit.md). A response
+continues from its checkpoint at each mark (the marks are multiples of the checkpoint interval,
+where the training env re-deals), so the response evaluated at 4·start is the one a single run
+of the schedule trains to 4·start, and a larger cap repeats a smaller one's marks.
+``weights_<iterations>.npz`` keeps each mark's policy.
 
 **On a preset** (``--preset qdv-small``; ``Exact``): training plays only the preset's deals and
-every score is exact (OpenSpiel's policy value over those deals: no games, no noise), and the
+every score is exact (OpenSpiel's policy value over those deals: no games played), and the
 record holds the exact best response's win share beside it (``best_response``): the check that
 the approximate response gets where the truth is (tests/test_plateau.py).
 
@@ -61,6 +64,7 @@ from bluffsim import abr
 from bluffsim.analysis.stats import Z95, win_kinds
 
 Say = Callable[[str], None]
+"""Where progress lines go (``bluffsim exploit`` passes stderr)."""
 FRESH_DEALS = 1   # ``abr.eval_seed``'s draw of the re-evaluation (the marks use draw 0)
 BEHAVIOUR_GAMES = 500   # fresh games replayed for the behaviour picture
 
@@ -89,7 +93,8 @@ class Schedule:
         every = abr.CHECKPOINT_EVERY
         if self.start < every or self.start % every or self.cap % every:
             raise abr.AbrError(f"--budget plateau: start ({self.start}) and cap ({self.cap}) must "
-                               f"be multiples of {every} PPO iterations (the checkpoint interval)")
+                               f"be multiples of {every} PPO iterations (the checkpoint interval), "
+                               f"at least {every}")
         if self.cap < self.start:
             raise abr.AbrError(f"--budget plateau: cap ({self.cap}) is below start ({self.start})")
         if self.seeds < 1 or not 0 < self.gain < 1:
@@ -110,10 +115,13 @@ def parse_schedule(text: str) -> Schedule:
         if not eq or key not in fields:
             raise abr.AbrError(f"--budget {text!r}: {piece!r} is not one of "
                                f"{', '.join(k + '=' for k in fields)}")
+        if key in values:
+            raise abr.AbrError(f"--budget {text!r}: {key} is given twice")
+        kind = "a number" if key == "gain" else "an integer"
         try:
             values[key] = float(value) if key == "gain" else int(value)
         except ValueError:
-            raise abr.AbrError(f"--budget {text!r}: {key} takes a number, got {value!r}") from None
+            raise abr.AbrError(f"--budget {text!r}: {key} takes {kind}, got {value!r}") from None
     schedule = Schedule(**values)
     schedule.check()
     return schedule
@@ -121,10 +129,10 @@ def parse_schedule(text: str) -> Schedule:
 
 def plateaued(rates: Sequence[float], gain: float, floor: float) -> bool:
     """Whether the last evaluated win rate gained less than ``gain`` over the two doublings
-    before it and is at least ``floor``, the fair share 1/P (False before three evaluations).
-    Below the fair share a response is worse than A itself, so it is no best response yet,
-    however flat its curve: early in training the win rate can stay near 0 for several marks
-    (docs/exploit.md)."""
+    before it and is at least ``floor``, A's own win rate against itself (``Scorer.floor``;
+    False before three evaluations).  Below it a response is worse than A itself, so it is no
+    best response yet, however flat its curve: early in training the win rate can stay near 0
+    for several marks (docs/exploit.md)."""
     return len(rates) >= 3 and rates[-1] - rates[-3] < gain and rates[-1] >= floor
 
 
@@ -137,6 +145,11 @@ class Scorer:
 
     def mark(self, weights: Path, seed: int) -> dict[str, Any]:
         """The sampling policy's win rate (``abr.policy_score``'s keys) at a mark."""
+        raise NotImplementedError
+
+    def floor(self, seed: int) -> float:
+        """A's own win rate against itself where the marks are scored (mean over seats): a best
+        response does at least as well at every seat, so a response below it is none yet."""
         raise NotImplementedError
 
     def final(self, weights: Path, seed: int) -> dict[str, Any]:
@@ -160,12 +173,19 @@ class Tournaments(Scorer):
         return abr.evaluate_policies(self.game, self.players, self.rules, self.target, str(weights),
                                      self.eval_games, seed, kinds=("sampling",))["sampling"]
 
+    def floor(self, seed: int) -> float:
+        """A's outright win rate in self-play on the seed's mark deals (below 1/P when first
+        places are shared)."""
+        games = self_play_games(self.game, self.players, self.rules, self.target,
+                                self.eval_games, seed, draw=0)
+        return float(win_kinds(games)["outright"].mean())
+
     def final(self, weights: Path, seed: int) -> dict[str, Any]:
         """Both policies on fresh deals, the seat gains over A's self-play there, the behaviour."""
         fresh = abr.play_policies(self.game, self.players, self.rules, self.target, str(weights),
                                   self.eval_games, seed, draw=FRESH_DEALS)
         alone = self_play_games(self.game, self.players, self.rules, self.target,
-                                self.eval_games, seed)
+                                self.eval_games, seed, draw=FRESH_DEALS)
         return {**{kind: abr.policy_score(t, g, self.target) for kind, (t, g) in fresh.items()},
                 "seat_gains": seat_gains(fresh["sampling"][1], alone),
                 "behaviour": behaviour(*fresh["sampling"]),
@@ -174,9 +194,10 @@ class Tournaments(Scorer):
 
 class Exact(Scorer):
     """Exact scores on an OpenSpiel preset's deals (``bluffsim.adapters.exploit``): training
-    plays only those deals, every score is a policy's exact win share there (no games, no
-    noise), and the record gains the exact best response's (``best_response``) — the truth
-    the approximate one is checked against."""
+    plays only those deals, and every score is a policy's win share there computed over every
+    deal and action (exact for the action frequencies that represent the learned policy and a
+    stochastic A, ``AgentPolicy``: no games played); the record gains the exact best response's
+    (``best_response``) — the truth the approximate one is checked against."""
 
     SAMPLES = 256   # draws per information state of the learned policy's mixed strategy
 
@@ -186,26 +207,29 @@ class Exact(Scorer):
         self.exploit, self.target = exploit, target
         self.game = exploit.load_preset(preset)
         self.deals = int(exploit.PRESETS[preset]["deals"])
+        self.agent = exploit.AgentPolicy(self.game, target.agent, **target.params)
 
-    def shares(self, agent: str, greedy: bool | None = None, **params: Any) -> list[float]:
-        """Per seat, the exact win share of ``agent`` against A."""
-        kw = {} if greedy is None else {"greedy": greedy}
-        subject = self.exploit.AgentPolicy(self.game, agent, self.SAMPLES, **params, **kw)
-        return self.exploit.policy_win_shares(self.game, subject, self.target.agent,
-                                              **self.target.params)
+    def shares(self, weights: Path, greedy: bool) -> list[float]:
+        """Per seat, the exact win share of the learned policy in ``weights`` against A."""
+        subject = self.exploit.AgentPolicy(self.game, "learned", self.SAMPLES,
+                                           weights=str(weights), greedy=greedy)
+        return self.exploit.policy_win_shares(self.game, subject, self.agent)
 
     def mark(self, weights: Path, seed: int) -> dict[str, Any]:
         """The sampling policy's exact win share (mean over seats)."""
-        return exact_score(self.shares("learned", False, weights=str(weights)))
+        return exact_score(self.shares(weights, False))
+
+    def floor(self, seed: int) -> float:
+        """A's exact win share against itself (mean over seats: 1/2 at 2 players)."""
+        return float(np.mean(self.exploit.policy_win_shares(self.game, self.agent, self.agent)))
 
     def final(self, weights: Path, seed: int) -> dict[str, Any]:
         """Both policies' exact win shares, the seat gains over A's self-play, the best
         response's; no games, so no behaviour."""
-        scores = {kind: exact_score(self.shares("learned", kind == "greedy", weights=str(weights)))
+        scores = {kind: exact_score(self.shares(weights, kind == "greedy"))
                   for kind in abr.POLICIES}
-        alone = self.shares(self.target.agent, **self.target.params)
-        best = self.exploit.best_response_win_shares(self.game, self.target.agent,
-                                                     **self.target.params)
+        alone = self.exploit.policy_win_shares(self.game, self.agent, self.agent)
+        best = self.exploit.best_response_win_shares(self.game, self.agent)
         gains = [{"seat": p, "games": 0, "response_win_rate": r, "agent_win_rate": a,
                   "gain": r - a, "ci_low": r - a, "ci_high": r - a}
                  for p, (r, a) in enumerate(zip(scores["sampling"]["per_seat"], alone,
@@ -218,11 +242,12 @@ class Exact(Scorer):
 
 def exact_score(shares: list[float]) -> dict[str, Any]:
     """``abr.policy_score``'s keys for exact per-seat win shares (2 players): their mean, an
-    interval of zero width, no games."""
+    interval of zero width, no games, no placement (a win share does not give it)."""
     rate = float(np.mean(shares))
+    nan = float("nan")
     return {"games": 0, "wins": None, "shared_wins": None, "win_rate": rate, "ci_low": rate,
-            "ci_high": rate, "mean_placement": 2 - rate, "placement_ci_low": 2 - rate,
-            "placement_ci_high": 2 - rate, "per_seat": [float(x) for x in shares], "exact": True}
+            "ci_high": rate, "mean_placement": nan, "placement_ci_low": nan,
+            "placement_ci_high": nan, "per_seat": [float(x) for x in shares], "exact": True}
 
 
 def train_seed(game: str, players: int, rules: dict[str, Any], target: abr.Target, opponent: Any,
@@ -231,8 +256,9 @@ def train_seed(game: str, players: int, rules: dict[str, Any], target: abr.Targe
     evaluations, where it stopped and why, its training CPU seconds and learning curve."""
     from bluffsim.learn.ppo import train
 
-    if (out / "train").exists():
-        shutil.rmtree(out / "train")
+    if out.exists():   # a run replaced with --force: no weights of its marks stay
+        shutil.rmtree(out)
+    floor = scorer.floor(seed)
     marks: list[dict[str, Any]] = []
     cpu = 0.0
     for m in schedule.marks():
@@ -249,26 +275,27 @@ def train_seed(game: str, players: int, rules: dict[str, Any], target: abr.Targe
                       "train_cpu_seconds": round(cpu, 1), "weights": weights.name, **score})
         say(f"seed {seed}, {m} iterations: win rate {score['win_rate']:.3f} "
             f"[{score['ci_low']:.3f}, {score['ci_high']:.3f}] ({cpu:.0f} CPU s)")
-        if plateaued([x["win_rate"] for x in marks], schedule.gain, 1 / players):
+        if plateaued([x["win_rate"] for x in marks], schedule.gain, floor):
             break
-    return {"seed": seed, "marks": marks, "iterations": marks[-1]["iterations"],
-            "plateau": plateaued([x["win_rate"] for x in marks], schedule.gain, 1 / players),
+    return {"seed": seed, "marks": marks, "iterations": marks[-1]["iterations"], "floor": floor,
+            "plateau": plateaued([x["win_rate"] for x in marks], schedule.gain, floor),
             "train_cpu_seconds": round(cpu, 1), "curve": abr.read_curve(out / "train" / "log.csv")}
 
 
 def self_play_games(game: str, players: int, rules: dict[str, Any], target: abr.Target,
-                    games: int, seed: int) -> pd.DataFrame:
-    """``games`` games of A in every seat on the fresh deals (the baseline of the seat gains)."""
+                    games: int, seed: int, draw: int) -> pd.DataFrame:
+    """``games`` games of A in every seat on the deals ``abr.eval_seed(seed, draw)``: the marks'
+    (the stopping floor) or the fresh ones (the baseline of the seat gains)."""
     from bluffsim.evaluate import unique_seats
     from bluffsim.tournament.config import Experiment
     from bluffsim.tournament.tables import Executor, Table, play_tables
 
     seats = unique_seats([(target.agent, target.agent, dict(target.params))] * players)
     exp = Experiment(name="abr_self_play", game=game, players=players, games=games,
-                     seed=abr.eval_seed(seed, FRESH_DEALS), rules=dict(rules), seats=seats,
+                     seed=abr.eval_seed(seed, draw), rules=dict(rules), seats=seats,
                      batch=1024, workers=1, seating="rotate", duplicate=False, shard_games=games,
                      plots=False)
-    return play_tables([Table(exp, key="abr_self_play")], Executor())[0].games
+    return play_tables([Table(exp, key=f"abr_self_play_{draw}")], Executor())[0].games
 
 
 def seat_gains(response: pd.DataFrame, self_play: pd.DataFrame) -> list[dict[str, Any]]:
@@ -294,15 +321,12 @@ def seat_gains(response: pd.DataFrame, self_play: pd.DataFrame) -> list[dict[str
 
 
 def gain_sum(gains: list[dict[str, Any]]) -> dict[str, float]:
-    """The seats' gains summed, with a 95% CI (the seats' games are independent): NashConv is at
-    least ``max(0, gain)`` (a best response gains at least nothing)."""
+    """The seats' gains summed, with a 95% CI from the seats' intervals as if independent (the
+    response's seats are; A's self-play rates of one game are not, so it is a rough interval):
+    NashConv is at least ``max(0, gain)`` (a best response gains at least nothing)."""
     half = math.sqrt(sum(((g["ci_high"] - g["ci_low"]) / 2) ** 2 for g in gains))
     total = sum(g["gain"] for g in gains)
     return {"gain": total, "ci_low": total - half, "ci_high": total + half}
-
-
-SIDES = ("response", "agent")
-RATES = ("bluff_rate", "bluff_success", "call_rate", "call_accuracy")
 
 
 def behaviour(table: Any, games: pd.DataFrame) -> dict[str, Any]:
@@ -379,7 +403,7 @@ def plateau_response(game: str, agent: str | abr.Target, players: int | None = N
         "agent": target.text, "agent_name": target.agent, "agent_params": target.params,
         "budget": label(schedule), "schedule": dataclasses.asdict(schedule),
         "iterations": best["iterations"],
-        "decisions": best["iterations"] * abr.DECISIONS_PER_ITERATION,
+        "decisions": sum(r["iterations"] for r in runs) * abr.DECISIONS_PER_ITERATION,
         "train_cpu_seconds": round(sum(r["train_cpu_seconds"] for r in runs), 1),
         "fair_share": 1 / players, **final, "gain_sum": gain_sum(final["seat_gains"]),
         "best_seed": best["seed"], "weights": str(weights.relative_to(out)),
@@ -425,8 +449,9 @@ def write_curves(record: dict[str, Any], out: Path) -> None:
     from bluffsim.analysis.plots import plateau_curves
 
     where = record.get("preset") or record["game"]
+    final = "exact" if "best_response" in record else "fresh deals"
     fig = plateau_curves(curves_frame(record), marks_frame(record),
-                         {k: record[k] for k in abr.POLICIES}, record["players"],
+                         {k: record[k] for k in abr.POLICIES}, record["players"], final,
                          title=f"vs {record['agent']}: {where} {record['players']}p, "
                                f"{len(record['runs'])} seeds, best seed {record['best_seed']}")
     fig.savefig(out / "curve.png", dpi=110)
@@ -464,7 +489,7 @@ def bound(record: dict[str, Any]) -> str:
 
 def is_plateau(budget: str) -> bool:
     """Whether a ``--budget`` text names the plateau schedule."""
-    return str(budget).strip().partition(":")[0] == "plateau"
+    return str(budget).partition(":")[0].strip() == "plateau"
 
 
 def label(schedule: Schedule) -> str:
@@ -501,10 +526,11 @@ def measure_plan(plan: list[tuple[Any, ...]], seed: int, eval_games: int,
             rec = abr.approximate_best_response(game, target, players, label, seed, cell,
                                                 rules=rules, eval_games=eval_games, preset=preset)
         else:
-            rec = plateau_response(game, target, players, seed, cell, rules, eval_games,
-                                           preset, schedule,
-                                           say=lambda text, k=k, what=what: say(
-                                               f"exploit {k}/{len(plan)}: {what}: {text}"))
+            def step(text: str, k: int = k, what: str = what) -> None:
+                say(f"exploit {k}/{len(plan)}: {what}: {text}")
+
+            rec = plateau_response(game, target, players, seed, cell, rules, eval_games, preset,
+                                   schedule, say=step)
         say(f"exploit {k}/{len(plan)}: {what}: win rate {rec['sampling']['win_rate']:.3f} "
             f"({rec['train_cpu_seconds']:.0f} CPU s of training) -> {cell}/")
         records.append(rec)

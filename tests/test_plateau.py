@@ -50,12 +50,19 @@ def test_schedules_parse_and_label_their_directories() -> None:
 
 @pytest.mark.parametrize(("budget", "message"), [
     ("plateau:cap=45", "--budget plateau: start (40) and cap (45) must be multiples of 10 PPO "
-                       "iterations (the checkpoint interval)"),
+                       "iterations (the checkpoint interval), at least 10"),
+    ("plateau:start=0", "--budget plateau: start (0) and cap (1280) must be multiples of 10 PPO "
+                        "iterations (the checkpoint interval), at least 10"),
     ("plateau:start=80,cap=40", "--budget plateau: cap (40) is below start (80)"),
     ("plateau:seeds=0", "--budget plateau: seeds (0) must be >= 1 and gain (0.01) between 0 and 1"),
     ("plateau:depth=3", "--budget 'plateau:depth=3': 'depth=3' is not one of start=, cap=, gain=, "
                         "seeds="),
-    ("plateau:cap=many", "--budget 'plateau:cap=many': cap takes a number, got 'many'"),
+    ("plateau:cap=many", "--budget 'plateau:cap=many': cap takes an integer, got 'many'"),
+    ("plateau:seeds=2.5", "--budget 'plateau:seeds=2.5': seeds takes an integer, got '2.5'"),
+    ("plateau:gain=lots", "--budget 'plateau:gain=lots': gain takes a number, got 'lots'"),
+    ("plateau:cap=80,cap=160", "--budget 'plateau:cap=80,cap=160': cap is given twice"),
+    ("plateau :cap=45", "--budget plateau: start (40) and cap (45) must be multiples of 10 PPO "
+                        "iterations (the checkpoint interval), at least 10"),
 ])
 def test_a_bad_plateau_budget_is_one_line_and_writes_nothing(tmp_path, capsys, budget, message
                                                              ) -> None:
@@ -67,6 +74,18 @@ def test_a_bad_plateau_budget_is_one_line_and_writes_nothing(tmp_path, capsys, b
     assert not out.exists()
 
 
+def test_seeds_past_the_last_training_seed_are_refused_before_anything_runs(tmp_path, capsys
+                                                                          ) -> None:
+    out = tmp_path / "ex"
+    assert cli.main(["exploit", "--agent", "random", "--game", "qdv", "--seed", str(abr.SEED_MAX),
+                     "--budget", "small,plateau:seeds=2", "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == (f"bluffsim: error: --seed {abr.SEED_MAX} with --budget plateau seeds=2: its "
+                   f"seeds run to {abr.SEED_MAX + 1}, above {abr.SEED_MAX}; give a smaller "
+                   "--seed"), err
+    assert not out.exists()
+
+
 @pytest.mark.parametrize("rate", [0.0, 1.0])
 def test_the_plateau_figure_is_a_figure_at_0_and_100_percent(rate) -> None:
     curves = pd.DataFrame({"seed": [1, 1, 2, 2], "decisions": [4096, 8192, 4096, 8192],
@@ -75,7 +94,7 @@ def test_the_plateau_figure_is_a_figure_at_0_and_100_percent(rate) -> None:
                           "ci_low": [max(rate - 0.01, 0), rate], "ci_high": [rate, rate]})
     fresh = {"sampling": {"win_rate": rate, "ci_low": rate, "ci_high": rate},
              "greedy": {"win_rate": rate, "ci_low": rate, "ci_high": rate}}
-    fig = plateau_curves(curves, marks, fresh, 2, "t")
+    fig = plateau_curves(curves, marks, fresh, 2, "fresh deals", "t")
     assert isinstance(fig, Figure)
     assert fig.axes[0].get_xscale() == "log"
     labels = fig.axes[0].get_legend_handles_labels()[1]
@@ -97,7 +116,9 @@ def test_a_small_plateau_run_from_the_command_line(tmp_path, capsys) -> None:
     cell = abr.cell_dir(root, "qdv", 2, abr.parse_target("random"), plateau.label(schedule), None)
     rec = json.loads((cell / "abr.json").read_text())
     assert [r["seed"] for r in rec["runs"]] == [1, 2]
+    assert rec["decisions"] == 2 * 40 * abr.DECISIONS_PER_ITERATION   # both seeds' training
     for run in rec["runs"]:
+        assert 0.3 < run["floor"] < 0.7   # random against itself, on the marks' deals
         assert [m["iterations"] for m in run["marks"]] == [10, 20, 40]
         assert run["plateau"] and run["iterations"] == 40
         assert [p.name for p in sorted((cell / f"seed{run['seed']}").glob("weights_*.npz"))] == [

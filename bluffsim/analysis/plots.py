@@ -354,12 +354,12 @@ def abr_curve(curve: pd.DataFrame, evals: dict[str, dict[str, float]], players: 
 
 
 def plateau_curves(curves: pd.DataFrame, marks: pd.DataFrame, fresh: dict[str, dict[str, float]],
-                   players: int, title: str = "") -> Figure:
+                   players: int, final: str = "fresh deals", title: str = "") -> Figure:
     """Best responses run to a plateau (``bluffsim.plateau``): each seed's win share per PPO
     iteration (``curves``: seed, decisions, win_share), its evaluations with 95% CIs at the
-    marks (``marks``: seed, decisions, win_rate, ci_low, ci_high), the chosen response's
-    re-evaluation on fresh deals (``fresh``: per policy kind) as bands at the right and the fair
-    share 1/P; learner decisions on a log axis (the marks double)."""
+    marks (``marks``: seed, decisions, win_rate, ci_low, ci_high), the chosen response's final
+    scores (``fresh``: per policy kind; named ``final`` in the legend) as bands at the right and
+    the fair share 1/P; learner decisions on a log axis (the marks double)."""
     fig, ax = plt.subplots(figsize=(7.5, 5))
     right = float(curves["decisions"].max()) if len(curves) else 1.0
     for i, seed in enumerate(sorted(curves["seed"].unique()) if len(curves) else []):
@@ -369,7 +369,7 @@ def plateau_curves(curves: pd.DataFrame, marks: pd.DataFrame, fresh: dict[str, d
         err = _error_bars(m["win_rate"], m["ci_low"], m["ci_high"])
         ax.errorbar(m["decisions"], m["win_rate"], yerr=err, fmt="o-", ms=4, lw=1.4, capsize=3,
                     color=f"C{i}", label=f"seed {seed}: evaluations")
-    _evaluation_bands(ax, fresh, ["black", "grey"], "fresh deals", 0.92)
+    _evaluation_bands(ax, fresh, ["black", "grey"], final, 0.92)
     ax.set_xscale("log")
     ax.set_xlim(right=right * 1.6 if right > 0 else 1.0)
     return _response_axes(fig, ax, players, "learner decisions (log)",
