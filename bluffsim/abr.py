@@ -224,18 +224,31 @@ POLICIES = ("sampling", "greedy")
 
 def policy_table(game: str, players: int, rules: dict[str, Any], target: Target, weights: str,
                  greedy: bool, games: int, seed: int, draw: int = 0) -> Any:
-    """The evaluation table (``tournament.tables.Table``) of the trained policy: ``subject`` +
-    (P-1) x ``A``, rotated, ``games`` games from ``eval_seed(seed, draw)``, one shard."""
-    from bluffsim.evaluate import SUBJECT, unique_seats
+    """The evaluation table (``eval_table``) of the trained policy: ``subject`` + (P-1) x
+    ``A``."""
+    from bluffsim.evaluate import SUBJECT
+
+    entries = ([("learned", SUBJECT, {"weights": weights, "greedy": greedy})]
+               + [(target.agent, target.agent, dict(target.params))] * (players - 1))
+    return eval_table("abr_eval", f"abr_eval_{'greedy' if greedy else 'sampling'}", game,
+                      players, rules, entries, games, seed, draw)
+
+
+def eval_table(name: str, key: str, game: str, players: int, rules: dict[str, Any],
+               entries: list[tuple[str, str, dict[str, Any]]], games: int, seed: int,
+               draw: int) -> Any:
+    """An ABR evaluation table (``tournament.tables.Table``, experiment ``name``, table ``key``)
+    of the seats ``entries`` (agent, label, parameters), rotated, ``games`` games from
+    ``eval_seed(seed, draw)``, one shard."""
+    from bluffsim.evaluate import unique_seats
     from bluffsim.tournament.config import Experiment
     from bluffsim.tournament.tables import Table
 
-    seats = unique_seats([("learned", SUBJECT, {"weights": weights, "greedy": greedy})]
-                         + [(target.agent, target.agent, dict(target.params))] * (players - 1))
-    exp = Experiment(name="abr_eval", game=game, players=players, games=games,
-                     seed=eval_seed(seed, draw), rules=dict(rules), seats=seats, batch=1024,
-                     workers=1, seating="rotate", duplicate=False, shard_games=games, plots=False)
-    return Table(exp, key=f"abr_eval_{'greedy' if greedy else 'sampling'}")
+    exp = Experiment(name=name, game=game, players=players, games=games,
+                     seed=eval_seed(seed, draw), rules=dict(rules), seats=unique_seats(entries),
+                     batch=1024, workers=1, seating="rotate", duplicate=False, shard_games=games,
+                     plots=False)
+    return Table(exp, key=key)
 
 
 def evaluate_policies(game: str, players: int, rules: dict[str, Any], target: Target,
@@ -301,8 +314,8 @@ def response_config(game: str, players: int, rules: dict[str, Any], target: Targ
     """The validated ``TrainConfig`` of a response to ``target``: PPO with the response's
     settings against (P-1) x ``A``, checkpoints in ``train_dir``, weights to ``weights``; the
     step size anneals to 0 at ``anneal_iterations`` (default: ``iterations``), starting again at
-    each of ``anneal_restarts``; ``deals``: only
-    game seeds 0..deals-1 (an OpenSpiel preset's; 0: every deal)."""
+    each of ``anneal_restarts``; ``deals``: only game seeds 0..deals-1 (an OpenSpiel preset's;
+    0: every deal)."""
     from bluffsim.learn import TrainConfig
 
     cfg = TrainConfig(game=game, players=players, seed=seed, envs=ENVS, rollout=ROLLOUT,

@@ -208,6 +208,7 @@ class Exact(Scorer):
         self.game = exploit.load_preset(preset)
         self.deals = int(exploit.PRESETS[preset]["deals"])
         self.agent = exploit.AgentPolicy(self.game, target.agent, **target.params)
+        self.alone = exploit.policy_win_shares(self.game, self.agent, self.agent)   # A vs A
 
     def shares(self, weights: Path, greedy: bool) -> list[float]:
         """Per seat, the exact win share of the learned policy in ``weights`` against A."""
@@ -221,18 +222,17 @@ class Exact(Scorer):
 
     def floor(self, seed: int) -> float:
         """A's exact win share against itself (mean over seats: 1/2 at 2 players)."""
-        return float(np.mean(self.exploit.policy_win_shares(self.game, self.agent, self.agent)))
+        return float(np.mean(self.alone))
 
     def final(self, weights: Path, seed: int) -> dict[str, Any]:
         """Both policies' exact win shares, the seat gains over A's self-play, the best
         response's; no games, so no behaviour."""
         scores = {kind: exact_score(self.shares(weights, kind == "greedy"))
                   for kind in abr.POLICIES}
-        alone = self.exploit.policy_win_shares(self.game, self.agent, self.agent)
         best = self.exploit.best_response_win_shares(self.game, self.agent)
         gains = [{"seat": p, "games": 0, "response_win_rate": r, "agent_win_rate": a,
                   "gain": r - a, "ci_low": r - a, "ci_high": r - a}
-                 for p, (r, a) in enumerate(zip(scores["sampling"]["per_seat"], alone,
+                 for p, (r, a) in enumerate(zip(scores["sampling"]["per_seat"], self.alone,
                                                 strict=True))]
         return {**scores, "seat_gains": gains, "eval_seed": None,
                 "best_response": exact_score(best),
@@ -260,12 +260,13 @@ def train_seed(game: str, players: int, rules: dict[str, Any], target: abr.Targe
         shutil.rmtree(out)
     floor = scorer.floor(seed)
     marks: list[dict[str, Any]] = []
-    cpu = 0.0
+    cpu, stopped = 0.0, False
+    restarts = tuple(schedule.marks()[:-1])
     for m in schedule.marks():
         weights = out / f"weights_{m}.npz"
         cfg = abr.response_config(game, players, rules, target, seed, m, out / "train", weights,
-                                  anneal_iterations=schedule.cap,
-                                  anneal_restarts=tuple(schedule.marks()[:-1]), deals=scorer.deals)
+                                  anneal_iterations=schedule.cap, anneal_restarts=restarts,
+                                  deals=scorer.deals)
         t0 = time.process_time()
         train(cfg, resume=bool(marks), progress=False, opponent_agents=[opponent],
               command=f"plateau response {seed} against {target.text}")
@@ -275,10 +276,11 @@ def train_seed(game: str, players: int, rules: dict[str, Any], target: abr.Targe
                       "train_cpu_seconds": round(cpu, 1), "weights": weights.name, **score})
         say(f"seed {seed}, {m} iterations: win rate {score['win_rate']:.3f} "
             f"[{score['ci_low']:.3f}, {score['ci_high']:.3f}] ({cpu:.0f} CPU s)")
-        if plateaued([x["win_rate"] for x in marks], schedule.gain, floor):
+        stopped = plateaued([x["win_rate"] for x in marks], schedule.gain, floor)
+        if stopped:
             break
     return {"seed": seed, "marks": marks, "iterations": marks[-1]["iterations"], "floor": floor,
-            "plateau": plateaued([x["win_rate"] for x in marks], schedule.gain, floor),
+            "plateau": stopped,
             "train_cpu_seconds": round(cpu, 1), "curve": abr.read_curve(out / "train" / "log.csv")}
 
 
@@ -286,16 +288,12 @@ def self_play_games(game: str, players: int, rules: dict[str, Any], target: abr.
                     games: int, seed: int, draw: int) -> pd.DataFrame:
     """``games`` games of A in every seat on the deals ``abr.eval_seed(seed, draw)``: the marks'
     (the stopping floor) or the fresh ones (the baseline of the seat gains)."""
-    from bluffsim.evaluate import unique_seats
-    from bluffsim.tournament.config import Experiment
-    from bluffsim.tournament.tables import Executor, Table, play_tables
+    from bluffsim.tournament.tables import Executor, play_tables
 
-    seats = unique_seats([(target.agent, target.agent, dict(target.params))] * players)
-    exp = Experiment(name="abr_self_play", game=game, players=players, games=games,
-                     seed=abr.eval_seed(seed, draw), rules=dict(rules), seats=seats,
-                     batch=1024, workers=1, seating="rotate", duplicate=False, shard_games=games,
-                     plots=False)
-    return play_tables([Table(exp, key=f"abr_self_play_{draw}")], Executor())[0].games
+    table = abr.eval_table("abr_self_play", f"abr_self_play_{draw}", game, players, rules,
+                           [(target.agent, target.agent, dict(target.params))] * players, games,
+                           seed, draw)
+    return play_tables([table], Executor())[0].games
 
 
 def seat_gains(response: pd.DataFrame, self_play: pd.DataFrame) -> list[dict[str, Any]]:
