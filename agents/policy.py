@@ -54,10 +54,12 @@ def observation_records(game: Any, obs: dict[str, np.ndarray]) -> np.ndarray:
 
 def records_of(dtype: np.dtype, obs: dict[str, np.ndarray]) -> np.ndarray:
     """The rows of a batched observation as records of an observation ``dtype``
-    (``ObservationSpec.record_dtype``), field by field."""
-    out = np.empty(len(obs["seat"]), dtype)
+    (``ObservationSpec.record_dtype``), field by field; a record's entries past the table's
+    sizes stay zero."""
+    out = np.zeros(len(obs["seat"]), dtype)
     for name in dtype.names:
-        out[name] = obs[name]
+        value = np.asarray(obs[name])
+        out[name][(slice(None), *(slice(0, n) for n in value.shape[1:]))] = value
     return kernel_records(out)
 
 

@@ -29,7 +29,7 @@ def doubter_policy(obs, mask, key, r, params, ctx):
     for m in range(R.MAX_MULT):
         mine += np.int64(obs.hand[fruit * R.MAX_MULT + m]) * (m + 1)
     hidden = np.int64(0)
-    for s in range(obs.hand_sizes.shape[0]):
+    for s in range(r.num_players):  # per-seat fields are sized to the largest table
         if s != obs.seat:
             hidden += obs.hand_sizes[s]
     if mask[R.MENTEUR] and obs.bid_count > mine + share * hidden + margin:

@@ -97,4 +97,9 @@ def test_sources_and_sizes_the_records_cannot_serve_are_refused(tmp_path: Path) 
         obscompile.source(spec, ns, {"P": "r.num_players"})
     game = bluffsim.make("liarsdice", 4)
     with pytest.raises(ValueError, match="OBS_SIZES"):
-        obscompile.check_sizes(spec, {"P": "r.num_players - 1", "F": 6}, game.rules, game._rec)
+        obscompile.check_sizes(spec, {"P": "r.num_players - 1", "F": 6}, {"P": 4}, game.rules,
+                               game._rec)
+    with pytest.raises(ValueError, match="OBS_BOUNDS lack"):
+        obscompile.check_sizes(spec, kn.OBS_SIZES, {}, game.rules, game._rec)
+    with pytest.raises(ValueError, match="exceed the kernels' OBS_BOUNDS"):
+        obscompile.check_sizes(spec, kn.OBS_SIZES, {"P": 3}, game.rules, game._rec)

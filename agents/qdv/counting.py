@@ -287,8 +287,9 @@ class QdvCounting(CompiledAgent):
         log-binomial table and the memo tables' arrays (``memo_arrays``, fetched anew: tables grow)."""
         *_, deck, tables, strides, max_comp = self._constants()
         rules = self.game.rules
-        scratch = K.new_scratch(deck, VALUE, strides, tables[0].width, rules.num_players,
-                                self.game.num_actions, max_comp)
+        sizes = (rules.num_players, rules.history_len, self.game.num_actions)
+        bounds = (self.game.bounds["P"], self.game.bounds["A"])
+        scratch = K.new_scratch(deck, VALUE, strides, tables[0].width, sizes, bounds, max_comp)
         return (scratch, LOG_CHOOSE, *memo_arrays(tables))
 
 

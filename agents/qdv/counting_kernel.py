@@ -282,7 +282,7 @@ def visible_row(o, seat, sc):
     hand, hand_sizes, revealed = o.hand, o.hand_sizes, o.revealed
     nk = deck.size
     nf = known.size
-    players = hand_sizes.shape[0]
+    players = sc.players
     for k in range(nk):
         rev = 0
         disc = 0
@@ -320,11 +320,11 @@ def visible_row(o, seat, sc):
 
 
 @njit(cache=True, inline="always")
-def seat_hidden(o, seat, hidden):
-    """Fill ``hidden`` (float64[P]): each other seat's cards hidden from me (0 for me); return
+def seat_hidden(o, seat, sc):
+    """Fill ``sc.hidden`` (float64[P]): each other seat's cards hidden from me (0 for me); return
     their sum."""
-    hand_sizes, revealed = o.hand_sizes, o.revealed
-    players = hand_sizes.shape[0]
+    hand_sizes, revealed, hidden = o.hand_sizes, o.revealed, sc.hidden
+    players = sc.players
     for p in range(players):
         rev = 0.0
         for k in range(revealed.shape[1]):
@@ -345,14 +345,14 @@ def fruit_tilts_row(o, seat, prm, sc):
     ``sc.hidden`` as ``seat_hidden``; return their sum."""
     hidden, bid_on, tilt = sc.hidden, sc.bid_on, sc.tilt
     bid_history, bid_tally, hand_sizes = o.bid_history, o.bid_tally, o.hand_sizes
-    players = hand_sizes.shape[0]
+    players = sc.players
     nf = tilt.size
-    total = seat_hidden(o, seat, hidden)
+    total = seat_hidden(o, seat, sc)
     denom = max(total, 1.0)
     for p in range(players):
         for f in range(nf):
             bid_on[p, f] = 0
-    for i in range(bid_history.shape[0]):
+    for i in range(sc.history):
         who = np.int64(bid_history[i, 0])
         if who >= 0 and who != np.int64(o.seat):
             bid_on[who, np.int64(bid_history[i, 2])] = 1
@@ -380,9 +380,8 @@ def fruit_tilts_row(o, seat, prm, sc):
 
 
 @njit(cache=True, inline="always")
-def next_seat_row(o, seat):
+def next_seat_row(o, seat, players):
     """The seat that answers my bid (next in turn order still in the round)."""
-    players = o.in_round.shape[0]
     d = np.int64(o.direction)
     for k in range(1, players):
         cand = (seat + d * k) % players
@@ -409,10 +408,9 @@ def declare_salads_row(o):
 
 
 @njit(cache=True, inline="always")
-def reward_row(o, mask, seat, gain_id, punish0):
+def reward_row(o, mask, seat, players, gain_id, punish0):
     """The exact-call reward: punish the nearest opponent (in seat
     order after me) left with 1 token, else gain 1."""
-    players = o.tokens.shape[0]
     for k in range(1, players):
         act = punish0 + k - 1
         if o.tokens[(seat + k) % players] == 1 and mask[act]:
@@ -433,6 +431,9 @@ def scratch_dtype(kinds: int, width: int, players: int, actions: int, max_comp: 
         # probabilities it clips (``logit(0.0)``, ``logit(1.0)``: same function, same bits)
         ("deck", np.int64, (kinds,)), ("value", np.int64, (kinds, f)), ("strides", np.int64, (7,)),
         ("logit_lo", np.float64), ("logit_hi", np.float64),
+        # the table's seats, bid history length and actions (the arrays below and the
+        # observation record are sized to the game's bounds: one compiled kernel for every table)
+        ("players", np.int64), ("history", np.int64), ("actions", np.int64),
         # scratch
         ("others_revealed", np.int64, (kinds,)), ("unseen", np.int64, (kinds,)),
         ("known", np.int64, (f,)), ("cls", np.int64, (f, 7)), ("keys", np.int64, (f,)),
@@ -450,9 +451,13 @@ def scratch_dtype(kinds: int, width: int, players: int, actions: int, max_comp: 
 
 
 def new_scratch(deck: np.ndarray, value: np.ndarray, strides: np.ndarray, width: int,
-                players: int, actions: int, max_comp: int) -> np.ndarray:
-    """A 1-element array of ``scratch_dtype`` with the deck's constants filled in."""
-    out = np.zeros(1, scratch_dtype(deck.size, width, players, actions, max_comp))
+                sizes: tuple[int, int, int], bounds: tuple[int, int], max_comp: int
+                ) -> np.ndarray:
+    """A 1-element array of ``scratch_dtype`` with the deck's constants filled in: ``sizes``
+    the table's (players, bid history length, actions), ``bounds`` the game's largest (players,
+    actions)."""
+    out = np.zeros(1, scratch_dtype(deck.size, width, *bounds, max_comp))
+    out[0]["players"], out[0]["history"], out[0]["actions"] = sizes
     out[0]["deck"] = deck
     out[0]["value"] = value
     out[0]["strides"] = strides
@@ -526,7 +531,7 @@ def beliefs_row(o, mask, sc, lc, prm, gkeys_t, buckets_t, cdfs, belows, fills):
     if evidence:
         hidden_total = fruit_tilts_row(o, seat, prm, sc)
     else:
-        hidden_total = seat_hidden(o, seat, sc.hidden)
+        hidden_total = seat_hidden(o, seat, sc)
     # the bid fruit's tilt weights serve its posterior and its called posterior
     fruit = max(np.int64(o.bid_fruit), 0)
     shared = ph == PHASE_BID and evidence and tilt[fruit] != 0.0 and mask[MENTEUR]
@@ -606,10 +611,10 @@ def action_values(o, mask, sc, lc, prm, gkeys_t, buckets_t, cdfs, belows, fills,
     fit, the tests).  -1 when a memo table ran full, else 0."""
     nk = sc.deck.size
     nf = NUM_FRUITS
-    na = sc.values.shape[0]
+    na = sc.actions
     seat = max(np.int64(o.seat), 0)
     hand, tokens, bid_tally, call_tally = o.hand, o.tokens, o.bid_tally, o.call_tally
-    players = tokens.shape[0]
+    players = sc.players
     value = sc.value
     logit_lo, logit_hi = sc.logit_lo, sc.logit_hi
     known, pcdf, pbelow, tmp, pmf_b, pm, mean, values, feats = (
@@ -657,7 +662,7 @@ def action_values(o, mask, sc, lc, prm, gkeys_t, buckets_t, cdfs, belows, fills,
             tmp[u] = pmf_b[u] * v
         values[VRAI] = ordered_sum(tmp, w)
     # bids: called with probability p_call; then I lose b'-T-m+1 when T + m falls short
-    nxt = next_seat_row(o, seat)
+    nxt = next_seat_row(o, seat, sc.players)
     calls = 0.0
     for c in range(call_tally.shape[1]):
         calls += np.float64(call_tally[nxt, c])
@@ -721,14 +726,15 @@ def decide_row(o, mask, sc, lc, prm, gkeys_t, buckets_t, cdfs, belows, fills, ga
     model's features into ``sc``, no decision (0, or -1 when a memo table ran full).  The flag
     is a field, not an argument, so that both callers run one compiled kernel."""
     nf = NUM_FRUITS
-    na = sc.values.shape[0]
+    na = sc.actions
     ph = np.int64(o.phase)
     model = sc.model != 0
     if not model:
         if ph == PHASE_SALADS:
             return np.int64(declare_salads_row(o))
         if ph == PHASE_REWARD:
-            return np.int64(reward_row(o, mask, max(np.int64(o.seat), 0), gain_id, punish0))
+            return np.int64(reward_row(o, mask, max(np.int64(o.seat), 0), sc.players, gain_id,
+                                        punish0))
         if ph != PHASE_BID and ph != PHASE_START:
             return np.int64(-2)
     status, hidden_total, shared = beliefs_row(o, mask, sc, lc, prm, gkeys_t, buckets_t, cdfs,

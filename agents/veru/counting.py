@@ -93,9 +93,9 @@ from agents.policy import CompiledAgent, act_loop, records_of
 from agents.veru.heuristic import VeruHeuristic, complete, lie_card, scripted_move
 from bluffsim import fmath as fm
 from bluffsim.games.records import kernel_records
-from bluffsim.games.veru import observe as O
 from bluffsim.games.veru import rules as R
 from bluffsim.games.veru.kernels import rules_record
+from bluffsim.games.veru.vec import VeruGame
 
 WEIGHTS_FILE = Path(__file__).with_name("counting_weights.json")
 
@@ -237,7 +237,7 @@ def reckless_of(o, p, prm):
 
 @njit(cache=True, inline="always")
 def bank_total(o):
-    """Cards in the Bank."""
+    """Cards in the Bank (the record's seats past the table's hold zeros)."""
     bank = 0
     for p in range(o.bank_sizes.shape[0]):
         bank += np.int64(o.bank_sizes[p])
@@ -245,9 +245,9 @@ def bank_total(o):
 
 
 @njit(cache=True, inline="always")
-def next_seat(o, step):
-    """The first seat after me in turn order that has not finished."""
-    players = o.out.shape[0]
+def next_seat(o, r):
+    """The first seat after me in turn order (the rules record ``r``'s) that has not finished."""
+    players, step = np.int64(r.num_players), np.int64(r.step)
     me = max(np.int64(o.seat), 0)
     for j in range(1, players):
         s = (me + step * j) % players
@@ -258,13 +258,14 @@ def next_seat(o, step):
 
 # ------------------------------------------------------------------ card counting
 @njit(cache=True)
-def hand_pool_row(o, jokers):
+def hand_pool_row(o, r):
     """(pool, good): the unseen cards that sit in the others' hands and the expected fitting
     ones among them (module docstring).  The deck minus what I can place, its missing cards
     spread over the types in proportion; then the others' Bank and the claim on the table
     (when not mine), claims of this round's rank each fitting with its owner's honesty, are
     removed."""
     rank = max(np.int64(o.claim_rank), 0)
+    jokers = np.int64(r.jokers)
     total = 0
     rank_left = 0
     joker_left = 0
@@ -284,7 +285,7 @@ def hand_pool_row(o, jokers):
     me = max(np.int64(o.seat), 0)
     fit = 0.0
     out_cards = 0
-    for p in range(o.bank_sizes.shape[0]):
+    for p in range(r.num_players):
         bank = 0 if p == me else np.int64(o.bank_sizes[p])
         fit += np.float64(bank) * honesty_of(o, p)
         out_cards += bank
@@ -298,10 +299,10 @@ def hand_pool_row(o, jokers):
 
 
 @njit(cache=True, inline="always")
-def holds_fitting_row(o, hp, hg, step, table):
+def holds_fitting_row(o, hp, hg, r, table):
     """P(the next player in turn holds a card fitting the round's rank), its hand a uniformly
     random subset of the hands' pool (``hand_pool_row``)."""
-    hand = min(np.int64(o.hand_sizes[next_seat(o, step)]), hp)
+    hand = min(np.int64(o.hand_sizes[next_seat(o, r)]), hp)
     return 1.0 - smooth_pmf(table, hp, hg, hand, 0)
 
 
@@ -355,14 +356,14 @@ def claim_probability_row(o, hp, hg, table, hon_w, prm, x):
 
 
 @njit(cache=True)
-def doubt_base_row(o, hp, hg, step, table, fit_w, prm, base, x):
+def doubt_base_row(o, hp, hg, r, table, fit_w, prm, base, x):
     """The fitting correction's inputs (``FITTING_FEATURES``) into ``x``, and into ``base`` the
     doubt model's inputs that do not depend on the claim size: P(next holds a fitting card)
     (recalibrated), logit add, logit doubt, rank out face up, Bank / 10, P(reckless),
     logit disbelieves per answer, logit structured doubt."""
-    nxt = next_seat(o, step)
+    nxt = next_seat(o, r)
     x[0] = 1.0
-    x[1] = logit(holds_fitting_row(o, hp, hg, step, table))
+    x[1] = logit(holds_fitting_row(o, hp, hg, r, table))
     x[2] = np.float64(o.discard_hidden) / 10.0
     x[3] = np.float64(o.num_rounds) / 10.0
     x[4] = np.float64(o.claim_count)
@@ -490,12 +491,11 @@ def counting_policy(obs, mask, key, r, params, ctx):
             return R.PUT0 + lie_card(obs, rank)
     bank = bank_total(obs)
     count = np.int64(obs.claim_count)
-    step = np.int64(r.step)
-    hp, hg = hand_pool_row(obs, np.int64(r.jokers))
+    hp, hg = hand_pool_row(obs, r)
     pr = 0.0
     if ph == R.PHASE_RESPOND:
         pr = claim_probability_row(obs, hp, hg, table, hon_w, params, x)
-    doubt_base_row(obs, hp, hg, step, table, fit_w, params, base, x)
+    doubt_base_row(obs, hp, hg, r, table, fit_w, params, base, x)
     if ph == R.PHASE_RESPOND:
         return respond_row(obs, pr, doubt_row(base, 1, doubt_w, x), count, bank, params)
     d_now = doubt_row(base, count, doubt_w, x)
@@ -519,15 +519,14 @@ def models_rows(records, rules, counts, params, ctx, out, hx, fx, dx):
     ``hx[b]``, ``fx[b]``, ``dx[b]``."""
     r = rules[0]
     table, hon_w, doubt_w, fit_w, _, base = ctx
-    step = np.int64(r.step)
     for b in range(records.shape[0]):
         o = records[b]
-        hp, hg = hand_pool_row(o, np.int64(r.jokers))
+        hp, hg = hand_pool_row(o, r)
         out[b, 0], out[b, 1] = hp, hg
-        out[b, 2] = holds_fitting_row(o, hp, hg, step, table)
+        out[b, 2] = holds_fitting_row(o, hp, hg, r, table)
         out[b, 3] = claim_probability_row(o, hp, hg, table, hon_w, params, hx[b])
         out[b, 5], out[b, 6] = honesty_x(o, hp, hg, table, params, hx[b])
-        doubt_base_row(o, hp, hg, step, table, fit_w, params, base, fx[b])
+        doubt_base_row(o, hp, hg, r, table, fit_w, params, base, fx[b])
         out[b, 4] = doubt_row(base, counts[b], doubt_w, dx[b])
 
 
@@ -538,7 +537,7 @@ def model_rows(obs: dict[str, np.ndarray], rules: R.Rules, count: np.ndarray | N
     claim inputs [B, NH], fitting inputs [B, NF], doubt inputs [B, ND]); the doubt model for a
     claim of ``count`` cards (default: the claim on the table) answered by the next player in
     turn order ``step`` (default the rules')."""
-    dtype = O.SPEC.record_dtype(rules)
+    dtype = VeruGame(rules).observation_dtype
     full = complete(obs, dtype)
     b = len(full["seat"])
     records = records_of(dtype, full)

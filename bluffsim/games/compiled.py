@@ -18,6 +18,7 @@ provides, with these exact names and signatures:
 | `tensor_kernel(data, hot, rec, obs, out)`    | the flat tensor, through ``observe_row`` (generated) |
 | `observe_kernel(data, hot, rec, obs)`        | every game's ``observe_row`` into ``obs[b]`` (generated) |
 | `OBS_SIZES`                                  | the spec's named sizes as the compiled code reads them |
+| `OBS_BOUNDS`                                 | the largest value of each size that varies with the rules |
 | `play_random_kernel(data, hot, rec, n, counts)` | the fused all-``random`` loop                      |
 
 The kernels live in the game's committed ``kernels_generated.py``, written from
@@ -26,8 +27,8 @@ The kernels live in the game's committed ``kernels_generated.py``, written from
 A game's engine subclass sets ``kernels``, ``observation`` (its ``observe`` module) and
 ``state_type`` (its ``RecordState`` whose ``from_data`` builds the public field views), and
 adds only ``final_score``, ``round_record`` and ``from_reference``.  ``observe`` returns the
-fields of the records ``observe_row`` fills, so the observation a user, a numpy agent and a
-compiled policy see is built in one place.
+fields of the records ``observe_row`` fills (cut to the table's own sizes), so the observation
+a user, a numpy agent and a compiled policy see is built in one place.
 """
 
 from __future__ import annotations
@@ -57,9 +58,13 @@ class CompiledGame(Game):
         self._blank = kn.blank_record(rules)
         self._blank_hot = np.zeros((), kn.HOT_DTYPE)   # a new game's hot record (seed 0)
         spec = self.observation.SPEC
-        check_sizes(spec, kn.OBS_SIZES, rules, self._rec)
-        self.observation_dtype = spec.record_dtype(rules)  # what compiled policies read
-        self._obs_dtypes = spec.dtypes
+        check_sizes(spec, kn.OBS_SIZES, kn.OBS_BOUNDS, rules, self._rec)
+        self.observation_dtype = spec.record_dtype(rules, kn.OBS_BOUNDS)  # what policies read
+        # the game's largest sizes (``A``: actions), every table's: a policy's scratch sized
+        # to them keeps one compiled kernel for every table, as the observation record does
+        self.bounds = {**kn.OBS_BOUNDS, "A": kn.HOT_DTYPE["mask"].shape[0]}
+        self._obs_fields = {name: (dtype, (slice(None), *(slice(0, n) for n in shape)))
+                            for name, (dtype, shape) in spec.shapes(rules).items()}
 
     # ================================================================ set-up
     def empty_state(self, seeds: np.ndarray) -> Any:
@@ -112,7 +117,8 @@ class CompiledGame(Game):
         the record compiled policies read), booleans viewed as ``bool``."""
         rec = kernel_records(np.zeros(st.batch_size, self.observation_dtype))
         self.kernels.observe_kernel(st.data, st.hot, self._rec, rec)
-        return {name: rec[name].view(dtype) for name, dtype in self._obs_dtypes.items()}
+        return {name: rec[name][part].view(dtype)
+                for name, (dtype, part) in self._obs_fields.items()}
 
     def observation_tensor(self, st: Any) -> np.ndarray:
         """float32[B, D] flat observation; layout in the game's ``observe.tensor_layout``."""

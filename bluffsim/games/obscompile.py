@@ -388,13 +388,21 @@ def lazy_generated(package: str, name: str) -> Any:
     return getattr(importlib.import_module(f"{package}.kernels_generated"), name)
 
 
-def check_sizes(spec: ObservationSpec, sizes: Sizes, rules: Any, record: np.ndarray) -> None:
+def check_sizes(spec: ObservationSpec, sizes: Sizes, bounds: dict[str, int], rules: Any,
+                record: np.ndarray) -> None:
     """Raise ``ValueError`` unless ``sizes`` (``OBS_SIZES``) read from the rules record
-    ``record`` (``rules_record(rules)``) equal ``spec.sizes(rules)``."""
+    ``record`` (``rules_record(rules)``) equal ``spec.sizes(rules)``, every size that varies
+    with the rules has a bound (``OBS_BOUNDS``) and none exceeds it."""
     r = record.view(np.recarray)[0]
     want = spec.sizes(rules)
     got = {k: v if isinstance(v, int) else int(eval(v, {"np": np}, {"r": r}))  # noqa: S307
            for k, v in sizes.items()}
     if any(got.get(k) != v for k, v in want.items()):
         raise ValueError(f"the kernels' OBS_SIZES give {got}, the observation spec {want}")
+    unbounded = sorted(k for k, v in sizes.items() if not isinstance(v, int) and k not in bounds)
+    if unbounded:
+        raise ValueError(f"the kernels' OBS_BOUNDS lack {unbounded}")
+    over = {k: v for k, v in want.items() if v > bounds.get(k, v)}
+    if over:
+        raise ValueError(f"sizes {over} exceed the kernels' OBS_BOUNDS {bounds}")
 

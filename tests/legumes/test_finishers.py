@@ -77,7 +77,7 @@ def test_keeps_is_always_at_two_players_and_at_three_only_with_a_margin():
     def kept(hands, sizes, seats, size, margin):
         game = LegumesGame(scenario(hands, DRAW)[0].rules)
         rec = np.zeros(len(seats), game.observation_dtype)
-        rec["hand_sizes"], rec["seat"] = sizes, seats
+        rec["hand_sizes"][:, :len(sizes[0])], rec["seat"] = sizes, seats  # the rest: 0
         return [bool(keeps(rec[i], game._rec[0], size[i], margin)) for i in range(len(seats))]
 
     assert kept([OPENER, OPENER], [[5, 9], [9, 2]], [0, 0], [5, 9], math.nan) == [True, True]

@@ -524,6 +524,9 @@ def accepts(h, r, a):
 # are generated from it (``obscompile``, at the end of this module).  Here: the named sizes as
 # the compiled code reads them and the computed fields (``obs_<name>(g, h, r, seat)``).
 OBS_SIZES = {"P": "r.num_players", "T": T, "V": V}
+# the largest value of each size above that varies with the rules: the observation record's
+# size (every table of the game shares one record type, so one compiled kernel)
+OBS_BOUNDS = {"P": P_MAX}
 
 
 @njit(cache=True)

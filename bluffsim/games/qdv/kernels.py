@@ -684,6 +684,9 @@ def random_choice(g, h, r, seat_key):
 # builders of the ``Custom`` blocks.
 OBS_SIZES = {"P": "r.num_players", "K": K, "F": F, "E": E, "H": "r.history_len", "L": NLR,
              "BT": R.BID_TALLY, "CT": R.CALL_TALLY, "TT": R.TOKEN_TALLY}
+# the largest value of each size above that varies with the rules: the observation record's
+# size (every table of the game shares one record type, so one compiled kernel)
+OBS_BOUNDS = {"P": P_MAX, "H": H_MAX}
 
 
 @njit(cache=True)

@@ -612,6 +612,9 @@ def deal_kernel(data, hot, rules, idx, orders):
 # the compiled code reads them, the computed fields (``obs_<name>(g, h, r, seat, ...)``) and
 # the builder of the ``Custom`` block.
 OBS_SIZES = {"P": "r.num_players", "T": T, "N": N, "W": "r.num_players + 3"}
+# the largest value of each size above that varies with the rules: the observation record's
+# size (every table of the game shares one record type, so one compiled kernel)
+OBS_BOUNDS = {"P": P_MAX, "W": P_MAX + 3}
 
 
 @njit(cache=True)

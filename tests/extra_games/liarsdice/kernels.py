@@ -183,6 +183,9 @@ def accepts(h, r, a):
 # The compiled code reads the spec's named sizes as given here (an int, or an expression of the
 # rules record ``r``); a computed field (source None) would add ``obs_<name>(g, h, r, seat, ...)``.
 OBS_SIZES = {"P": "r.num_players", "F": F}
+# the largest value of each size above that varies with the rules: the observation record's
+# size (every table of the game shares one record type, so one compiled kernel)
+OBS_BOUNDS = {"P": P_MAX}
 # the rule functions the batch kernels call where they differ from drivers.DRIVER_DEFAULTS
 DRIVERS = {"deal": "roll_all", "finish": "update_mask"}
 
