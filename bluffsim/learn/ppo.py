@@ -157,6 +157,21 @@ def make_update(cfg: TrainConfig, opt: optax.GradientTransformation) -> Any:
     return update
 
 
+_UPDATES: dict[tuple, tuple[optax.GradientTransformation, Any]] = {}
+
+
+def optimizer_and_update(cfg: TrainConfig, steps: int) -> tuple[optax.GradientTransformation, Any]:
+    """``make_optimizer(cfg, steps)`` and its ``make_update``, made once per process for the
+    settings they read: a new jitted update per ``train`` call would compile again each time
+    (the marks of a plateau run, a resume, the seeds of a cell)."""
+    key = (cfg.lr, cfg.max_grad_norm, cfg.anneal, tuple(cfg.anneal_restarts), cfg.epochs,
+           cfg.minibatches, steps, cfg.clip, cfg.ent_coef, cfg.vf_coef)
+    if key not in _UPDATES:
+        opt = make_optimizer(cfg, steps)
+        _UPDATES[key] = opt, make_update(cfg, opt)
+    return _UPDATES[key]
+
+
 def gae(rew: np.ndarray, val: np.ndarray, done: np.ndarray, last_val: np.ndarray, gamma: float,
         lam: float) -> tuple[np.ndarray, np.ndarray]:
     """(advantages, returns) [T, N]; ``done[t]`` = the game ended after decision ``t``."""
@@ -430,9 +445,9 @@ def train(cfg: TrainConfig, resume: bool = False, progress: bool = True,
     params = init_params(key, env.obs_size, cfg.hidden, env.num_actions)
     n_batch = cfg.envs * cfg.rollout
     mb = n_batch // cfg.minibatches
-    opt = make_optimizer(cfg, (cfg.anneal_iterations or cfg.iterations) * cfg.epochs * cfg.minibatches)
+    opt, update = optimizer_and_update(
+        cfg, (cfg.anneal_iterations or cfg.iterations) * cfg.epochs * cfg.minibatches)
     opt_state = opt.init(params)
-    update = make_update(cfg, opt)
     start, snaps, totals = 0, [], {"decisions": 0, "seconds": 0.0}
     responses: list[Path] = []
     if resume:
