@@ -58,11 +58,12 @@ class CompiledGame(Game):
         self._blank = kn.blank_record(rules)
         self._blank_hot = np.zeros((), kn.HOT_DTYPE)   # a new game's hot record (seed 0)
         spec = self.observation.SPEC
-        check_sizes(spec, kn.OBS_SIZES, kn.OBS_BOUNDS, rules, self._rec)
-        self.observation_dtype = spec.record_dtype(rules, kn.OBS_BOUNDS)  # what policies read
+        bounds = getattr(kn, "OBS_BOUNDS", {})
+        check_sizes(spec, kn.OBS_SIZES, bounds, rules, self._rec)
+        self.observation_dtype = spec.record_dtype(rules, bounds)  # what policies read
         # the game's largest sizes (``A``: actions), every table's: a policy's scratch sized
         # to them keeps one compiled kernel for every table, as the observation record does
-        self.bounds = {**kn.OBS_BOUNDS, "A": kn.HOT_DTYPE["mask"].shape[0]}
+        self.bounds = {**bounds, "A": kn.HOT_DTYPE["mask"].shape[0]}
         self._obs_fields = {name: (dtype, (slice(None), *(slice(0, n) for n in shape)))
                             for name, (dtype, shape) in spec.shapes(rules).items()}
 

@@ -1,0 +1,62 @@
+"""Observation records sized to each game's bounds: one record type, hence one compiled kernel,
+for every table of a game, while ``observe`` still gives each table its own shapes."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import bluffsim
+from agents import make as make_agent
+from agents.fused import fused_lineup
+from tests.games import random_actions
+
+GAMES = ("qdv", "legumes", "veru")
+PLAYERS = (3, 4, 5)
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_every_player_count_plays_in_one_compiled_fused_kernel(game_id: str) -> None:
+    dtypes, signatures = set(), []
+    for p in PLAYERS:
+        game = bluffsim.make(game_id, p)
+        lineup = [make_agent(n, game) for n in ("counting", "heuristic", "random", "counting",
+                                                "heuristic")[:p]]
+        fused = fused_lineup(game, lineup)
+        st = game.init(np.arange(16) + 100 * p)
+        made = fused.play(st, np.tile(np.arange(p), (16, 1)), 300, round_stop=False)[0]
+        assert made > 16
+        dtypes.add(game.observation_dtype)
+        signatures.append(len(fused.kernel.signatures))
+        obs = game.observe(st)
+        assert obs["hand_sizes"].shape == (16, p)   # observe cuts the record to the table
+    assert len(dtypes) == 1
+    assert signatures[1:] == signatures[:1] * (len(PLAYERS) - 1), signatures
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_the_record_past_the_tables_sizes_stays_zero(game_id: str) -> None:
+    game = bluffsim.make(game_id, 3)
+    st = game.init(np.arange(8))
+    for _ in range(60):
+        game.step(st, random_actions(game, st))
+    rec = game.observation_record()
+    sizes = game.observation.SPEC.sizes(game.rules)
+    varying = [f for f in game.observation.SPEC.fields
+               if any(d in game.bounds and game.bounds[d] > sizes[d] for d in f.dims)]
+    assert varying
+    for b in range(8):
+        game.kernels.observe_row(st.data[b], st.hot[b], game._rec[0], rec[0])
+        for f in varying:
+            padded = rec[0][f.name].copy()
+            padded[tuple(slice(0, n) for n in f.shape(sizes))] = 0
+            assert not padded.any(), f.name
+
+
+def test_a_game_without_bounds_for_a_size_that_varies_is_refused() -> None:
+    from bluffsim.games import obscompile
+
+    game = bluffsim.make("qdv", 4)
+    spec, kn = game.observation.SPEC, game.kernels
+    with pytest.raises(ValueError, match=r"OBS_BOUNDS lack \['H'\]"):
+        obscompile.check_sizes(spec, kn.OBS_SIZES, {"P": 6}, game.rules, game._rec)
