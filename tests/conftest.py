@@ -117,6 +117,12 @@ SLOW_TESTS = (
     "tests/test_train_resume.py::test_a_checkpoint_without_the_record_needs_the_responses_its_settings_imply",
     "tests/test_text_protocol.py::test_the_context_key_covers_what_the_position_phrases_read",
     "tests/test_sweeps.py::test_report_rebuilds_a_sweep",
+    # the largest veru tables of the differential test (5-8 s each; 3 and 4 players stay quick)
+    "tests/test_conformance.py::test_reference_and_vectorised_agree[1-veru-6p",
+    "tests/test_conformance.py::test_reference_and_vectorised_agree[1-veru-5p",
+    # the module's 27 s evaluation (``two_runs``) is built for these
+    "tests/test_evaluate_leaderboard.py::test_the_scorecard_has_a_table_per_opponent",
+    "tests/test_evaluate_leaderboard.py::test_the_evaluation_measures_how_the_agent_bluffs_and_calls",
 )
 
 
