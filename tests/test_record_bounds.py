@@ -60,3 +60,26 @@ def test_a_game_without_bounds_for_a_size_that_varies_is_refused() -> None:
     spec, kn = game.observation.SPEC, game.kernels
     with pytest.raises(ValueError, match=r"OBS_BOUNDS lack \['H'\]"):
         obscompile.check_sizes(spec, kn.OBS_SIZES, {"P": 6}, game.rules, game._rec)
+
+
+def test_qdv_counting_on_a_small_deck_runs_the_default_decks_compiled_policy() -> None:
+    """The counting policy's scratch is sized to the default deck's memo width and compositions
+    (a smaller deck leaves the rest unused), so the small preset's tables add no signature."""
+    from agents.qdv.counting import QdvCounting
+
+    small = {"starting_tokens": 1, "fruit_multipliers": [1, 1], "salads": 1,
+             "challenge_deck": [], "max_rounds": 1}
+    scratch = {}
+    for name, game in (("default", bluffsim.make("qdv", 4)),
+                       ("small", bluffsim.make("qdv", 2, **small))):
+        agent = QdvCounting(game)
+        scratch[name] = agent.context()[0]
+        fused = fused_lineup(game, [agent] + [make_agent("heuristic", game)
+                                              for _ in range(game.rules.num_players - 1)])
+        st = game.init(np.arange(32))
+        p = game.rules.num_players
+        fused.play(st, np.tile(np.arange(p), (32, 1)), 200, round_stop=False)
+        scratch[name + " signatures"] = len(fused.kernel.signatures)
+    assert scratch["small"].dtype == scratch["default"].dtype
+    assert scratch["small"][0]["width"] < scratch["default"][0]["width"]
+    assert scratch["small signatures"] == scratch["default signatures"]

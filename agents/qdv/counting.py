@@ -125,18 +125,12 @@ class CountTable:
     """
 
     def __init__(self, rules: R.Rules, salad_p: float):
-        deck = deck_counts(rules)
-        per_mult = [int(deck[m::R.MAX_MULT][:R.NUM_FRUITS].max()) for m in range(R.MAX_MULT)]
-        total = len(rules.deck)
-        salads = int(deck[R.SALAD]) + 1
-        self.radix = np.array([*[c + 1 for c in per_mult], salads, total + 1, total + 1,
-                               salads], dtype=np.int64)
+        self.radix = memo_radix(rules)
         self.strides = np.cumprod(np.r_[1, self.radix[:-1]]).astype(np.int64)
         self.inner = int(np.prod(self.radix[:R.MAX_MULT]))        # keys per group
         self.gkeys = np.full(1024, -1, np.int64)
         self.buckets = np.full((1024, self.inner), -1, np.int32)
-        # largest hidden value: every card of one fruit plus every salad, drawn or face up
-        self.width = sum((m + 1) * c for m, c in enumerate(per_mult)) + 2 * (salads - 1) + 1
+        self.width = memo_sizes(rules)[0]
         self.salad_p = salad_p
         # rows in use, groups in use (an array: the compiled policy appends)
         self.fill = np.zeros(2, np.int64)
@@ -166,6 +160,26 @@ class CountTable:
             self.grow()
         while 2 * (int(self.fill[1]) + rows) > self.gkeys.size:
             self.grow_index()
+
+
+def memo_radix(rules: R.Rules) -> np.ndarray:
+    """int64[7]: the number of values of each entry of a class tuple (``CountTable``)."""
+    deck = deck_counts(rules)
+    per_mult = [int(deck[m::R.MAX_MULT][:R.NUM_FRUITS].max()) for m in range(R.MAX_MULT)]
+    salads = int(deck[R.SALAD]) + 1
+    total = len(rules.deck)
+    return np.array([*[c + 1 for c in per_mult], salads, total + 1, total + 1, salads],
+                    dtype=np.int64)
+
+
+def memo_sizes(rules: R.Rules) -> tuple[int, int]:
+    """(width, compositions): one more than the largest hidden value of a fruit (every card of
+    it plus every salad, drawn or face up: a memo row's width) and the most compositions of a
+    draw (the policy's scratch)."""
+    radix = memo_radix(rules)
+    per_mult = radix[:R.MAX_MULT] - 1
+    width = sum((m + 1) * int(c) for m, c in enumerate(per_mult)) + 2 * int(radix[3] - 1) + 1
+    return width, int(np.prod(radix[:4]))
 
 
 _TABLES: dict[tuple[R.Rules, float], CountTable] = {}
@@ -287,9 +301,12 @@ class QdvCounting(CompiledAgent):
         log-binomial table and the memo tables' arrays (``memo_arrays``, fetched anew: tables grow)."""
         *_, deck, tables, strides, max_comp = self._constants()
         rules = self.game.rules
-        sizes = (rules.num_players, rules.history_len, self.game.num_actions)
-        bounds = (self.game.bounds["P"], self.game.bounds["A"])
-        scratch = K.new_scratch(deck, VALUE, strides, tables[0].width, sizes, bounds, max_comp)
+        sizes = (rules.num_players, rules.history_len, self.game.num_actions, tables[0].width)
+        # the default deck's memo width and compositions, or these rules' when larger
+        width, comp = memo_sizes(R.Rules())
+        bounds = (self.game.bounds["P"], self.game.bounds["A"], max(width, tables[0].width),
+                  max(comp, max_comp))
+        scratch = K.new_scratch(deck, VALUE, strides, sizes, bounds)
         return (scratch, LOG_CHOOSE, *memo_arrays(tables))
 
 

@@ -54,8 +54,8 @@ def ordered_sum(a, n):
 
 @njit(cache=True)
 def hidden_value_row(lc, n1, n2, n3, ns, n_total, h, face_up, salad_p, out, comp_p, comp_base,
-                     comp_s, partial):
-    """Fill ``out`` (float64[W]) with the value distribution of one class tuple: the
+                     comp_s, partial, w):
+    """Fill ``out[:w]`` (``w`` = W, the memo's width) with the value distribution of one class tuple: the
     multivariate hypergeometric probability of each composition (k1, k2, k3, ks) of the
     ``h`` cards drawn from the pool (fruit cards ×1, ×2, ×3, salads, the rest), each drawn or
     face-up salad of the others counted with probability ``salad_p``; values ``>= W - 1`` fold
@@ -63,7 +63,6 @@ def hidden_value_row(lc, n1, n2, n3, ns, n_total, h, face_up, salad_p, out, comp
     (k1, k2, k3, ks) order, one partial sum per declared-salad count j; exact-zero terms
     (impossible compositions, zero salad weights) are skipped, which leaves a sum of
     non-negative terms unchanged."""
-    w = out.size
     n_other = n_total - n1 - n2 - n3 - ns
     top = log_choose(lc, n_total, h)
     c = 0
@@ -160,7 +159,7 @@ def memo_row(gkeys, buckets, cdf, below, fill, key, cls, f, salad_p, lc, comp_p,
         fill[1] += 1
     w = cdf.shape[1] - 1
     hidden_value_row(lc, cls[f, 0], cls[f, 1], cls[f, 2], cls[f, 3], cls[f, 4], cls[f, 5],
-                     cls[f, 6], salad_p, pmf, comp_p, comp_int[0], comp_int[1], partial)
+                     cls[f, 6], salad_p, pmf, comp_p, comp_int[0], comp_int[1], partial, w)
     cdf[r, 0] = 0.0
     below[r, 0] = 0.0
     acc = pmf[0]
@@ -233,26 +232,25 @@ def tilt_row(src, srow, tilt, want_below, cdf_out, crow, below_out, brow, expw, 
 
 
 @njit(cache=True, inline="always")
-def gather(arr, row, known, t):
-    """``arr[row, clip(t − known, 0, W)]``: a cumulative table at count ``t`` (int or float)."""
-    w = arr.shape[1] - 1
+def gather(arr, row, known, t, w):
+    """``arr[row, clip(t − known, 0, w)]``: a cumulative table at count ``t`` (int or float)."""
     u = min(max(t - known, 0), w)
     return arr[row, np.int64(u)]
 
 
 @njit(cache=True, inline="always")
-def shortfall(cdf, below, row, known, t):
+def shortfall(cdf, below, row, known, t, w):
     """E[(t − T + 1) · 1(T < t)]: the loss when ``T`` falls short of ``t``."""
-    return (t + 1 - known) * gather(cdf, row, known, t) - gather(below, row, known, t)
+    return (t + 1 - known) * gather(cdf, row, known, t, w) - gather(below, row, known, t, w)
 
 
 @njit(cache=True, inline="always")
-def short_cost(cdf, below, row, known, t, tokens, elim_cost):
+def short_cost(cdf, below, row, known, t, tokens, elim_cost, w):
     """E[stake(t − T + 1, tokens) · 1(T < t)]: the cost of falling short of ``t`` (exact, by
     gathers: the part above ``tokens`` is cut, elimination added)."""
     x = t + 1 - tokens
-    return (shortfall(cdf, below, row, known, t) - shortfall(cdf, below, row, known, x)
-            + gather(cdf, row, known, x) + elim_cost * gather(cdf, row, known, min(x + 1, t)))
+    return (shortfall(cdf, below, row, known, t, w) - shortfall(cdf, below, row, known, x, w)
+            + gather(cdf, row, known, x, w) + elim_cost * gather(cdf, row, known, min(x + 1, t), w))
 
 
 @njit(cache=True, inline="always")
@@ -433,7 +431,7 @@ def scratch_dtype(kinds: int, width: int, players: int, actions: int, max_comp: 
         ("logit_lo", np.float64), ("logit_hi", np.float64),
         # the table's seats, bid history length and actions (the arrays below and the
         # observation record are sized to the game's bounds: one compiled kernel for every table)
-        ("players", np.int64), ("history", np.int64), ("actions", np.int64),
+        ("players", np.int64), ("history", np.int64), ("actions", np.int64), ("width", np.int64),
         # scratch
         ("others_revealed", np.int64, (kinds,)), ("unseen", np.int64, (kinds,)),
         ("known", np.int64, (f,)), ("cls", np.int64, (f, 7)), ("keys", np.int64, (f,)),
@@ -450,14 +448,16 @@ def scratch_dtype(kinds: int, width: int, players: int, actions: int, max_comp: 
         ("model", np.uint8), ("hidden_total", np.float64), ("shared", np.uint8)], align=True)
 
 
-def new_scratch(deck: np.ndarray, value: np.ndarray, strides: np.ndarray, width: int,
-                sizes: tuple[int, int, int], bounds: tuple[int, int], max_comp: int
+def new_scratch(deck: np.ndarray, value: np.ndarray, strides: np.ndarray,
+                sizes: tuple[int, int, int, int], bounds: tuple[int, int, int, int]
                 ) -> np.ndarray:
     """A 1-element array of ``scratch_dtype`` with the deck's constants filled in: ``sizes``
-    the table's (players, bid history length, actions), ``bounds`` the game's largest (players,
-    actions)."""
-    out = np.zeros(1, scratch_dtype(deck.size, width, *bounds, max_comp))
-    out[0]["players"], out[0]["history"], out[0]["actions"] = sizes
+    the table's (players, bid history length, actions, memo width), ``bounds`` the (players,
+    actions, memo width, compositions) its arrays are sized to, so that the tables of a game
+    share one record type (one compiled policy)."""
+    players, actions, width, max_comp = bounds
+    out = np.zeros(1, scratch_dtype(deck.size, width, players, actions, max_comp))
+    out[0]["players"], out[0]["history"], out[0]["actions"], out[0]["width"] = sizes
     out[0]["deck"] = deck
     out[0]["value"] = value
     out[0]["strides"] = strides
@@ -619,7 +619,7 @@ def action_values(o, mask, sc, lc, prm, gkeys_t, buckets_t, cdfs, belows, fills,
     logit_lo, logit_hi = sc.logit_lo, sc.logit_hi
     known, pcdf, pbelow, tmp, pmf_b, pm, mean, values, feats = (
         sc.known, sc.pcdf, sc.pbelow, sc.tmp, sc.pmf_b, sc.pm, sc.mean, sc.values, sc.feats)
-    w = pcdf.shape[1] - 1
+    w = sc.width
     mine = np.float64(tokens[seat])
     m = np.int64(hand[SALAD])
     n_in = 0
@@ -690,13 +690,13 @@ def action_values(o, mask, sc, lc, prm, gkeys_t, buckets_t, cdfs, belows, fills,
             if not want_features and not mask[a]:
                 continue
             target = bid + raise_by - m
-            loss = short_cost(pcdf, pbelow, f, known[f], target, mine, ec)
+            loss = short_cost(pcdf, pbelow, f, known[f], target, mine, ec, w)
             if loss == 0.0 and not want_features:
                 # -p_call · loss is then a zero of sign -sign(loss) for any p_call in [0, 1]
                 # (finite inputs): the same bits without the call model's log and exp
                 values[a] = -1.0 * loss - risk
                 continue
-            p_false = gather(pcdf, f, known[f], target)
+            p_false = gather(pcdf, f, known[f], target, w)
             if p_false <= 1e-4:  # logit clips it to 1e-4: its value, computed once
                 lp = logit_lo
             elif p_false >= 1 - 1e-4:  # clipped to 1 - 1e-4

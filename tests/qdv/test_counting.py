@@ -110,18 +110,19 @@ def test_posterior_gathers_equal_sums_over_the_pmf(players):
     counts = known[..., None] + u
     np.testing.assert_allclose(model["mean"], (pmf * counts).sum(-1), atol=1e-9)
     tokens = rng.integers(1, 8, size=len(known))
+    w = cdf.shape[-1] - 1
     for b in range(0, len(known), max(len(known) // 40, 1)):
         for f in range(R.NUM_FRUITS):
             for t in range(0, 24, 2):
                 short = counts[b, f] < t
                 k = int(known[b, f])
-                assert K.gather(cdf[b], f, k, t) == pytest.approx(pmf[b, f][short].sum(),
+                assert K.gather(cdf[b], f, k, t, w) == pytest.approx(pmf[b, f][short].sum(),
                                                                   abs=1e-12)
-                assert K.shortfall(cdf[b], below[b], f, k, t) == pytest.approx(
+                assert K.shortfall(cdf[b], below[b], f, k, t, w) == pytest.approx(
                     (pmf[b, f] * np.where(short, t - counts[b, f] + 1, 0)).sum(), abs=1e-9)
                 want = (pmf[b, f] * np.where(short, stake(t - counts[b, f] + 1, tokens[b], 3.0),
                                              0.0)).sum()
-                got = K.short_cost(cdf[b], below[b], f, k, t, float(tokens[b]), 3.0)
+                got = K.short_cost(cdf[b], below[b], f, k, t, float(tokens[b]), 3.0, w)
                 assert got == pytest.approx(want, abs=1e-9)
 
 

@@ -281,7 +281,7 @@ def test_compiled_memo_row_is_the_exact_distribution(n1, n2, n3, ns, other, h, f
     comp = (n1 + 1) * (n2 + 1) * (n3 + 1) * (ns + 1)
     K.hidden_value_row(LOG_CHOOSE, n1, n2, n3, ns, total, min(h, total), face_up, salad_p, got,
                        np.empty(comp), np.empty(comp, np.int64), np.empty(comp, np.int64),
-                       np.empty(width))
+                       np.empty(width), width)
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-15)
 
 
