@@ -429,8 +429,8 @@ def scratch_dtype(kinds: int, width: int, players: int, actions: int, max_comp: 
         # probabilities it clips (``logit(0.0)``, ``logit(1.0)``: same function, same bits)
         ("deck", np.int64, (kinds,)), ("value", np.int64, (kinds, f)), ("strides", np.int64, (7,)),
         ("logit_lo", np.float64), ("logit_hi", np.float64),
-        # the table's seats, bid history length and actions (the arrays below and the
-        # observation record are sized to the game's bounds: one compiled kernel for every table)
+        # the table's seats, bid history length, actions and memo width (the arrays below, like
+        # the observation record, are sized to bounds: one compiled policy for every table)
         ("players", np.int64), ("history", np.int64), ("actions", np.int64), ("width", np.int64),
         # scratch
         ("others_revealed", np.int64, (kinds,)), ("unseen", np.int64, (kinds,)),
