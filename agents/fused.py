@@ -76,13 +76,6 @@ RANDOM, HEURISTIC, COUNTING, LEARNED, EXTERNAL, USER = 0, 1, 2, 3, 4, 5
 RANDOM_ACT = RandomAgent.act  # the act whose policy is ``random_policy``
 
 
-def observation_rows(game: Any, keys: tuple[str, ...]) -> tuple[np.ndarray, ...]:
-    """One-row scratch arrays ``[1, ...]`` with the game's declared observation dtype and shape,
-    one per key (a fused counting policy copies a row's observation into them)."""
-    shapes = game.observation.SPEC.shapes(game.rules)
-    return tuple(np.empty((1, *shapes[k][1]), shapes[k][0]) for k in keys)
-
-
 def fused_module(game_id: str) -> Any | None:
     """The game's ``agents.<game>.fused`` module (found by that name: a game opts in by shipping
     one), or None when it has no compiled policies."""

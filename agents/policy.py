@@ -6,6 +6,7 @@ A policy is ``policy(obs, mask, key, r, params, ctx) -> int64``:
 |----------|------------|
 | `obs`    | the current player's observation as one record (``game.observation_dtype``: the |
 |          | fields of ``game.observe``, booleans as uint8), filled by the generated ``observe_row`` |
+|          | (sizes that vary with the rules at the game's bounds, zeros past the table's own) |
 | `mask`   | the legal mask of the decision (uint8 ``[A]``, 1 where legal) |
 | `key`    | the decision's agent key, ``rn.major_key(rn.agent_key(seed, seat), decision)``: its |
 |          | words ``rn.minor_word(key, i)`` are ``AgentRNG.words()[:, i]`` |

@@ -17,7 +17,7 @@ def liar_caller_policy(obs, mask, key, r, params, ctx):
     faces = obs.hand.shape[0]
     liar = mask.shape[0] - 1
     others = np.int64(0)
-    for s in range(obs.dice_left.shape[0]):
+    for s in range(r.num_players):   # per-seat fields are sized to the game's largest table
         if s != obs.seat:
             others += obs.dice_left[s]
     if obs.bid_face >= 0 and mask[liar]:

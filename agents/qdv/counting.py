@@ -182,6 +182,9 @@ def memo_sizes(rules: R.Rules) -> tuple[int, int]:
     return width, int(np.prod(radix[:4]))
 
 
+DEFAULT_MEMO_SIZES = memo_sizes(R.Rules())  # the policy's scratch is sized to the default deck
+
+
 _TABLES: dict[tuple[R.Rules, float], CountTable] = {}
 
 
@@ -302,8 +305,7 @@ class QdvCounting(CompiledAgent):
         *_, deck, tables, strides, max_comp = self._constants()
         rules = self.game.rules
         sizes = (rules.num_players, rules.history_len, self.game.num_actions, tables[0].width)
-        # the default deck's memo width and compositions, or these rules' when larger
-        width, comp = memo_sizes(R.Rules())
+        width, comp = DEFAULT_MEMO_SIZES   # or these rules' when larger
         bounds = (self.game.bounds["P"], self.game.bounds["A"], max(width, tables[0].width),
                   max(comp, max_comp))
         scratch = K.new_scratch(deck, VALUE, strides, sizes, bounds)

@@ -140,7 +140,7 @@ def memo_row(gkeys, buckets, cdf, below, fill, key, cls, f, salad_p, lc, comp_p,
     when new; -1 when the table is full (the caller grows it).  Keys
     are grouped by all but the fruit's own classes (``CountTable``): one hash probe finds
     the group, ``buckets[slot, key % inner]`` the row.  ``comp_p`` (float64[C]),
-    ``comp_int`` (int64[2, C]), ``pmf`` and ``partial`` (float64[W]) are scratch.
+    ``comp_int`` (int64[2, C]), ``pmf`` and ``partial`` (float64, at least W) are scratch.
     ``beliefs_row`` probes for a stored row itself (the same hash and probing) and calls
     this only when the row is missing: a call's array arguments cost atomic reference counts."""
     inner = buckets.shape[1]
@@ -319,7 +319,7 @@ def visible_row(o, seat, sc):
 
 @njit(cache=True, inline="always")
 def seat_hidden(o, seat, sc):
-    """Fill ``sc.hidden`` (float64[P]): each other seat's cards hidden from me (0 for me); return
+    """Fill ``sc.hidden[:players]``: each other seat's cards hidden from me (0 for me); return
     their sum."""
     hand_sizes, revealed, hidden = o.hand_sizes, o.revealed, sc.hidden
     players = sc.players
@@ -419,10 +419,11 @@ def reward_row(o, mask, seat, players, gain_id, punish0):
 def scratch_dtype(kinds: int, width: int, players: int, actions: int, max_comp: int
                   ) -> np.dtype:
     """The record ``decide_row`` writes beside the observation it reads: the deck's constants
-    and its per-row scratch.  A record is passed by pointer and its array fields carry no
-    reference count: numba increfs and decrefs (two atomic operations) every array it passes
-    to a function or binds to a new name, and with arrays allocated per call those and the
-    allocations took more than half the time of a decision."""
+    and its per-row scratch, its arrays sized to bounds (``width``, ``players``, ``actions``,
+    ``max_comp``; the table's own sizes are fields).  A record is passed by pointer and its
+    array fields carry no reference count: numba increfs and decrefs (two atomic operations)
+    every array it passes to a function or binds to a new name, and with arrays allocated per
+    call those and the allocations took more than half the time of a decision."""
     f, w, p = NUM_FRUITS, width, players
     return np.dtype([
         # constants: the deck's kinds, their values, the memo key strides and ``logit`` of the

@@ -93,9 +93,9 @@ from agents.policy import CompiledAgent, act_loop, records_of
 from agents.veru.heuristic import VeruHeuristic, complete, lie_card, scripted_move
 from bluffsim import fmath as fm
 from bluffsim.games.records import kernel_records
+from bluffsim.games.veru import observe as O
 from bluffsim.games.veru import rules as R
-from bluffsim.games.veru.kernels import rules_record
-from bluffsim.games.veru.vec import VeruGame
+from bluffsim.games.veru.kernels import OBS_BOUNDS, rules_record
 
 WEIGHTS_FILE = Path(__file__).with_name("counting_weights.json")
 
@@ -537,7 +537,7 @@ def model_rows(obs: dict[str, np.ndarray], rules: R.Rules, count: np.ndarray | N
     claim inputs [B, NH], fitting inputs [B, NF], doubt inputs [B, ND]); the doubt model for a
     claim of ``count`` cards (default: the claim on the table) answered by the next player in
     turn order ``step`` (default the rules')."""
-    dtype = VeruGame(rules).observation_dtype
+    dtype = O.SPEC.record_dtype(rules, OBS_BOUNDS)
     full = complete(obs, dtype)
     b = len(full["seat"])
     records = records_of(dtype, full)

@@ -115,7 +115,7 @@ class CompiledGame(Game):
     def observe(self, st: Any) -> dict[str, np.ndarray]:
         """The current player's information set, batch-first (the game's ``observe.py`` table):
         the fields of one observation record per game (``observe_kernel``, i.e. ``observe_row``,
-        the record compiled policies read), booleans viewed as ``bool``."""
+        the record compiled policies read) cut to the table's sizes, booleans viewed as ``bool``."""
         rec = kernel_records(np.zeros(st.batch_size, self.observation_dtype))
         self.kernels.observe_kernel(st.data, st.hot, self._rec, rec)
         return {name: rec[name][part].view(dtype)

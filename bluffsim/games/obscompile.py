@@ -7,7 +7,8 @@ rule functions), in one committed file per game: ``kernels_generated.py`` beside
 A game's ``kernels.py`` declares ``OBS_SIZES`` (every named size of the spec as the compiled
 code reads it: an ``int`` for a constant, or an expression over the rules record ``r``,
 ``"r.num_players"``; ``CompiledGame`` checks it against ``spec.sizes(rules)`` for every game it
-builds) and ``DRIVERS`` (its rule functions where they differ from
+builds), ``OBS_BOUNDS`` (the largest value of each of those expressions: the observation record's
+size, ``ObservationSpec.record_dtype``) and ``DRIVERS`` (its rule functions where they differ from
 ``drivers.DRIVER_DEFAULTS``), and answers the generated names from ``kernels_generated`` on
 first use (its module ``__getattr__``: ``lazy_generated``).  The generated module imports the
 rule functions it calls from ``kernels``, so both are plain modules a debugger steps through
