@@ -49,8 +49,14 @@ MEMO_FULL = -3  # a policy's answer when a table it fills ran full (module docst
 
 def observation_records(game: Any, obs: dict[str, np.ndarray]) -> np.ndarray:
     """The rows of a batched observation as records of ``game.observation_dtype`` (what
-    compiled policies read)."""
-    return records_of(game.observation_dtype, obs)
+    compiled policies read); a field of neither the table's shape nor the record's is a
+    ``ValueError`` naming it (the record would otherwise pad it with zeros)."""
+    dtype = game.observation_dtype
+    for name, (_, shape) in game.observation.SPEC.shapes(game.rules).items():
+        got = np.shape(obs[name])[1:] if name in obs else shape
+        if got not in (shape, dtype[name].shape):
+            raise ValueError(f"observation field {name!r}: shape {got} per game, want {shape}")
+    return records_of(dtype, obs)
 
 
 def records_of(dtype: np.dtype, obs: dict[str, np.ndarray]) -> np.ndarray:

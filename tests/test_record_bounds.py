@@ -83,3 +83,14 @@ def test_qdv_counting_on_a_small_deck_runs_the_default_decks_compiled_policy() -
     assert scratch["small"].dtype == scratch["default"].dtype
     assert scratch["small"][0]["width"] < scratch["default"][0]["width"]
     assert scratch["small signatures"] == scratch["default signatures"]
+
+
+def test_an_observation_field_of_another_tables_shape_is_refused_not_padded() -> None:
+    from agents.policy import observation_records
+
+    game, other = bluffsim.make("qdv", 4), bluffsim.make("qdv", 3)
+    obs = game.observe(game.init(np.arange(2)))
+    assert observation_records(game, obs).shape == (2,)
+    wrong = {**obs, "tokens": other.observe(other.init(np.arange(2)))["tokens"]}
+    with pytest.raises(ValueError, match=r"field 'tokens': shape \(3,\) per game, want \(4,\)"):
+        observation_records(game, wrong)
