@@ -52,7 +52,7 @@ def observation_records(game: Any, obs: dict[str, np.ndarray]) -> np.ndarray:
     compiled policies read); a field of neither the table's shape nor the record's is a
     ``ValueError`` naming it (the record would otherwise pad it with zeros)."""
     dtype = game.observation_dtype
-    for name, (_, shape) in game.observation.SPEC.shapes(game.rules).items():
+    for name, (_, shape) in game.observation_shapes.items():
         got = np.shape(obs[name])[1:] if name in obs else shape
         if got not in (shape, dtype[name].shape):
             raise ValueError(f"observation field {name!r}: shape {got} per game, want {shape}")

@@ -64,8 +64,9 @@ class CompiledGame(Game):
         # the game's largest sizes (``A``: actions), every table's: a policy's scratch sized
         # to them keeps one compiled kernel for every table, as the observation record does
         self.bounds = {**bounds, "A": kn.HOT_DTYPE["mask"].shape[0]}
+        self.observation_shapes = spec.shapes(rules)  # per field: (dtype, this table's shape)
         self._obs_fields = {name: (dtype, (slice(None), *(slice(0, n) for n in shape)))
-                            for name, (dtype, shape) in spec.shapes(rules).items()}
+                            for name, (dtype, shape) in self.observation_shapes.items()}
 
     # ================================================================ set-up
     def empty_state(self, seeds: np.ndarray) -> Any:

@@ -300,14 +300,14 @@ class ObservationSpec:
         sizes = self.sizes(rules)
         return {f.name: (np.dtype(f.dtype), f.shape(sizes)) for f in self.fields}
 
-    def record_dtype(self, rules: Any, bounds: dict[str, int] | None = None) -> np.dtype:
+    def record_dtype(self, rules: Any, bounds: dict[str, int]) -> np.dtype:
         """One seat's observation as one numpy record, what every compiled policy reads (the
         generated ``observe_row`` fills it): the fields in order with their dtypes, booleans as
         uint8 (numba records hold no boolean arrays), each size that varies with the rules at
         its bound (``bounds``, the kernels' ``OBS_BOUNDS``), so that one record type, hence one
         compiled kernel, serves every table of the game; the entries past ``rules``' own sizes
         stay zero."""
-        sizes = {**self.sizes(rules), **(bounds or {})}
+        sizes = {**self.sizes(rules), **bounds}
         return np.dtype([(f.name, np.uint8 if f.dtype == "bool" else f.dtype, f.shape(sizes))
                          for f in self.fields], align=True)
 
