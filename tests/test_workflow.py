@@ -361,15 +361,18 @@ import glob, os, time
 import numpy as np
 
 class Gate:
-    \"\"\"Plays the first legal action; in the run started with BLUFF_HOLD set, waits (up to a
-    minute) once any shard is written while that file exists, so a test can act meanwhile.\"\"\"
+    \"\"\"Plays the first legal action.  In the run started with BLUFF_HOLD set: while no shard is
+    written each act takes 50 ms (so play cannot outrun the first shard's write), then every act
+    waits (up to a minute) while that file exists, so a test can act while the run holds.\"\"\"
     name = "gate"
     traits = {"stochastic": False}
     def __init__(self, game):
         pass
     def act(self, obs, mask, rng):
         hold = os.environ.get("BLUFF_HOLD")
-        if hold and len(mask) > 2 and glob.glob("res/shards/games-*.parquet"):
+        if hold and not glob.glob("res/shards/games-*.parquet"):
+            time.sleep(0.05)
+        elif hold:
             end = time.monotonic() + 60
             while os.path.exists(hold) and time.monotonic() < end:
                 time.sleep(0.05)
