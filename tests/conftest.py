@@ -117,12 +117,34 @@ SLOW_TESTS = (
     "tests/test_train_resume.py::test_a_checkpoint_without_the_record_needs_the_responses_its_settings_imply",
     "tests/test_text_protocol.py::test_the_context_key_covers_what_the_position_phrases_read",
     "tests/test_sweeps.py::test_report_rebuilds_a_sweep",
-    # the largest veru tables of the differential test (5-8 s each; 3 and 4 players stay quick)
+    # the largest veru tables of the differential test (5-8 s each; 3 players stays quick)
     "tests/test_conformance.py::test_reference_and_vectorised_agree[1-veru-6p",
     "tests/test_conformance.py::test_reference_and_vectorised_agree[1-veru-5p",
     # the module's 27 s evaluation (``two_runs``) is built for these
     "tests/test_evaluate_leaderboard.py::test_the_scorecard_has_a_table_per_opponent",
     "tests/test_evaluate_leaderboard.py::test_the_evaluation_measures_how_the_agent_bluffs_and_calls",
+    # end-to-end command runs and training of 2.5-6 s each (2026-12-07: the quick subset had
+    # grown to 145 s)
+    "tests/test_conformance.py::test_reference_and_vectorised_agree[1-veru-4p",
+    "tests/test_abr.py::test_cli_writes_the_record_and_reuses_it_and_refuses_other_settings",
+    "tests/test_experiments.py::test_experiment_config_loads_and_plays[compiled_agent]",
+    "tests/test_train_resume.py::test_a_checkpoint_of_another_network_or_without_its_log_is_refused",
+    "tests/test_learn.py::test_numpy_inference_equals_the_jax_forward_pass",
+    "tests/test_serve.py::test_bluffsim_serve_runs_until_ctrl_c_and_keeps_its_results",
+    "tests/test_llm_run.py::test_a_cli_run_prints_the_estimate_and_cost_writes_no_key_and_reruns",
+    "tests/test_workflow.py::test_the_advice_for_a_missing_parquet_works",
+    "tests/test_sweeps.py::test_a_sweep_over_a_pool",
+    "tests/test_sweeps.py::test_force_replaces_a_sweep_and_keeps_foreign_files",
+    "tests/test_pools.py::test_combinations_play_every_subset_equally_in_every_rotation",
+    "tests/test_play.py::test_a_custom_agent_takes_a_seat_with_its_parameters",
+    "tests/test_play.py::test_a_text_agent_takes_a_seat",
+    "tests/test_tournament.py::test_cli_run_prints_a_table_and_writes_results",
+    "tests/test_conformance.py::test_reference_and_vectorised_agree[1-legumes-6p",
+    "tests/test_conformance.py::test_reference_and_vectorised_agree[1-qdv-6p",
+    "tests/test_evaluate_leaderboard.py::test_a_corrupt_leaderboard_is_one_line_before_anything_is",
+    "tests/test_workflow.py::test_too_many_games_is_refused_with_the_cap_and_why",
+    "tests/test_workflow.py::test_a_huge_run_shows_progress_at_once",
+    "tests/test_workflow.py::test_bad_dask_address_is_a_one_line_error",
 )
 
 
