@@ -234,6 +234,9 @@ def test_vector_env_autoreset_is_same_step_and_seeding_reproduces():
         if done.any():
             # SAME_STEP: final observation in info, obs already the next game's first decision
             assert info["_final_obs"].tolist() == done.tolist()
+            final = info["final_obs"]   # the finished games' tensors, zeros elsewhere
+            assert final.shape == obs.shape and not final[~done].any()
+            assert final[done].any(axis=1).all() and (final[done] != obs[done]).any(axis=1).all()
             assert set(np.unique(r[done])) <= {0.0, 1.0}
             fi = info["final_info"]
             assert np.all(fi["placement"][done] >= 1)

@@ -300,16 +300,18 @@ class QdvCounting(CompiledAgent):
         return self._consts
 
     def context(self) -> tuple:
-        """The policy's ``ctx`` (``counting_kernel.counting_policy``): a scratch record, the
-        log-binomial table and the memo tables' arrays (``memo_arrays``, fetched anew: tables grow)."""
+        """The policy's ``ctx`` (``counting_kernel.counting_policy``): the agent's scratch record
+        (built once: the policy writes each field before it reads it), the log-binomial table and
+        the memo tables' arrays (``memo_arrays``, fetched anew: tables grow)."""
         *_, deck, tables, strides, max_comp = self._constants()
-        rules = self.game.rules
-        sizes = (rules.num_players, rules.history_len, self.game.num_actions, tables[0].width)
-        width, comp = DEFAULT_MEMO_SIZES   # or these rules' when larger
-        bounds = (self.game.bounds["P"], self.game.bounds["A"], max(width, tables[0].width),
-                  max(comp, max_comp))
-        scratch = K.new_scratch(deck, VALUE, strides, sizes, bounds)
-        return (scratch, LOG_CHOOSE, *memo_arrays(tables))
+        if getattr(self, "_scratch", None) is None:
+            rules = self.game.rules
+            sizes = (rules.num_players, rules.history_len, self.game.num_actions, tables[0].width)
+            width, comp = DEFAULT_MEMO_SIZES   # or these rules' when larger
+            bounds = (self.game.bounds["P"], self.game.bounds["A"], max(width, tables[0].width),
+                      max(comp, max_comp))
+            self._scratch = K.new_scratch(deck, VALUE, strides, sizes, bounds)
+        return (self._scratch, LOG_CHOOSE, *memo_arrays(tables))
 
 
 def model_rows(game: Any, obs: dict[str, np.ndarray], legal_mask: np.ndarray | None = None,

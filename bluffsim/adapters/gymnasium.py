@@ -45,7 +45,7 @@
 * **Autoreset: SAME_STEP** (``metadata["autoreset_mode"]``).  On the step that ends game ``i`` the
   returned reward / terminated / truncated belong to that game, its last observation is in
   ``info["final_obs"][i]`` (flagged by ``info["_final_obs"][i]``; the engine's tensor of the
-  finished game, which has no player to move) with ``info["final_info"]`` (``placement`` of the
+  finished game, which has no player to move; zeros in the rows not flagged) with ``info["final_info"]`` (``placement`` of the
   learner, ``_placement`` flags), and ``obs[i]`` / ``info["action_mask"][i]`` are already the
   first learner decision of the next game.  So every action sent is a real decision.
 * **Seeding.** ``reset(seed=s)`` plays the games ``0, 1, 2, ...`` of seed ``s`` in the order they are
@@ -437,7 +437,8 @@ class BluffsimVectorEnv(VectorEnv):
             self.phi = phi
         terminated, truncated = st.terminated | settled, st.truncated & ~settled
         if ended.size and self.autoreset:
-            final_x = self.game.observation_tensor(st).astype(np.float32)
+            final_x = np.zeros((self.num_envs, self.game.observation_size), np.float32)
+            final_x[ended] = self.game.observation_tensor(st.take(ended))
             final_info = {"placement": placement, "_placement": done.copy(),
                           "game_seed": self.game_seeds.copy(), "seat": self.learner.copy()}
             self._deal(ended)
