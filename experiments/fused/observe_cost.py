@@ -1,0 +1,77 @@
+"""What a compiled policy's decision costs beyond the engine, in the fused loop: 4-player qdv (or
+``--game=veru``, ``--game=legumes``), batch 4,096, ``round_stop`` off, every seat one agent:
+
+- ``random``: the engine alone (the random policy reads no observation);
+- ``observe``: the engine and the observation record filled before each decision
+  (``observe_row``), then the random policy (a user policy that reads nothing of the record);
+- ``heuristic``, ``counting``: the built-in policies on that record.
+
+Decisions per CPU second, each lineup ``--seconds`` long (default 3), ``--repeats`` times
+(default 3) in turn; the differences of the reciprocals are each part's time per decision.
+
+    python experiments/fused/observe_cost.py [--game=qdv] [--seconds=3] [--repeats=3]
+"""
+
+import sys
+import time
+
+import numpy as np
+from numba import njit
+
+import agents
+import bluffsim
+from agents import CompiledAgent
+from agents.fused import fused_lineup
+from agents.random import random_policy
+
+
+@njit(cache=True)
+def observe_only_policy(obs, mask, key, r, params, ctx):
+    """The random policy, after the fused loop filled the record it is given."""
+    return random_policy(obs, mask, key, r, params, ctx)
+
+
+class ObserveOnly(CompiledAgent):
+    """Plays as ``random``, but as a user's compiled policy: the loop fills its record first."""
+
+    name = "observe-only"
+    params: dict = {}
+    spec: dict = {}
+    policy = observe_only_policy
+
+
+def decisions_per_second(game, lineup_agents, seconds: float) -> float:
+    """Fused decisions per CPU second of ``lineup_agents`` in every seat, finished games redealt."""
+    lineup = fused_lineup(game, lineup_agents)
+    st = game.init(np.arange(4096))
+    seats = np.zeros((4096, game.num_players), np.int64)
+    nxt = 4096
+    lineup.play(st, seats, 20, round_stop=False)  # compiled code loaded before the clock
+    total, start = 0, time.process_time()
+    while time.process_time() - start < seconds:
+        total += lineup.play(st, seats, 20, round_stop=False)[0]
+        done = np.flatnonzero(st.done)
+        if done.size >= 128:
+            game.reset_games(st, done, np.arange(nxt, nxt + done.size))
+            nxt += done.size
+    return total / (time.process_time() - start)
+
+
+def main(argv: list[str]) -> None:
+    opts = dict(a[2:].partition("=")[::2] for a in argv if a.startswith("--"))
+    game = bluffsim.make(opts.get("game", "qdv"), 4)
+    seconds, repeats = float(opts.get("seconds", 3)), int(opts.get("repeats", 3))
+    lineups = {"random": agents.make("random", game), "observe": ObserveOnly(game),
+               "heuristic": agents.make("heuristic", game), "counting": agents.make("counting", game)}
+    rates: dict[str, list[float]] = {name: [] for name in lineups}
+    for _ in range(repeats):
+        for name, agent in lineups.items():
+            rates[name].append(decisions_per_second(game, [agent] * 4, seconds))
+    for name, got in rates.items():
+        med = float(np.median(got))
+        print(f"{name:10s} {med:12,.0f} decisions/s ({min(got):,.0f} – {max(got):,.0f}), "
+              f"{1e9 / med:6.0f} ns a decision")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
