@@ -45,9 +45,10 @@
 * **Autoreset: SAME_STEP** (``metadata["autoreset_mode"]``).  On the step that ends game ``i`` the
   returned reward / terminated / truncated belong to that game, its last observation is in
   ``info["final_obs"][i]`` (flagged by ``info["_final_obs"][i]``; the engine's tensor of the
-  finished game, which has no player to move; zeros in the rows not flagged) with ``info["final_info"]`` (``placement`` of the
-  learner, ``_placement`` flags), and ``obs[i]`` / ``info["action_mask"][i]`` are already the
-  first learner decision of the next game.  So every action sent is a real decision.
+  finished game, which has no player to move; zeros in the rows not flagged) with
+  ``info["final_info"]`` (``placement`` of the learner, ``_placement`` flags), and ``obs[i]`` /
+  ``info["action_mask"][i]`` are already the first learner decision of the next game.  So every
+  action sent is a real decision.
 * **Seeding.** ``reset(seed=s)`` plays the games ``0, 1, 2, ...`` of seed ``s`` in the order they are
   dealt (slots ``0..N-1`` at reset, then finished slots in index order): game ``j`` has bluffsim
   seed ``rng.words(s, Stream.SCHEDULE, j)``, the seed of game ``j`` of ``bluffsim run`` with
