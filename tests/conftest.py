@@ -148,6 +148,16 @@ SLOW_TESTS = (
 )
 
 
+@pytest.fixture(autouse=True)
+def close_figures():
+    """Every figure a test left open is closed after it (a worker runs hundreds of tests: open
+    figures would pile up, and matplotlib warns past 20)."""
+    yield
+    import matplotlib.pyplot as plt
+
+    plt.close("all")
+
+
 def pytest_collection_modifyitems(config, items) -> None:  # noqa: ANN001
     """Mark the tests of ``SLOW_TESTS`` ``slow``."""
     for item in items:
