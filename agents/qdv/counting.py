@@ -301,7 +301,7 @@ class QdvCounting(CompiledAgent):
 
     def context(self) -> tuple:
         """The policy's ``ctx`` (``counting_kernel.counting_policy``): the agent's scratch record
-        (built once: the policy writes each field before it reads it), the log-binomial table and
+        (built once: like the rows of one call, successive calls share it), the log-binomial table and
         the memo tables' arrays (``memo_arrays``, fetched anew: tables grow)."""
         *_, deck, tables, strides, max_comp = self._constants()
         if getattr(self, "_scratch", None) is None:
