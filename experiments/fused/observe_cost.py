@@ -13,15 +13,14 @@ Decisions per CPU second, each lineup ``--seconds`` long (default 3), ``--repeat
 """
 
 import sys
-import time
 
 import numpy as np
+from loop_alone import decisions_per_cpu_second  # beside this script
 from numba import njit
 
 import agents
 import bluffsim
 from agents import CompiledAgent
-from agents.fused import fused_lineup
 from agents.random import random_policy
 
 
@@ -40,23 +39,6 @@ class ObserveOnly(CompiledAgent):
     policy = observe_only_policy
 
 
-def decisions_per_second(game, lineup_agents, seconds: float) -> float:
-    """Fused decisions per CPU second of ``lineup_agents`` in every seat, finished games redealt."""
-    lineup = fused_lineup(game, lineup_agents)
-    st = game.init(np.arange(4096))
-    seats = np.zeros((4096, game.num_players), np.int64)
-    nxt = 4096
-    lineup.play(st, seats, 20, round_stop=False)  # compiled code loaded before the clock
-    total, start = 0, time.process_time()
-    while time.process_time() - start < seconds:
-        total += lineup.play(st, seats, 20, round_stop=False)[0]
-        done = np.flatnonzero(st.done)
-        if done.size >= 128:
-            game.reset_games(st, done, np.arange(nxt, nxt + done.size))
-            nxt += done.size
-    return total / (time.process_time() - start)
-
-
 def main(argv: list[str]) -> None:
     opts = dict(a[2:].partition("=")[::2] for a in argv if a.startswith("--"))
     game = bluffsim.make(opts.get("game", "qdv"), 4)
@@ -66,7 +48,7 @@ def main(argv: list[str]) -> None:
     rates: dict[str, list[float]] = {name: [] for name in lineups}
     for _ in range(repeats):
         for name, agent in lineups.items():
-            rates[name].append(decisions_per_second(game, [agent] * 4, seconds))
+            rates[name].append(decisions_per_cpu_second(game, [agent] * 4, seconds))
     for name, got in rates.items():
         med = float(np.median(got))
         print(f"{name:10s} {med:12,.0f} decisions/s ({min(got):,.0f} – {max(got):,.0f}), "
